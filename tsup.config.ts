@@ -1,0 +1,15 @@
+import { defineConfig } from "tsup";
+
+// ESM + CJS + .d.ts for every public entry point. Add new entry points here and to package.json "exports".
+export default defineConfig({
+  entry: {
+    index: "src/index.ts",
+    "schema/index": "src/schema/index.ts",
+  },
+  format: ["esm", "cjs"],
+  dts: true,
+  sourcemap: true,
+  clean: true,
+  target: "node20",
+  splitting: false,
+});
