@@ -1,0 +1,229 @@
+/**
+ * Every error this library throws or rejects with. Few, typed, each carrying its cause: callers branch on
+ * `instanceof`, never on message text. Task ids appear in messages only redacted; the full id is a property.
+ */
+import type { ClientCapabilities, JSONRPCErrorObject } from "../schema/index.js";
+import { ErrorCode } from "./constants.js";
+import { redactTaskId } from "./redact.js";
+
+/** Base class of every error from mcp-tasks. */
+export class McpTasksError extends Error {
+  override name = "McpTasksError";
+}
+
+/**
+ * The server sent something the protocol does not allow: a frame that fails schema validation, a
+ * `CreateTaskResult` for a method that cannot create tasks, an unknown `resultType`, an input key reused for
+ * another request. Carries the method and the offending frame.
+ */
+export class ProtocolError extends McpTasksError {
+  override name = "ProtocolError";
+  constructor(
+    message: string,
+    readonly method: string,
+    /** The offending frame (result, notification params) as received. */
+    readonly frame: unknown,
+    options?: { cause?: unknown },
+  ) {
+    super(`${method}: ${message}`, options);
+  }
+}
+
+/** The server answered a request with a JSON-RPC error. */
+export class RpcError extends McpTasksError {
+  override name = "RpcError";
+  constructor(
+    readonly method: string,
+    /** JSON-RPC error code. */
+    readonly code: number,
+    /** The server's message (untrusted text). */
+    readonly rpcMessage: string,
+    readonly data?: unknown,
+  ) {
+    super(`${method} failed with JSON-RPC error ${code}: ${rpcMessage}`);
+  }
+}
+
+/**
+ * The server needs a capability the request did not declare (-32021, or -32003 from older servers), e.g. a
+ * tool that only runs as a task when talking to a server that does not get the tasks extension declared.
+ */
+export class MissingCapabilityError extends RpcError {
+  override name = "MissingCapabilityError";
+  /** What the server said it requires, as sent in `data.requiredCapabilities`. */
+  readonly requiredCapabilities: ClientCapabilities | undefined;
+  /** Readable names of what is missing, e.g. `["extensions.io.modelcontextprotocol/tasks", "elicitation"]`. */
+  readonly missing: string[];
+  constructor(method: string, code: number, rpcMessage: string, data?: unknown) {
+    super(method, code, rpcMessage, data);
+    const required = (data as { requiredCapabilities?: ClientCapabilities } | undefined)?.requiredCapabilities;
+    this.requiredCapabilities = required;
+    this.missing = describeCapabilities(required);
+    this.message = `${method}: the server requires client capabilities that were not declared: ${
+      this.missing.length > 0 ? this.missing.join(", ") : "(unspecified)"
+    }`;
+  }
+}
+
+/** Whether a JSON-RPC error code means "missing required client capability" (current or older code). */
+export function isMissingCapabilityCode(code: number): boolean {
+  return (
+    code === ErrorCode.missingRequiredClientCapability || code === ErrorCode.legacyMissingRequiredClientCapability
+  );
+}
+
+function describeCapabilities(required: ClientCapabilities | undefined): string[] {
+  if (!required || typeof required !== "object") return [];
+  const names: string[] = [];
+  for (const [key, value] of Object.entries(required)) {
+    if ((key === "extensions" || key === "experimental") && value && typeof value === "object") {
+      for (const inner of Object.keys(value)) names.push(`${key}.${inner}`);
+    } else {
+      names.push(key);
+    }
+  }
+  return names;
+}
+
+/**
+ * The request never got a JSON-RPC answer: a network error, an HTTP error status without a JSON-RPC body, a
+ * closed connection, a request timeout. `transient` says whether trying again may help.
+ */
+export class TransportError extends McpTasksError {
+  override name = "TransportError";
+  constructor(
+    message: string,
+    readonly details: {
+      /** HTTP status, when there was a response. */
+      status?: number;
+      /** Delay the server asked for (HTTP `Retry-After`), in milliseconds. */
+      retryAfterMs?: number;
+      /** Whether a retry may succeed (network errors, 5xx, 429, timeouts). */
+      transient: boolean;
+      cause?: unknown;
+    },
+  ) {
+    super(message, { cause: details.cause });
+  }
+  get status(): number | undefined {
+    return this.details.status;
+  }
+  get retryAfterMs(): number | undefined {
+    return this.details.retryAfterMs;
+  }
+  get transient(): boolean {
+    return this.details.transient;
+  }
+}
+
+/** Base of the errors that end a task handle; each carries the task id when one was received. */
+export class TaskError extends McpTasksError {
+  override name = "TaskError";
+  constructor(
+    message: string,
+    /** The full task id, when the server created a task. Never dropped: use it to resume or cancel. */
+    readonly taskId: string | undefined,
+    options?: { cause?: unknown },
+  ) {
+    super(taskId === undefined ? message : `task ${redactTaskId(taskId)}: ${message}`, options);
+  }
+}
+
+/** The task ended `failed`: the underlying request hit a JSON-RPC error. Carries that error. */
+export class TaskFailedError extends TaskError {
+  override name = "TaskFailedError";
+  readonly code: number;
+  readonly data: unknown;
+  /** The server's error message (untrusted text). */
+  readonly rpcMessage: string;
+  constructor(taskId: string | undefined, error: JSONRPCErrorObject, readonly statusMessage?: string) {
+    super(`failed with JSON-RPC error ${error.code}: ${error.message}`, taskId);
+    this.code = error.code;
+    this.rpcMessage = error.message;
+    this.data = error.data;
+  }
+}
+
+/**
+ * The task was cancelled. `confirmed` is true when the server reported `cancelled`; false when the client
+ * stopped waiting after asking (the server had not reported a final state in time, or no task existed yet).
+ */
+export class TaskCancelledError extends TaskError {
+  override name = "TaskCancelledError";
+  constructor(
+    taskId: string | undefined,
+    readonly confirmed: boolean,
+    readonly reason?: unknown,
+  ) {
+    super(confirmed ? "cancelled" : "cancellation requested; the server did not confirm a final state", taskId);
+  }
+}
+
+/** `tasks/get` answered -32602: the task is unknown to the server, or expired and purged. */
+export class TaskNotFoundError extends TaskError {
+  override name = "TaskNotFoundError";
+  constructor(taskId: string, readonly rpcMessage: string) {
+    super(`not found on the server (expired or unknown): ${rpcMessage}`, taskId);
+  }
+}
+
+/** The task's `createdAt + ttlMs` passed without a terminal status: the client treats it as no longer usable. */
+export class TaskExpiredError extends TaskError {
+  override name = "TaskExpiredError";
+  constructor(taskId: string, readonly expiredAt: Date) {
+    super(`its time to live ended at ${expiredAt.toISOString()} without a final status`, taskId);
+  }
+}
+
+/** The caller's deadline passed before the task ended. The task itself was left running on the server. */
+export class DeadlineExceededError extends TaskError {
+  override name = "DeadlineExceededError";
+  constructor(taskId: string | undefined, readonly deadline: Date) {
+    super(`the caller's deadline ${deadline.toISOString()} passed before the task ended`, taskId);
+  }
+}
+
+/** The handle was detached: the client stopped observing; the task was not cancelled. */
+export class TaskDetachedError extends TaskError {
+  override name = "TaskDetachedError";
+  constructor(taskId: string | undefined) {
+    super("detached; the task keeps running on the server", taskId);
+  }
+}
+
+/** The client was closed while the handle was still waiting. */
+export class ClientClosedError extends TaskError {
+  override name = "ClientClosedError";
+  constructor(taskId: string | undefined) {
+    super("the client was closed before the task ended", taskId);
+  }
+}
+
+/**
+ * The server asked for input the client could not give (no handler for that kind, or the handler threw), and
+ * the configured policy is to fail the handle.
+ */
+export class InputUnansweredError extends TaskError {
+  override name = "InputUnansweredError";
+  constructor(
+    taskId: string | undefined,
+    /** The input key the server used. */
+    readonly key: string,
+    /** The request method, e.g. `elicitation/create`. */
+    readonly inputMethod: string,
+    reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`could not answer input request "${key}" (${inputMethod}): ${reason}`, taskId, options);
+  }
+}
+
+/**
+ * Whether an error is worth retrying: network failures, HTTP 5xx and 429, timeouts, and JSON-RPC -32603
+ * (internal error). This is the one place that decides what is transient.
+ */
+export function isTransientError(error: unknown): boolean {
+  if (error instanceof TransportError) return error.transient;
+  if (error instanceof RpcError) return error.code === ErrorCode.internalError;
+  return false;
+}

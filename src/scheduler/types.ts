@@ -1,0 +1,36 @@
+/**
+ * The contract of the poll scheduler: one per client, one timer for every task it watches.
+ */
+
+/** Something the scheduler runs when it is due: typically "poll this task once". */
+export interface PollJob {
+  /**
+   * Runs one poll. The scheduler counts the job as in flight until the returned promise settles, and never runs
+   * more than `maxInFlight` jobs at once. The job reschedules itself (or not) from inside `run`.
+   */
+  run(): Promise<void>;
+}
+
+/** Bounds and shape of the polling cadence. All values in milliseconds. */
+export interface PollTiming {
+  /** Interval used while the server has not suggested one. Default 1000. */
+  defaultIntervalMs: number;
+  /** Floor for any interval, protecting the server from 0 or negative suggestions. Default 100. */
+  minIntervalMs: number;
+  /** Ceiling for any interval, protecting the caller from huge suggestions. Default 60000. */
+  maxIntervalMs: number;
+  /** Random spread added to each delay, as a fraction of it (0.1 = up to ±10 %). Default 0.1. */
+  jitter: number;
+}
+
+/** How transient faults are retried (passed to p-retry). */
+export interface RetryTiming {
+  /** Retries after the first failure before the fault is reported as final. Default 8. */
+  retries: number;
+  /** Delay before the first retry. Default 250. */
+  minTimeoutMs: number;
+  /** Longest delay between two retries. Default 30000. */
+  maxTimeoutMs: number;
+  /** Growth factor between retries. Default 2. */
+  factor: number;
+}
