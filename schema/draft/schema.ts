@@ -1,11 +1,13 @@
 /**
- * Wire types of the MCP Tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663), draft revision.
+ * Wire types of the MCP Tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663).
  *
- * Hand-written from the extension specification. The Zod schemas in `generated/schema.ts` and the
- * JSON Schema in `schema.json` are generated from this file: edit here, then `npm run generate:schemas`.
+ * Extension revision: draft
+ * Editable: the Zod schemas in `generated/schema.ts` and the JSON Schema in `schema.json` are generated
+ * from this file. Edit here, then run `npm run generate:schemas`; never edit the generated files.
  *
- * Objects are written closed here for readable types, but the generator turns every `z.object` into
- * `z.looseObject`, so unknown keys from newer revisions are kept at runtime and allowed by the JSON Schema.
+ * Hand-written from the extension specification. Objects are written closed here for readable types, but
+ * the generator turns every `z.object` into `z.looseObject`, so unknown keys from newer revisions are kept
+ * at runtime and allowed by the JSON Schema.
  *
  * Core MCP 2026-07-28 types that the extension leans on (the `_meta` envelope, `Result`, the JSON-RPC
  * error object, and the MRTR `InputRequests` / `InputResponses` with their elicitation, sampling and
@@ -175,8 +177,22 @@ export interface ContentBlock {
 
 /* --- tools/call --------------------------------------------------------------------------------- */
 
+/**
+ * Task ids the client declares related to this `tools/call` (draft only; client to server, `tools/call`
+ * only). Carried in `_meta["io.modelcontextprotocol/relatedTaskIds"]`. Advisory: a server MAY ignore it and
+ * need not say whether it used it. Values SHOULD be task ids from the same server and auth context, and a
+ * client SHOULD NOT let a model fill them in directly.
+ */
+export type RelatedTaskIds = string[];
+
+/** The request envelope of `tools/call`: the common envelope plus the optional related task ids. */
+export interface CallToolRequestMetaObject extends RequestMetaObject {
+  "io.modelcontextprotocol/relatedTaskIds"?: RelatedTaskIds;
+}
+
 /** Parameters of `tools/call`. `inputResponses` and `requestState` appear only on an MRTR retry. */
 export interface CallToolRequestParams extends RequestParams {
+  _meta: CallToolRequestMetaObject;
   name: string;
   arguments?: JSONObject;
   /** Answers to the `inputRequests` of an earlier `input_required` result (MRTR retry). */
@@ -192,6 +208,8 @@ export interface CallToolRequest {
 
 /** The standard result of `tools/call`. `isError: true` is a tool-level error, not a protocol failure. */
 export interface CallToolResult extends Result {
+  /** Absent or `"complete"`; `"task"` and `"input_required"` mark the other result shapes of `tools/call`. */
+  resultType?: "complete";
   content: ContentBlock[];
   structuredContent?: JSONObject;
   isError?: boolean;
@@ -245,8 +263,13 @@ export interface SamplingMessage {
   _meta?: MetaObject;
 }
 
+/** A hint for model selection; `name` is matched as a substring of model names. */
+export interface ModelHint {
+  name?: string;
+}
+
 export interface ModelPreferences {
-  hints?: { name?: string; [key: string]: unknown }[];
+  hints?: ModelHint[];
   costPriority?: number;
   speedPriority?: number;
   intelligencePriority?: number;
@@ -337,12 +360,22 @@ export interface InputRequiredResult extends Result {
 
 /* --- server/discover ---------------------------------------------------------------------------- */
 
-/** The result of `server/discover`: what the server supports. */
+/**
+ * The result of `server/discover`: what the server supports. The server's `Implementation` travels in
+ * `_meta["io.modelcontextprotocol/serverInfo"]`, not as a field of the result.
+ */
 export interface DiscoverResult extends Result {
   supportedVersions: string[];
   capabilities: ServerCapabilities;
-  serverInfo?: Implementation;
   instructions?: string;
+  /**
+   * How long the result may be cached, in integer milliseconds. Core requires it on cacheable results;
+   * it is optional here so that a discovery answer without it is still readable.
+   * @format int
+   */
+  ttlMs?: number;
+  /** Who may share a cached copy. Core requires it on cacheable results; optional here like `ttlMs`. */
+  cacheScope?: "public" | "private";
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -418,11 +451,6 @@ export interface CancelledTask extends Task {
  * @discriminator status
  */
 export type DetailedTask = WorkingTask | InputRequiredTask | CompletedTask | FailedTask | CancelledTask;
-
-/** The fields a result adds to a task. */
-export interface TaskResultFields {
-  _meta?: MetaObject;
-}
 
 /**
  * The answer to a task-augmented request when the server runs it as a task. Flat: the task's fields sit
@@ -502,7 +530,10 @@ export interface TaskStatusNotificationFields {
 /** A full detailed task, identical to what `tasks/get` would return at that moment (without `resultType`). */
 export type TaskStatusNotificationParams = DetailedTask & TaskStatusNotificationFields;
 
-/** Pushed on a `subscriptions/listen` stream for each task id the server acknowledged. */
+/**
+ * Pushed on a `subscriptions/listen` stream for each task id the server acknowledged. Its `_meta` carries
+ * `"io.modelcontextprotocol/subscriptionId"`: the JSON-RPC id of the listen request.
+ */
 export interface TaskStatusNotification {
   method: "notifications/tasks";
   params: TaskStatusNotificationParams;
@@ -533,7 +564,7 @@ export interface SubscriptionsAcknowledgedNotificationParams {
   _meta?: MetaObject;
 }
 
-/** The first message on a listen stream. */
+/** The first message on a listen stream; its `_meta` carries the subscription id like every stream message. */
 export interface SubscriptionsAcknowledgedNotification {
   method: "notifications/subscriptions/acknowledged";
   params: SubscriptionsAcknowledgedNotificationParams;
