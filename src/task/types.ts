@@ -3,7 +3,10 @@
  */
 import type {
   CallToolResult,
+  CancelledTask,
+  CompletedTask,
   DetailedTask,
+  FailedTask,
   InputRequest,
   InputRequests,
   InputResponse,
@@ -36,7 +39,10 @@ export interface TaskUpdate<T = CallToolResult> {
   inputRequests?: InputRequests;
   /** The result (status `completed`). */
   result?: T;
-  /** The server's last snapshot of the task, when there is a task. */
+  /**
+   * The server snapshot this update came from (absent for an immediate result). Updates are not re-issued for
+   * snapshots that change nothing visible, so a newer snapshot may exist (`TaskSink.snapshot`).
+   */
   snapshot?: DetailedTask;
 }
 
@@ -96,4 +102,52 @@ export interface TaskController {
   cancel(reason?: unknown): Promise<void>;
   detach(): void;
   respond(key: string, response: InputResponse): Promise<void>;
+}
+
+/** A snapshot in one of the statuses that end a task. */
+export type TerminalTask = CompletedTask | FailedTask | CancelledTask;
+
+/**
+ * Internal: maps a terminal snapshot to the handle's outcome. The client passes one that validates the result
+ * against the call's schema; it may throw, and what it throws ends the handle with kind `error`.
+ */
+export type OutcomeMapper<T> = (snapshot: TerminalTask) => TaskOutcome<T>;
+
+/**
+ * Internal: how the driver of a task feeds its handle. Every method is safe to call after the handle has
+ * ended: it then does nothing (and returns false where it returns anything).
+ */
+export interface TaskSink<T = CallToolResult> {
+  /** Whether the handle has ended. */
+  readonly isSettled: boolean;
+  /** Resolves with the outcome when the handle ends (created on first read; never rejects). */
+  readonly settled: Promise<TaskOutcome<T>>;
+  /** The newest accepted server snapshot, including ones that changed nothing visible (fresher TTL, interval). */
+  readonly snapshot: DetailedTask | undefined;
+  /**
+   * Records the task id once it is known: fires `task`, resolves `handle.created`. Returns false when ignored
+   * (the handle has ended, or it already has another id).
+   */
+  setTaskId(taskId: string): boolean;
+  /**
+   * Calls `listener` once, in a later microtask, with the task id when it is known, or with undefined when the
+   * handle ends without one (an immediate result, or an ending before the server answered).
+   */
+  onTaskId(listener: (taskId: string | undefined) => void): void;
+  /**
+   * Offers a server snapshot (from a poll, a notification or a `working` creation seed). Returns true when it
+   * produced an update. A terminal snapshot produces the terminal update, then ends the handle with
+   * `toOutcome(snapshot)`. A snapshot for another task id is ignored.
+   */
+  accept(snapshot: DetailedTask, toOutcome?: OutcomeMapper<T>): boolean;
+  /** The server answered at once: one terminal `completed` update, then the handle ends with the result. */
+  completeImmediately(result: T): boolean;
+  /**
+   * Ends the handle (first call wins; later calls return false). Iterators finish after what they hold. A
+   * `completed` outcome that did not come through `accept` also yields its terminal update first.
+   */
+  settle(outcome: TaskOutcome<T>): boolean;
+  emitInput(event: InputRequestEvent): void;
+  emitInputUnanswered(event: InputRequestEvent & { reason: string; action: UnansweredInputAction }): void;
+  emitRetry(event: RetryEvent): void;
 }
