@@ -1,0 +1,20 @@
+/**
+ * The poll scheduler: one timer for every task a client watches, the polling cadence, and transient-fault
+ * retries.
+ */
+export type { PollJob, PollTiming, RetryTiming } from "./types.js";
+export {
+  DEFAULT_POLL_TIMING,
+  DEFAULT_RETRY_TIMING,
+  MAX_TIMER_DELAY_MS,
+  pollDelay,
+  resolvePollTiming,
+  resolveRetryTiming,
+} from "./timing.js";
+export {
+  DEFAULT_MAX_IN_FLIGHT,
+  PollScheduler,
+  type PollSchedulerOptions,
+  type SchedulerClock,
+} from "./scheduler.js";
+export { backoffDelay, withTransientRetry, type RetryAttempt, type TransientRetryOptions } from "./retry.js";

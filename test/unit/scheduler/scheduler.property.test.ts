@@ -1,0 +1,101 @@
+/**
+ * Random sequences of schedule / runSoon / unschedule / time passing, checked against a model of what should
+ * be pending: every job runs at or after its due time, once per schedule, never twice at once, within the
+ * in-flight cap, and the scheduler's own view (size, isScheduled, one timer at most) always matches the model.
+ */
+import fc from "fast-check";
+import { afterEach, beforeEach, expect, it, vi } from "vitest";
+import { PollScheduler, type PollJob } from "../../../src/scheduler/index.js";
+import { CountingClock } from "./helpers.js";
+
+type Op =
+  | { kind: "schedule"; job: number; delay: number }
+  | { kind: "runSoon"; job: number }
+  | { kind: "unschedule"; job: number }
+  | { kind: "advance"; ms: number };
+
+const JOBS = 6;
+const opArb: fc.Arbitrary<Op> = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: fc.record({ kind: fc.constant("schedule"), job: fc.nat(JOBS - 1), delay: fc.nat(300) }),
+  },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("runSoon"), job: fc.nat(JOBS - 1) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("unschedule"), job: fc.nat(JOBS - 1) }) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant("advance"), ms: fc.nat(200) }) },
+) as fc.Arbitrary<Op>;
+
+beforeEach(() => vi.useFakeTimers());
+afterEach(() => vi.useRealTimers());
+
+it("runs every job at or after its due time, exactly once per schedule, within the cap (property)", async () => {
+  await fc.assert(
+    fc.asyncProperty(
+      fc.array(opArb, { maxLength: 80, size: "max" }),
+      fc.array(fc.nat(300), { minLength: JOBS, maxLength: JOBS }),
+      fc.constantFrom(1, 2, 3, Infinity),
+      async (ops, latencies, maxInFlight) => {
+        const clock = new CountingClock();
+        const scheduler = new PollScheduler({ clock, maxInFlight });
+        /** The model: when each job is due, or undefined when it has no pending run. */
+        const due: Array<number | undefined> = new Array(JOBS).fill(undefined);
+        const running = new Set<number>();
+        const violations: string[] = [];
+        let runs = 0;
+
+        const jobs: PollJob[] = latencies.map((latency, id) => ({
+          run: () => {
+            const now = performance.now();
+            const expected = due[id];
+            if (expected === undefined) violations.push(`job ${id} ran without a pending schedule`);
+            else if (now < expected) violations.push(`job ${id} ran at ${now}, before ${expected}`);
+            if (running.has(id)) violations.push(`job ${id} ran twice at once`);
+            due[id] = undefined;
+            running.add(id);
+            runs++;
+            if (running.size > maxInFlight)
+              violations.push(`${running.size} runs exceed the cap ${maxInFlight}`);
+            return new Promise<void>((resolve) =>
+              setTimeout(() => {
+                running.delete(id);
+                resolve();
+              }, latency),
+            );
+          },
+        }));
+
+        const checkAgreement = () => {
+          expect(violations).toEqual([]);
+          expect(clock.live).toBeLessThanOrEqual(1);
+          expect(scheduler.size).toBe(due.filter((at) => at !== undefined).length);
+          jobs.forEach((job, id) =>
+            expect(scheduler.isScheduled(job), `job ${id}`).toBe(due[id] !== undefined),
+          );
+        };
+
+        for (const op of ops) {
+          if (op.kind === "advance") {
+            await vi.advanceTimersByTimeAsync(op.ms);
+          } else if (op.kind === "unschedule") {
+            scheduler.unschedule(jobs[op.job] as PollJob);
+            due[op.job] = undefined;
+          } else {
+            const delay = op.kind === "schedule" ? op.delay : 0;
+            scheduler.schedule(jobs[op.job] as PollJob, delay);
+            due[op.job] = performance.now() + delay;
+          }
+          checkAgreement();
+        }
+
+        const expectedRuns = runs + due.filter((at) => at !== undefined).length;
+        await vi.advanceTimersByTimeAsync(JOBS * 1000);
+        checkAgreement();
+        expect(runs).toBe(expectedRuns);
+        expect(scheduler.inFlight).toBe(0);
+        expect(clock.live).toBe(0);
+        expect(vi.getTimerCount()).toBe(0);
+      },
+    ),
+    { numRuns: 300 },
+  );
+});
