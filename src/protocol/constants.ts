@@ -73,3 +73,13 @@ const TERMINAL: ReadonlySet<string> = new Set<TaskStatus>(["completed", "failed"
 export function isTerminalStatus(status: string): boolean {
   return TERMINAL.has(status);
 }
+
+/**
+ * Methods a server may answer with an `InputRequiredResult` (a multi-round-trip request). Servers must not send
+ * one for any other method.
+ */
+export const INPUT_REQUIRED_METHODS: ReadonlySet<string> = new Set([
+  Method.toolsCall,
+  "prompts/get",
+  "resources/read",
+]);

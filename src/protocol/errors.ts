@@ -29,6 +29,25 @@ export class ProtocolError extends McpTasksError {
   }
 }
 
+/**
+ * The server answered with a `CreateTaskResult` the client cannot follow: for a method that cannot create
+ * tasks, for a request that did not declare the extension, or with a malformed task body. The task may still
+ * exist on the server; `taskId` carries its id when one could be read, so the caller can send `tasks/cancel`.
+ */
+export class OrphanedTaskError extends ProtocolError {
+  override name = "OrphanedTaskError";
+  constructor(
+    message: string,
+    method: string,
+    frame: unknown,
+    /** The stray task's id, when the frame had a string `taskId`. */
+    readonly taskId: string | undefined,
+    options?: { cause?: unknown },
+  ) {
+    super(message, method, frame, options);
+  }
+}
+
 /** The server answered a request with a JSON-RPC error. */
 export class RpcError extends McpTasksError {
   override name = "RpcError";
@@ -113,6 +132,17 @@ export class TransportError extends McpTasksError {
   }
   get transient(): boolean {
     return this.details.transient;
+  }
+}
+
+/** No answer arrived within the request's timeout. Transient: the request may be sent again (with a new id). */
+export class RequestTimeoutError extends TransportError {
+  override name = "RequestTimeoutError";
+  constructor(
+    readonly method: string,
+    readonly timeoutMs: number,
+  ) {
+    super(`${method}: no answer within ${timeoutMs} ms`, { transient: true });
   }
 }
 

@@ -24,6 +24,8 @@ export interface ServerInfo {
   /** The `server/discover` result (modern era only). */
   discover?: DiscoverResult;
   serverInfo?: Implementation;
+  /** Usage hints the server gave for its tools (untrusted text). */
+  instructions?: string;
   /** Whether the server advertised the tasks extension (a settings object with keys also counts). */
   supportsTasks: boolean;
 }
@@ -35,7 +37,11 @@ export interface ServerInfo {
  * capabilities) to every request, merged under any `_meta` the caller passed.
  */
 export interface RpcChannel {
-  request(method: string, params: Record<string, unknown>, options?: RequestOptions): Promise<Record<string, unknown>>;
+  request(
+    method: string,
+    params: Record<string, unknown>,
+    options?: RequestOptions,
+  ): Promise<Record<string, unknown>>;
   notify(method: string, params: Record<string, unknown>): Promise<void>;
   /** Called for every notification the server sends. Returns an unsubscribe function. */
   onNotification(listener: (method: string, params: Record<string, unknown>) => void): () => void;
@@ -45,6 +51,46 @@ export interface SessionOptions {
   clientInfo: Implementation;
   /** The capabilities declared on every modern-era request (the tasks extension is always included). */
   capabilities: ClientCapabilities;
-  /** Default per-request timeout in milliseconds. */
+  /** Default per-request timeout in milliseconds. Default 60000. */
   requestTimeoutMs?: number;
+  /**
+   * How long `connect()` waits for the answer to its `server/discover` probe. On stdio, a server that stays
+   * silent this long is taken for a 2025-era server. Default: 10000 on stdio, the request timeout elsewhere.
+   */
+  probeTimeoutMs?: number;
+}
+
+/** A JSON-RPC message as this library sends it: a request, a notification, or an answer to a server request. */
+export type OutgoingMessage =
+  | { jsonrpc: "2.0"; id: string | number; method: string; params?: Record<string, unknown> }
+  | { jsonrpc: "2.0"; method: string; params?: Record<string, unknown> }
+  | { jsonrpc: "2.0"; id: string | number; result: Record<string, unknown> }
+  | { jsonrpc: "2.0"; id: string | number; error: { code: number; message: string; data?: unknown } };
+
+/** Per-message options of `Transport.send` that the session uses (the v2 SDK honours them; v1 ignores them). */
+export interface SendOptions {
+  /** Aborting closes this request's HTTP response stream (modern Streamable HTTP only). */
+  requestSignal?: AbortSignal;
+  /** Called when this request's response stream ended for any reason other than `requestSignal`. */
+  onRequestStreamEnd?: () => void;
+  /** Never set by the session; declared because it is the one option v1's transport shares with v2's. */
+  resumptionToken?: string;
+}
+
+/**
+ * The shape of an MCP SDK transport, which v1 (`@modelcontextprotocol/sdk`) and v2 (`@modelcontextprotocol/client`)
+ * share. Declared here, structurally, so the core imports no SDK. The handlers are written as methods so that
+ * either SDK's transport class (with its own message type) is assignable.
+ */
+export interface McpTransport {
+  start(): Promise<void>;
+  send(message: OutgoingMessage, options?: SendOptions): Promise<void>;
+  close(): Promise<void>;
+  onmessage?(message: unknown, extra?: unknown): void;
+  onerror?(error: Error): void;
+  onclose?(): void;
+  setProtocolVersion?(version: string): void;
+  /** True on the v2 Streamable HTTP transport: one POST and response stream per request. */
+  readonly hasPerRequestStream?: boolean;
+  readonly sessionId?: string | undefined;
 }

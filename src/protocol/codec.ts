@@ -1,0 +1,262 @@
+/**
+ * Validation at the boundary: every frame a server sends is checked against the generated Zod schemas before
+ * any other code reads it, and a violation becomes a `ProtocolError` naming the method and carrying the frame.
+ *
+ * The schemas keep unknown keys, and these functions go one step further: they validate and then return the
+ * object they were given, never Zod's rebuilt copy. Fields from newer revisions (or the SDK server's stray
+ * `content: []` on a task result) reach the caller untouched, and the poll path allocates nothing of its own.
+ */
+import * as z from "zod/v4";
+import {
+  callToolResultSchema,
+  createTaskResultSchema,
+  detailedTaskSchema,
+  discoverResultSchema,
+  implementationSchema,
+  inputRequiredResultSchema,
+  jsonrpcErrorObjectSchema,
+  resultSchema,
+  type CallToolResult,
+  type CreateTaskResult,
+  type DetailedTask,
+  type DiscoverResult,
+  type Implementation,
+  type InputRequiredResult,
+  type JSONRPCErrorObject,
+  type TaskStatusNotificationParams,
+} from "../schema/index.js";
+import {
+  INPUT_REQUIRED_METHODS,
+  Method,
+  ResultKind,
+  TASK_CAPABLE_METHODS,
+  TASKS_EXTENSION_ID,
+} from "./constants.js";
+import {
+  MissingCapabilityError,
+  OrphanedTaskError,
+  ProtocolError,
+  RpcError,
+  isMissingCapabilityCode,
+} from "./errors.js";
+
+/** What a server answered to a request that may return more than a plain result. */
+export type ClassifiedResult =
+  /** A final result (`resultType` absent or `"complete"`); a `CallToolResult` for `tools/call`. */
+  | { kind: "complete"; result: Record<string, unknown> }
+  /** A multi-round-trip request: answer `inputRequests`, then send the request again. */
+  | { kind: "input_required"; result: InputRequiredResult }
+  /** The server runs the request as a task. */
+  | { kind: "task"; task: CreateTaskResult };
+
+export interface ClassifyOptions {
+  /**
+   * Whether the request declared the tasks extension in its envelope. Only then may a server answer with a
+   * task. Default true: a modern-era session declares it on every request.
+   */
+  tasksDeclared?: boolean;
+}
+
+/**
+ * Classifies the result of `tools/call` (or any request whose answer is polymorphic) by `resultType`, and
+ * validates it for its kind. An unknown `resultType` is invalid (the spec says so); a task for a method that
+ * cannot create tasks, or for a request that did not declare the extension, is an `OrphanedTaskError`.
+ */
+export function classifyResult(method: string, result: unknown, options?: ClassifyOptions): ClassifiedResult {
+  const frame = requireObject(method, result);
+  const kind = frame.resultType;
+  if (kind === undefined || kind === ResultKind.complete) {
+    if (method === Method.toolsCall)
+      check(callToolResultSchema, frame, method, "is not a valid CallToolResult");
+    return { kind: "complete", result: frame };
+  }
+  if (kind === ResultKind.inputRequired) {
+    if (!INPUT_REQUIRED_METHODS.has(method)) {
+      throw new ProtocolError(`resultType "input_required" is not allowed for this method`, method, frame);
+    }
+    return {
+      kind: "input_required",
+      result: check(inputRequiredResultSchema, frame, method, "is not valid"),
+    };
+  }
+  if (kind === ResultKind.task) return { kind: "task", task: parseCreateTaskResult(method, frame, options) };
+  throw new ProtocolError(`unknown resultType ${JSON.stringify(kind)}`, method, frame);
+}
+
+function parseCreateTaskResult(method: string, frame: Record<string, unknown>, options?: ClassifyOptions) {
+  const strayId = typeof frame.taskId === "string" ? frame.taskId : undefined;
+  if (!TASK_CAPABLE_METHODS.has(method)) {
+    throw new OrphanedTaskError(
+      "answered with a task, but this method cannot create tasks",
+      method,
+      frame,
+      strayId,
+    );
+  }
+  if (options?.tasksDeclared === false) {
+    throw new OrphanedTaskError(
+      "answered with a task to a request that did not declare the tasks extension",
+      method,
+      frame,
+      strayId,
+    );
+  }
+  const parsed = createTaskResultSchema.safeParse(frame);
+  if (!parsed.success) {
+    throw new OrphanedTaskError(
+      `answered with an invalid CreateTaskResult (${describe(parsed.error)})`,
+      method,
+      frame,
+      strayId,
+      { cause: parsed.error },
+    );
+  }
+  return frame as unknown as CreateTaskResult;
+}
+
+/**
+ * Validates a `CallToolResult`: the immediate answer of `tools/call`, or the `result` of a completed task
+ * (whose `resultType` may be absent or `"complete"`). `method` names where it came from, for the error.
+ */
+export function parseCallToolResult(result: unknown, method: string = Method.toolsCall): CallToolResult {
+  return check(callToolResultSchema, requireObject(method, result), method, "is not a valid CallToolResult");
+}
+
+/**
+ * Validates a `tasks/get` result. Each status must carry its payload (`input_required` a non-empty
+ * `inputRequests`, `completed` a `result`, `failed` an `error`). A missing `resultType` is read as
+ * `"complete"`, leniently; any other value is invalid here. An unknown status is invalid too.
+ */
+export function parseGetTaskResult(result: unknown): DetailedTask {
+  const method = Method.tasksGet;
+  const frame = requireComplete(method, result);
+  const task = check(detailedTaskSchema, frame, method, "is not a valid task state");
+  requireInputRequests(method, task, frame);
+  return task;
+}
+
+/** Validates the params of a `notifications/tasks` notification: a complete task state, as from `tasks/get`. */
+export function parseTaskNotification(params: unknown): TaskStatusNotificationParams {
+  const method = Method.tasksNotification;
+  const frame = requireObject(method, params);
+  const task = check(detailedTaskSchema, frame, method, "is not a valid task state");
+  requireInputRequests(method, task, frame);
+  return task;
+}
+
+/** Validates the acknowledgement of `tasks/update` or `tasks/cancel`: an empty result. */
+export function parseAck(method: string, result: unknown): Record<string, unknown> {
+  return check(resultSchema, requireComplete(method, result), method, "is not a valid acknowledgement");
+}
+
+/** Validates a `server/discover` result. */
+export function parseDiscoverResult(result: unknown): DiscoverResult {
+  const method = Method.discover;
+  return check(
+    discoverResultSchema,
+    requireComplete(method, result),
+    method,
+    "is not a valid DiscoverResult",
+  );
+}
+
+/** The parts of a 2025-era `initialize` result this library reads. */
+export interface InitializeResult {
+  protocolVersion: string;
+  capabilities: Record<string, unknown>;
+  serverInfo: Implementation;
+  instructions?: string;
+}
+
+// Revision 2025-11-25's InitializeResult is outside the generated (2026-07-28) schemas; this is its shape.
+const initializeResultSchema = z.looseObject({
+  protocolVersion: z.string(),
+  capabilities: z.record(z.string(), z.unknown()),
+  serverInfo: implementationSchema,
+  instructions: z.string().optional(),
+});
+
+/** Validates the result of a 2025-era `initialize` handshake. */
+export function parseInitializeResult(result: unknown): InitializeResult {
+  const method = Method.initialize;
+  return check(
+    initializeResultSchema,
+    requireObject(method, result),
+    method,
+    "is not a valid InitializeResult",
+  );
+}
+
+/** Whether a discover result advertises the tasks extension. A settings object with keys (a later revision) counts. */
+export function advertisesTasks(discover: DiscoverResult): boolean {
+  const settings = discover.capabilities.extensions?.[TASKS_EXTENSION_ID];
+  return typeof settings === "object" && settings !== null && !Array.isArray(settings);
+}
+
+/**
+ * Turns a JSON-RPC error object into the error the request rejects with: `MissingCapabilityError` for -32021
+ * (and the older -32003), `RpcError` for any other code, `ProtocolError` when the object is not a valid error.
+ */
+export function errorFromRpc(method: string, error: unknown): RpcError | ProtocolError {
+  const parsed = jsonrpcErrorObjectSchema.safeParse(error);
+  if (!parsed.success) {
+    return new ProtocolError(
+      `answered with an invalid JSON-RPC error (${describe(parsed.error)})`,
+      method,
+      error,
+      {
+        cause: parsed.error,
+      },
+    );
+  }
+  const { code, message, data } = error as JSONRPCErrorObject;
+  return isMissingCapabilityCode(code)
+    ? new MissingCapabilityError(method, code, message, data)
+    : new RpcError(method, code, message, data);
+}
+
+/* ---- helpers ---------------------------------------------------------------------------------------- */
+
+function requireObject(method: string, frame: unknown): Record<string, unknown> {
+  if (typeof frame !== "object" || frame === null || Array.isArray(frame)) {
+    throw new ProtocolError("answered with a result that is not an object", method, frame);
+  }
+  return frame as Record<string, unknown>;
+}
+
+/** For results that are always final: `resultType` must be absent (read as `"complete"`) or `"complete"`. */
+function requireComplete(method: string, result: unknown): Record<string, unknown> {
+  const frame = requireObject(method, result);
+  const kind = frame.resultType;
+  if (kind !== undefined && kind !== ResultKind.complete) {
+    const what = kind === ResultKind.task || kind === ResultKind.inputRequired ? "not allowed" : "unknown";
+    throw new ProtocolError(`resultType ${JSON.stringify(kind)} is ${what} for this method`, method, frame);
+  }
+  return frame;
+}
+
+function requireInputRequests(method: string, task: DetailedTask, frame: unknown): void {
+  if (task.status === "input_required" && Object.keys(task.inputRequests).length === 0) {
+    throw new ProtocolError('status "input_required" came with no inputRequests', method, frame);
+  }
+}
+
+/** Validates `frame` and returns it as the schema's type: the same object, not Zod's copy. */
+function check<S extends z.ZodType>(schema: S, frame: unknown, method: string, what: string): z.output<S> {
+  const parsed = schema.safeParse(frame);
+  if (!parsed.success) {
+    throw new ProtocolError(`the answer ${what} (${describe(parsed.error)})`, method, frame, {
+      cause: parsed.error,
+    });
+  }
+  return frame as z.output<S>;
+}
+
+/** The first issue, as `path: message`. Zod issue messages describe shapes, not values, so no task id leaks. */
+function describe(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (issue === undefined) return "invalid";
+  const path = issue.path.length > 0 ? issue.path.join(".") : "(root)";
+  const more = error.issues.length > 1 ? ` and ${error.issues.length - 1} more` : "";
+  return `${path}: ${issue.message}${more}`;
+}

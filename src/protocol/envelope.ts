@@ -1,0 +1,65 @@
+/**
+ * The per-request `_meta` envelope of protocol revision 2026-07-28. A modern server keeps no connection
+ * state, so every request repeats who the client is and what it can do; the tasks extension is declared on
+ * every one of them, because a server may create a task (or serve `tasks/*`) only for a request that declared it.
+ */
+import type { ClientCapabilities, Implementation } from "../schema/index.js";
+import { MetaKey, PROTOCOL_VERSION, TASKS_EXTENSION_ID } from "./constants.js";
+
+/** The envelope entries of a request's `_meta`. Built once per session: it never changes between requests. */
+export interface RequestEnvelope {
+  readonly [MetaKey.protocolVersion]: string;
+  readonly [MetaKey.clientInfo]: Implementation;
+  readonly [MetaKey.clientCapabilities]: ClientCapabilities;
+}
+
+export interface EnvelopeOptions {
+  clientInfo: Implementation;
+  /**
+   * What the host can do (elicitation, sampling, roots: only those it has handlers for). The tasks extension
+   * is added whatever this says.
+   */
+  capabilities?: ClientCapabilities;
+}
+
+/** Builds the frozen envelope a session attaches to every modern-era request. */
+export function buildEnvelope(options: EnvelopeOptions): RequestEnvelope {
+  // A deep copy: the envelope is frozen below, and the caller's objects must stay theirs.
+  const capabilities = structuredClone(options.capabilities ?? {});
+  const declared: ClientCapabilities = {
+    ...capabilities,
+    extensions: { ...capabilities.extensions, [TASKS_EXTENSION_ID]: {} },
+  };
+  return deepFreeze({
+    [MetaKey.protocolVersion]: PROTOCOL_VERSION,
+    [MetaKey.clientInfo]: structuredClone(options.clientInfo),
+    [MetaKey.clientCapabilities]: declared,
+  });
+}
+
+/**
+ * Returns request params carrying the envelope. The caller's params are not modified; `_meta` entries the
+ * caller passed win over the envelope's (a caller may, for example, narrow the capabilities of one request).
+ */
+export function withEnvelope(
+  params: Record<string, unknown>,
+  envelope: RequestEnvelope,
+): Record<string, unknown> {
+  const callerMeta = params._meta;
+  const meta = isPlainRecord(callerMeta) ? { ...envelope, ...callerMeta } : envelope;
+  return { ...params, _meta: meta };
+}
+
+function isPlainRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+// The envelope object is shared by every request of a session; freezing it keeps one request from editing
+// what all the others send.
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}

@@ -1,0 +1,73 @@
+/**
+ * A `fetch` wrapper for the SDK's Streamable HTTP transports that keeps what they throw away. Both SDK lines
+ * turn a failed POST into an error with the status at most (never `Retry-After`), and neither delivers a
+ * JSON-RPC error body that came with a 404 (v2 delivers a 400 body only when its id matches, v1 none at all).
+ * This wrapper sees the response first:
+ *
+ * - a 4xx with a JSON-RPC error body is handed to the transport as an ordinary JSON answer, its id set to the
+ *   POSTed request's (one HTTP response answers one POST, even when the server wrote `id: null`), so the
+ *   request rejects with an `RpcError`;
+ * - any other failure status (5xx, 429, a 4xx without a JSON-RPC body) becomes a `TransportError` with
+ *   `status`, `retryAfterMs` and `transient`, thrown from fetch, which both transports rethrow from `send()`;
+ * - a network failure becomes a transient `TransportError`.
+ *
+ * 401 and 403 pass through untouched: they belong to the transport's auth flow. So does every GET and DELETE.
+ */
+import type { FetchLike } from "../protocol/headers.js";
+import { TransportError } from "../protocol/errors.js";
+import { isTransientStatus, parseRetryAfter, rpcErrorInBody } from "./failures.js";
+
+/** Wraps `fetchImpl` (default: the global `fetch`, resolved per call) as described above. */
+export function withHttpErrorMapping(fetchImpl?: FetchLike): FetchLike {
+  return async (url, init) => {
+    const next = fetchImpl ?? globalThis.fetch;
+    let response: Response;
+    try {
+      response = await next(url, init);
+    } catch (error) {
+      // An abort is the transport's own decision (close, or a request's signal); it must see it as such.
+      if (error instanceof Error && error.name === "AbortError") throw error;
+      if (error instanceof TransportError) throw error;
+      throw new TransportError(`network error: ${error instanceof Error ? error.message : String(error)}`, {
+        transient: true,
+        cause: error,
+      });
+    }
+    if (response.ok || init?.method !== "POST" || response.status < 400 || isAuthStatus(response.status)) {
+      return response;
+    }
+    return answerOrThrow(response, init.body);
+  };
+}
+
+function isAuthStatus(status: number): boolean {
+  return status === 401 || status === 403;
+}
+
+async function answerOrThrow(response: Response, requestBody: unknown): Promise<Response> {
+  const request = describeRequest(requestBody);
+  const body = await response.text().catch(() => "");
+  const status = response.status;
+  const rpcError = rpcErrorInBody(body);
+  // A server in trouble (5xx) or shedding load (429) is retried whatever its body says.
+  if (rpcError !== undefined && request.id !== undefined && !isTransientStatus(status)) {
+    const answer = JSON.stringify({ jsonrpc: "2.0", id: request.id, error: rpcError });
+    return new Response(answer, { status: 200, headers: { "content-type": "application/json" } });
+  }
+  throw new TransportError(`${request.method ?? "request"}: the server answered HTTP ${status}`, {
+    status,
+    retryAfterMs: parseRetryAfter(response.headers.get("retry-after")),
+    transient: isTransientStatus(status),
+  });
+}
+
+function describeRequest(body: unknown): { id: string | number | undefined; method: string | undefined } {
+  if (typeof body !== "string") return { id: undefined, method: undefined };
+  try {
+    const message = JSON.parse(body) as { id?: unknown; method?: unknown };
+    const id = typeof message.id === "string" || typeof message.id === "number" ? message.id : undefined;
+    return { id, method: typeof message.method === "string" ? message.method : undefined };
+  } catch {
+    return { id: undefined, method: undefined };
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * The requests of a session that await an answer. Every poll of every task passes through here, so an entry
+ * costs one object, one timer and (only when the caller gave a signal) one abort listener: the entry itself is
+ * the listener (`handleEvent`), and the timer gets the entry as its argument, so no closure is made per request.
+ */
+import { RequestTimeoutError } from "../protocol/errors.js";
+
+type Resolve = (result: Record<string, unknown>) => void;
+type Reject = (error: unknown) => void;
+
+/** One request in flight. */
+export class PendingRequest {
+  timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(
+    readonly table: PendingTable,
+    readonly id: string,
+    readonly method: string,
+    readonly resolve: Resolve,
+    readonly reject: Reject,
+    readonly signal: AbortSignal | undefined,
+  ) {}
+
+  /** The caller's signal fired: abandon the request locally. */
+  handleEvent(): void {
+    this.table.abort(this);
+  }
+}
+
+function expire(entry: PendingRequest, timeoutMs: number): void {
+  if (entry.table.take(entry.id) === entry) entry.reject(new RequestTimeoutError(entry.method, timeoutMs));
+}
+
+export class PendingTable {
+  private readonly entries = new Map<string, PendingRequest>();
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /**
+   * Registers a request. Returns undefined (and rejects at once with the signal's reason) when the signal has
+   * already fired: such a request is never sent.
+   */
+  add(
+    id: string,
+    method: string,
+    resolve: Resolve,
+    reject: Reject,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+  ): PendingRequest | undefined {
+    if (signal?.aborted) {
+      reject(abortReason(signal));
+      return undefined;
+    }
+    const entry = new PendingRequest(this, id, method, resolve, reject, signal);
+    entry.timer = setTimeout(expire, timeoutMs, entry, timeoutMs);
+    signal?.addEventListener("abort", entry, { once: true });
+    this.entries.set(id, entry);
+    return entry;
+  }
+
+  /** Removes and returns the entry for `id` (undefined if it was answered, timed out or abandoned already). */
+  take(id: string): PendingRequest | undefined {
+    const entry = this.entries.get(id);
+    if (entry === undefined) return undefined;
+    this.entries.delete(id);
+    clearTimeout(entry.timer);
+    entry.signal?.removeEventListener("abort", entry);
+    return entry;
+  }
+
+  abort(entry: PendingRequest): void {
+    if (this.take(entry.id) === entry) entry.reject(abortReason(entry.signal));
+  }
+
+  /** Rejects every request still waiting, with the error `reason` builds for its method. */
+  rejectAll(reason: (method: string) => unknown): void {
+    for (const id of [...this.entries.keys()]) {
+      const entry = this.take(id);
+      entry?.reject(reason(entry.method));
+    }
+  }
+}
+
+function abortReason(signal: AbortSignal | undefined): unknown {
+  return signal?.reason ?? new DOMException("The request was aborted", "AbortError");
+}

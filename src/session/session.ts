@@ -1,0 +1,363 @@
+/**
+ * `Session`: one JSON-RPC conversation with a server over an MCP SDK transport (v1 or v2, HTTP or stdio).
+ * It owns what the SDK `Client` would otherwise own and get wrong for tasks: request ids, correlation,
+ * timeouts, the 2026-07-28 envelope on every request, and the era negotiation. Above it, code deals in
+ * methods, params and raw result objects (`RpcChannel`), never in transports.
+ */
+import type { DiscoverResult, Implementation } from "../schema/index.js";
+import { MetaKey, Method, PROTOCOL_VERSION } from "../protocol/constants.js";
+import { buildEnvelope, withEnvelope, type RequestEnvelope } from "../protocol/envelope.js";
+import { advertisesTasks, errorFromRpc, parseInitializeResult } from "../protocol/codec.js";
+import { McpTasksError, ProtocolError, TransportError } from "../protocol/errors.js";
+import { requestFailure } from "./failures.js";
+import {
+  LEGACY_PROTOCOL_VERSIONS,
+  classifyProbe,
+  initializeParams,
+  transportKind,
+  type TransportKind,
+} from "./negotiate.js";
+import { PendingTable, type PendingRequest } from "./pending.js";
+import type {
+  McpTransport,
+  OutgoingMessage,
+  RequestOptions,
+  RpcChannel,
+  SendOptions,
+  ServerInfo,
+  SessionOptions,
+} from "./types.js";
+
+type NotificationListener = (method: string, params: Record<string, unknown>) => void;
+type ErrorListener = (error: Error) => void;
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+const DEFAULT_STDIO_PROBE_TIMEOUT_MS = 10_000;
+const ID_PREFIX = "mcp-tasks:";
+const NO_PARAMS: Record<string, unknown> = Object.freeze({});
+
+export class Session implements RpcChannel {
+  private readonly pending = new PendingTable();
+  private readonly notificationListeners = new Set<NotificationListener>();
+  private readonly errorListeners = new Set<ErrorListener>();
+  private readonly closeListeners = new Set<() => void>();
+  private readonly envelope: RequestEnvelope;
+  private readonly timeoutMs: number;
+  private readonly kind: TransportKind;
+  /** The envelope while the era is modern or not yet known (the probe carries it); none on the legacy era. */
+  private framing: RequestEnvelope | undefined;
+  private nextId = 0;
+  private connecting: Promise<ServerInfo> | undefined;
+  private info: ServerInfo | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly transport: McpTransport,
+    private readonly options: SessionOptions,
+  ) {
+    this.envelope = buildEnvelope({ clientInfo: options.clientInfo, capabilities: options.capabilities });
+    this.framing = this.envelope;
+    this.timeoutMs = options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.kind = transportKind(transport);
+  }
+
+  /** What the server said about itself; undefined until `connect()` resolved. */
+  get server(): ServerInfo | undefined {
+    return this.info;
+  }
+
+  /** Whether `close()` was called or the transport closed. */
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /**
+   * Starts the transport and negotiates the era: `server/discover` first; a server that does not know it gets
+   * the 2025-era `initialize` handshake. Resolves with what the server said about itself. Calling it again
+   * returns the same promise.
+   */
+  connect(): Promise<ServerInfo> {
+    this.connecting ??= this.open();
+    return this.connecting;
+  }
+
+  /**
+   * Sends a request and resolves with the raw `result` object of its answer. Rejects with `RpcError` (or
+   * `MissingCapabilityError`) for a JSON-RPC error, `ProtocolError` for an answer that is not valid JSON-RPC,
+   * `TransportError` when no answer arrived (`RequestTimeoutError` after the timeout), or the signal's reason
+   * when the caller aborted. On the modern era the params get the envelope; the caller's `_meta` keys win.
+   */
+  request(
+    method: string,
+    params: Record<string, unknown>,
+    options?: RequestOptions,
+  ): Promise<Record<string, unknown>> {
+    if (this.closed) return Promise.reject(closedError(method));
+    const id = `${ID_PREFIX}${++this.nextId}`;
+    const framed = this.framing === undefined ? params : withEnvelope(params, this.framing);
+    const message: OutgoingMessage = { jsonrpc: "2.0", id, method, params: framed };
+    return new Promise((resolve, reject) => {
+      const timeoutMs = options?.timeoutMs ?? this.timeoutMs;
+      const entry = this.pending.add(id, method, resolve, reject, timeoutMs, options?.signal);
+      if (entry === undefined) return;
+      let sending: Promise<void>;
+      try {
+        sending = this.transport.send(message, this.sendOptions(entry));
+      } catch (error) {
+        // A hand-written transport may throw instead of rejecting; the entry must not wait for its timeout.
+        sending = Promise.reject(error);
+      }
+      sending.then(undefined, (error: unknown) => {
+        if (this.pending.take(id) === entry) entry.reject(requestFailure(method, error));
+      });
+    });
+  }
+
+  /** Sends a notification (no answer expected). Never use `notifications/cancelled` for a task: use `tasks/cancel`. */
+  async notify(method: string, params: Record<string, unknown>): Promise<void> {
+    if (this.closed) throw closedError(method);
+    try {
+      await this.transport.send({ jsonrpc: "2.0", method, params });
+    } catch (error) {
+      throw requestFailure(method, error);
+    }
+  }
+
+  /** Calls `listener` for every notification the server sends. Returns a function that stops it. */
+  onNotification(listener: NotificationListener): () => void {
+    this.notificationListeners.add(listener);
+    return () => this.notificationListeners.delete(listener);
+  }
+
+  /**
+   * Calls `listener` for faults that belong to no request: a stray or malformed frame, a transport error
+   * outside any request (a dropped SSE stream), a notification listener that threw.
+   */
+  onError(listener: ErrorListener): () => void {
+    this.errorListeners.add(listener);
+    return () => this.errorListeners.delete(listener);
+  }
+
+  /** Calls `listener` once when the session ends (by `close()` or because the transport closed). */
+  onClose(listener: () => void): () => void {
+    this.closeListeners.add(listener);
+    return () => this.closeListeners.delete(listener);
+  }
+
+  /** Rejects every waiting request (non-transient `TransportError`) and closes the transport. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.end((method) => closedError(method));
+    try {
+      await this.transport.close();
+    } catch (error) {
+      this.report(error);
+    }
+  }
+
+  /* ---- connection ---------------------------------------------------------------------------------- */
+
+  private async open(): Promise<ServerInfo> {
+    this.attach();
+    try {
+      await this.transport.start();
+    } catch (error) {
+      throw requestFailure("start", error);
+    }
+    const probeTimeoutMs =
+      this.options.probeTimeoutMs ??
+      (this.kind === "stdio" ? Math.min(this.timeoutMs, DEFAULT_STDIO_PROBE_TIMEOUT_MS) : this.timeoutMs);
+    const outcome = await this.request(Method.discover, {}, { timeoutMs: probeTimeoutMs }).then(
+      (result) => ({ result }),
+      (error: unknown) => ({ error }),
+    );
+    const verdict = classifyProbe(outcome, this.kind);
+    if ("error" in verdict) throw this.probeFailure(verdict.error);
+    this.info = verdict.era === "modern" ? this.adoptModern(verdict.discover) : await this.initializeLegacy();
+    return this.info;
+  }
+
+  private adoptModern(discover: DiscoverResult): ServerInfo {
+    this.transport.setProtocolVersion?.(PROTOCOL_VERSION);
+    const info: ServerInfo = {
+      era: "modern",
+      protocolVersion: PROTOCOL_VERSION,
+      discover,
+      supportsTasks: advertisesTasks(discover),
+    };
+    const serverInfo = serverInfoOf(discover);
+    if (serverInfo !== undefined) info.serverInfo = serverInfo;
+    if (discover.instructions !== undefined) info.instructions = discover.instructions;
+    return info;
+  }
+
+  /** The 2025-era handshake: `initialize` without the envelope, then `notifications/initialized`. */
+  private async initializeLegacy(): Promise<ServerInfo> {
+    this.framing = undefined;
+    const params = initializeParams(this.options.clientInfo, this.options.capabilities);
+    const result = parseInitializeResult(await this.request(Method.initialize, params));
+    if (!LEGACY_PROTOCOL_VERSIONS.includes(result.protocolVersion)) {
+      throw new ProtocolError(
+        `the server chose protocol version ${JSON.stringify(result.protocolVersion)}, which this client does not speak`,
+        Method.initialize,
+        result,
+      );
+    }
+    this.transport.setProtocolVersion?.(result.protocolVersion);
+    await this.notify(Method.initialized, {});
+    const info: ServerInfo = {
+      era: "legacy",
+      protocolVersion: result.protocolVersion,
+      serverInfo: result.serverInfo,
+      // The extension is defined for 2026-07-28 only; a 2025-era server cannot offer it.
+      supportsTasks: false,
+    };
+    if (result.instructions !== undefined) info.instructions = result.instructions;
+    return info;
+  }
+
+  private probeFailure(error: unknown): unknown {
+    if (this.closed && this.kind === "stdio") {
+      return new TransportError(
+        "the server exited when asked server/discover; it may be a 2025-era server that exits on any request " +
+          "sent before initialize",
+        { transient: false, cause: error },
+      );
+    }
+    return error;
+  }
+
+  /* ---- transport events ---------------------------------------------------------------------------- */
+
+  private attach(): void {
+    const transport = this.transport;
+    // Handlers a host installed before us keep being called.
+    const previousError = transport.onerror?.bind(transport);
+    const previousClose = transport.onclose?.bind(transport);
+    transport.onmessage = (message: unknown) => this.receive(message);
+    transport.onerror = (error: Error) => {
+      previousError?.(error);
+      // The HTTP transports also report here every failure they throw from send(); the request that failed
+      // rejects from there. What is left (a dropped stream, an unparsable line) is reported, not fatal.
+      // After close, the transports report their own teardown (aborted streams): that is no news.
+      if (!this.closed) this.report(error);
+    };
+    transport.onclose = () => {
+      previousClose?.();
+      this.end(
+        (method) =>
+          new TransportError(`${method}: the connection closed before an answer arrived`, {
+            transient: true,
+          }),
+      );
+    };
+  }
+
+  private receive(message: unknown): void {
+    if (typeof message !== "object" || message === null || Array.isArray(message)) {
+      this.report(
+        new ProtocolError("received a frame that is not a JSON-RPC message", "(transport)", message),
+      );
+      return;
+    }
+    const frame = message as Record<string, unknown>;
+    if (typeof frame.method === "string") {
+      if (frame.id === undefined || frame.id === null) this.dispatchNotification(frame.method, frame.params);
+      else this.answerServerRequest(frame.id, frame.method);
+      return;
+    }
+    const entry = typeof frame.id === "string" ? this.pending.take(frame.id) : undefined;
+    if (entry === undefined) {
+      // A late answer (after a timeout or abort) or a frame that belongs to no request of ours.
+      if ("error" in frame && (frame.id === null || frame.id === undefined)) {
+        this.report(errorFromRpc("(unknown request)", frame.error));
+      }
+      return;
+    }
+    if ("error" in frame) {
+      entry.reject(errorFromRpc(entry.method, frame.error));
+    } else if (typeof frame.result === "object" && frame.result !== null && !Array.isArray(frame.result)) {
+      entry.resolve(frame.result as Record<string, unknown>);
+    } else {
+      entry.reject(
+        new ProtocolError("answered with a response that has no result object", entry.method, frame),
+      );
+    }
+  }
+
+  private dispatchNotification(method: string, params: unknown): void {
+    const body =
+      typeof params === "object" && params !== null && !Array.isArray(params)
+        ? (params as Record<string, unknown>)
+        : NO_PARAMS;
+    for (const listener of this.notificationListeners) {
+      try {
+        listener(method, body);
+      } catch (error) {
+        this.report(error);
+      }
+    }
+  }
+
+  /** This client serves no requests: `ping` is answered, anything else gets -32601. */
+  private answerServerRequest(id: unknown, method: string): void {
+    if (typeof id !== "string" && typeof id !== "number") return;
+    const reply: OutgoingMessage =
+      method === "ping"
+        ? { jsonrpc: "2.0", id, result: {} }
+        : { jsonrpc: "2.0", id, error: { code: -32601, message: `Method not found: ${method}` } };
+    this.transport.send(reply).catch((error: unknown) => this.report(error));
+  }
+
+  private sendOptions(entry: PendingRequest): SendOptions | undefined {
+    if (this.transport.hasPerRequestStream !== true) return undefined;
+    return {
+      requestSignal: entry.signal,
+      // The request's response stream ended (server closed it, network dropped) without an answer.
+      onRequestStreamEnd: () => {
+        if (this.pending.take(entry.id) !== entry) return;
+        entry.reject(
+          new TransportError(`${entry.method}: the response stream ended without an answer`, {
+            transient: true,
+          }),
+        );
+      },
+    };
+  }
+
+  private end(reason: (method: string) => McpTasksError): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.pending.rejectAll(reason);
+    for (const listener of this.closeListeners) {
+      try {
+        listener();
+      } catch (error) {
+        this.report(error);
+      }
+    }
+    this.closeListeners.clear();
+  }
+
+  private report(error: unknown): void {
+    const reported = error instanceof Error ? error : new Error(String(error));
+    for (const listener of this.errorListeners) {
+      try {
+        listener(reported);
+      } catch {
+        // A failing error listener has nobody left to tell.
+      }
+    }
+  }
+}
+
+function closedError(method: string): TransportError {
+  return new TransportError(`${method}: the session is closed`, { transient: false });
+}
+
+/** 2026-07-28 servers put their identity in `_meta` of each result; older drafts put it in the discover body. */
+function serverInfoOf(discover: DiscoverResult): Implementation | undefined {
+  const body = discover as DiscoverResult & { serverInfo?: unknown };
+  const candidate = (body.serverInfo ?? discover._meta?.[MetaKey.serverInfo]) as Implementation | undefined;
+  return typeof candidate?.name === "string" && typeof candidate.version === "string" ? candidate : undefined;
+}

@@ -1,0 +1,89 @@
+/**
+ * What a user may hand `TaskClient.connect`: a URL, a stdio server command, or a transport they built
+ * themselves. URLs and commands get the v2 SDK's transports, loaded on demand so that a browser bundle never
+ * pulls in the stdio (child process) code and a host that brings its own transport loads neither.
+ */
+import type { FetchLike } from "../protocol/headers.js";
+import { withHttpErrorMapping } from "./http-fetch.js";
+import type { McpTransport } from "./types.js";
+
+/** A local MCP server started as a child process and spoken to over its stdin/stdout. */
+export interface StdioTarget {
+  command: string;
+  args?: string[];
+  /** Added to a minimal inherited environment (PATH, HOME, …), as the SDK does. */
+  env?: Record<string, string>;
+  cwd?: string;
+}
+
+/**
+ * Where to connect: a Streamable HTTP endpoint (`string` or `URL`), a stdio command, or any MCP SDK transport
+ * (v1 `@modelcontextprotocol/sdk` or v2 `@modelcontextprotocol/client`), used as is and not yet started.
+ */
+export type ConnectTarget = string | URL | StdioTarget | McpTransport;
+
+export interface ResolveOptions {
+  /** The `fetch` the HTTP transport uses (wrapped to report HTTP failures precisely). Default: global `fetch`. */
+  fetch?: FetchLike;
+  /** Extra settings for every HTTP request, e.g. static headers. */
+  requestInit?: RequestInit;
+}
+
+/** Builds (or passes through) the transport for a target. The transport is returned unstarted. */
+export async function resolveTransport(
+  target: ConnectTarget,
+  options: ResolveOptions = {},
+): Promise<McpTransport> {
+  if (typeof target === "string" || target instanceof URL) {
+    const url = parseUrl(target);
+    const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/client");
+    const transport = new StreamableHTTPClientTransport(url, {
+      fetch: withHttpErrorMapping(options.fetch),
+      ...(options.requestInit !== undefined && { requestInit: options.requestInit }),
+    });
+    return transport;
+  }
+  if (isTransport(target)) return target;
+  if (isStdioTarget(target)) {
+    const { StdioClientTransport } = await import("@modelcontextprotocol/client/stdio");
+    const transport = new StdioClientTransport({
+      command: target.command,
+      ...(target.args !== undefined && { args: target.args }),
+      ...(target.env !== undefined && { env: target.env }),
+      ...(target.cwd !== undefined && { cwd: target.cwd }),
+    });
+    return transport;
+  }
+  throw new TypeError(
+    "connect target must be a URL, a stdio command ({ command, args? }), or an MCP transport (start/send/close)",
+  );
+}
+
+function parseUrl(target: string | URL): URL {
+  let url: URL | undefined;
+  try {
+    url = new URL(target);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:")) {
+    throw new TypeError(`connect target ${JSON.stringify(String(target))} is not an http(s) URL`);
+  }
+  return url;
+}
+
+function isTransport(value: unknown): value is McpTransport {
+  const candidate = value as Partial<Record<keyof McpTransport, unknown>> | null;
+  return (
+    typeof candidate === "object" &&
+    candidate !== null &&
+    typeof candidate.start === "function" &&
+    typeof candidate.send === "function" &&
+    typeof candidate.close === "function"
+  );
+}
+
+function isStdioTarget(value: unknown): value is StdioTarget {
+  const candidate = value as Partial<StdioTarget> | null;
+  return typeof candidate === "object" && candidate !== null && typeof candidate.command === "string";
+}

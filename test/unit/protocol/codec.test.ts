@@ -1,0 +1,264 @@
+import { describe, expect, it } from "vitest";
+import {
+  advertisesTasks,
+  classifyResult,
+  errorFromRpc,
+  parseAck,
+  parseCallToolResult,
+  parseDiscoverResult,
+  parseGetTaskResult,
+  parseInitializeResult,
+  parseTaskNotification,
+} from "../../../src/protocol/codec.js";
+import {
+  MissingCapabilityError,
+  OrphanedTaskError,
+  ProtocolError,
+  RpcError,
+} from "../../../src/protocol/errors.js";
+
+const TASK_ID = "786512e2-9e0d-44bd-8f29-789f320fe840";
+const taskFields = {
+  taskId: TASK_ID,
+  createdAt: "2026-07-28T10:30:00Z",
+  lastUpdatedAt: "2026-07-28T10:40:00Z",
+  ttlMs: 60_000,
+  pollIntervalMs: 5_000,
+};
+const toolResult = { content: [{ type: "text", text: "sunny" }] };
+const elicit = {
+  method: "elicitation/create",
+  params: { message: "Name?", requestedSchema: { type: "object", properties: { name: { type: "string" } } } },
+};
+
+function rejection(run: () => unknown): ProtocolError {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ProtocolError);
+    return error as ProtocolError;
+  }
+  throw new Error("expected a ProtocolError");
+}
+
+describe("classifying a tools/call answer", () => {
+  it("reads an answer without resultType as a complete tool result", () => {
+    const answer = classifyResult("tools/call", toolResult);
+    expect(answer).toEqual({ kind: "complete", result: toolResult });
+  });
+
+  it("returns the server's own object, unknown fields and all", () => {
+    const frame = { resultType: "complete", ...toolResult, "x-vendor": { trace: "abc" } };
+    const answer = classifyResult("tools/call", frame);
+    expect(answer.kind === "complete" && answer.result).toBe(frame);
+  });
+
+  it("rejects a complete answer that is not a CallToolResult", () => {
+    const frame = { resultType: "complete", content: "sunny" };
+    const error = rejection(() => classifyResult("tools/call", frame));
+    expect(error.method).toBe("tools/call");
+    expect(error.frame).toBe(frame);
+    expect(error.message).toMatch(/content/);
+  });
+
+  it("recognises a multi-round-trip request for input", () => {
+    const frame = { resultType: "input_required", inputRequests: { name: elicit }, requestState: "opaque" };
+    expect(classifyResult("tools/call", frame)).toEqual({ kind: "input_required", result: frame });
+  });
+
+  it("rejects a request for input from a method that may not ask for it", () => {
+    const error = rejection(() =>
+      classifyResult("tasks/get", { resultType: "input_required", inputRequests: {} }),
+    );
+    expect(error.message).toMatch(/not allowed/);
+  });
+
+  it("recognises a task, keeping the extra keys an SDK server adds", () => {
+    const frame = { content: [], resultType: "task", status: "working", ...taskFields };
+    const answer = classifyResult("tools/call", frame);
+    expect(answer.kind).toBe("task");
+    expect(answer.kind === "task" && answer.task).toBe(frame);
+  });
+
+  it("accepts a task whose ttlMs is null (unlimited)", () => {
+    const answer = classifyResult("tools/call", {
+      resultType: "task",
+      status: "working",
+      ...taskFields,
+      ttlMs: null,
+    });
+    expect(answer.kind).toBe("task");
+  });
+
+  it("rejects a task for a method that cannot create tasks, exposing the stray task id", () => {
+    const frame = { resultType: "task", status: "working", ...taskFields };
+    const error = rejection(() => classifyResult("prompts/get", frame));
+    expect(error).toBeInstanceOf(OrphanedTaskError);
+    expect((error as OrphanedTaskError).taskId).toBe(TASK_ID);
+    expect(error.message).not.toContain(TASK_ID);
+  });
+
+  it("rejects a task for a request that did not declare the extension, exposing its id", () => {
+    const frame = { resultType: "task", status: "working", ...taskFields };
+    const error = rejection(() => classifyResult("tools/call", frame, { tasksDeclared: false }));
+    expect(error).toBeInstanceOf(OrphanedTaskError);
+    expect((error as OrphanedTaskError).taskId).toBe(TASK_ID);
+  });
+
+  it("rejects a malformed task, still exposing its id when there is one", () => {
+    const { ttlMs: _ttl, ...withoutTtl } = taskFields;
+    const error = rejection(() =>
+      classifyResult("tools/call", { resultType: "task", status: "working", ...withoutTtl }),
+    );
+    expect((error as OrphanedTaskError).taskId).toBe(TASK_ID);
+    expect(error.message).toMatch(/ttlMs/);
+    const anonymous = rejection(() =>
+      classifyResult("tools/call", { resultType: "task", status: "working" }),
+    );
+    expect((anonymous as OrphanedTaskError).taskId).toBeUndefined();
+  });
+
+  it("treats an unknown resultType as invalid", () => {
+    const error = rejection(() => classifyResult("tools/call", { resultType: "deferred", ...toolResult }));
+    expect(error.message).toMatch(/unknown resultType "deferred"/);
+  });
+
+  it.each([null, "ok", 42, [toolResult]])("rejects a result that is not an object (%j)", (frame) => {
+    rejection(() => classifyResult("tools/call", frame));
+  });
+
+  it("validates a completed task's nested tool result, with or without resultType", () => {
+    expect(parseCallToolResult(toolResult, "tasks/get")).toBe(toolResult);
+    expect(parseCallToolResult({ resultType: "complete", ...toolResult }, "tasks/get").content).toHaveLength(
+      1,
+    );
+    expect(rejection(() => parseCallToolResult({ resultType: "input_required" }, "tasks/get")).method).toBe(
+      "tasks/get",
+    );
+  });
+});
+
+describe("parsing a tasks/get answer", () => {
+  it.each([
+    ["working", { status: "working" }],
+    ["input_required", { status: "input_required", inputRequests: { name: elicit } }],
+    ["completed", { status: "completed", result: toolResult }],
+    ["failed", { status: "failed", error: { code: -32603, message: "boom" } }],
+    ["cancelled", { status: "cancelled" }],
+  ])("accepts a %s task and returns the same object", (_status, payload) => {
+    const frame = { resultType: "complete", ...taskFields, ...payload };
+    expect(parseGetTaskResult(frame)).toBe(frame);
+  });
+
+  it("reads a missing resultType leniently as complete", () => {
+    expect(parseGetTaskResult({ ...taskFields, status: "working" }).status).toBe("working");
+  });
+
+  it("keeps unknown fields", () => {
+    const frame = { resultType: "complete", ...taskFields, status: "working", progressHint: 0.5 };
+    expect(parseGetTaskResult(frame)).toHaveProperty("progressHint", 0.5);
+  });
+
+  it.each([
+    ["completed without its result", { status: "completed" }],
+    ["failed without its error", { status: "failed" }],
+    ["input_required without inputRequests", { status: "input_required" }],
+    ["input_required with no requests at all", { status: "input_required", inputRequests: {} }],
+    ["an unknown status", { status: "paused" }],
+    [
+      "a failed task whose error is not a JSON-RPC error",
+      { status: "failed", error: { message: "no code" } },
+    ],
+  ])("rejects %s", (_what, payload) => {
+    const frame = { resultType: "complete", ...taskFields, ...payload };
+    const error = rejection(() => parseGetTaskResult(frame));
+    expect(error.method).toBe("tasks/get");
+    expect(error.frame).toBe(frame);
+    expect(error.message).not.toContain(TASK_ID);
+  });
+
+  it.each(["task", "input_required", "later"])("rejects resultType %j", (resultType) => {
+    rejection(() => parseGetTaskResult({ resultType, ...taskFields, status: "working" }));
+  });
+});
+
+describe("parsing acknowledgements, notifications and discovery", () => {
+  it.each(["tasks/update", "tasks/cancel"])("accepts an empty acknowledgement of %s", (method) => {
+    const ack = { resultType: "complete", _meta: {} };
+    expect(parseAck(method, ack)).toBe(ack);
+    expect(parseAck(method, {})).toEqual({});
+  });
+
+  it("rejects an acknowledgement that claims to be a task", () => {
+    expect(rejection(() => parseAck("tasks/cancel", { resultType: "task" })).method).toBe("tasks/cancel");
+  });
+
+  it("accepts a notification carrying a complete task state", () => {
+    const params = { ...taskFields, status: "completed", result: toolResult, _meta: { sub: 1 } };
+    expect(parseTaskNotification(params)).toBe(params);
+  });
+
+  it("rejects a notification whose status lacks its payload", () => {
+    const error = rejection(() => parseTaskNotification({ ...taskFields, status: "failed" }));
+    expect(error.method).toBe("notifications/tasks");
+  });
+
+  it("reads whether a server advertises the tasks extension, settings objects with keys included", () => {
+    const discover = (extensions?: Record<string, unknown>) =>
+      parseDiscoverResult({ supportedVersions: ["2026-07-28"], capabilities: { tools: {}, extensions } });
+    expect(advertisesTasks(discover({ "io.modelcontextprotocol/tasks": {} }))).toBe(true);
+    expect(advertisesTasks(discover({ "io.modelcontextprotocol/tasks": { maxTtlMs: 1000 } }))).toBe(true);
+    expect(advertisesTasks(discover({ "example.com/other": {} }))).toBe(false);
+    expect(advertisesTasks(discover())).toBe(false);
+  });
+
+  it("rejects a discover result without supported versions", () => {
+    expect(rejection(() => parseDiscoverResult({ capabilities: {} })).method).toBe("server/discover");
+  });
+
+  it("validates a 2025-era initialize result", () => {
+    const result = {
+      protocolVersion: "2025-11-25",
+      capabilities: {},
+      serverInfo: { name: "s", version: "1" },
+    };
+    expect(parseInitializeResult(result)).toBe(result);
+    rejection(() => parseInitializeResult({ protocolVersion: "2025-11-25", capabilities: {} }));
+  });
+});
+
+describe("mapping JSON-RPC errors", () => {
+  it("turns -32021 into a MissingCapabilityError naming what is missing", () => {
+    const error = errorFromRpc("tools/call", {
+      code: -32021,
+      message: "Missing required client capability",
+      data: { requiredCapabilities: { extensions: { "io.modelcontextprotocol/tasks": {} } } },
+    });
+    expect(error).toBeInstanceOf(MissingCapabilityError);
+    expect((error as MissingCapabilityError).missing).toEqual(["extensions.io.modelcontextprotocol/tasks"]);
+    expect((error as MissingCapabilityError).code).toBe(-32021);
+  });
+
+  it("treats the older -32003 exactly like -32021", () => {
+    expect(errorFromRpc("tasks/get", { code: -32003, message: "missing" })).toBeInstanceOf(
+      MissingCapabilityError,
+    );
+  });
+
+  it("turns any other code into an RpcError carrying code, message and data", () => {
+    const error = errorFromRpc("tasks/get", { code: -32602, message: "Unknown task", data: { id: 1 } });
+    expect(error).toBeInstanceOf(RpcError);
+    expect(error).not.toBeInstanceOf(MissingCapabilityError);
+    expect(error).toMatchObject({
+      method: "tasks/get",
+      code: -32602,
+      rpcMessage: "Unknown task",
+      data: { id: 1 },
+    });
+  });
+
+  it("turns an error object that is not a JSON-RPC error into a ProtocolError", () => {
+    expect(errorFromRpc("tasks/get", { message: "no code" })).toBeInstanceOf(ProtocolError);
+    expect(errorFromRpc("tasks/get", "boom")).toBeInstanceOf(ProtocolError);
+  });
+});

@@ -1,0 +1,59 @@
+import { describe, expect, it } from "vitest";
+import { buildEnvelope, withEnvelope } from "../../../src/protocol/envelope.js";
+import { MetaKey, PROTOCOL_VERSION, TASKS_EXTENSION_ID } from "../../../src/protocol/constants.js";
+
+const clientInfo = { name: "agent", version: "2.1.0" };
+
+describe("the request envelope", () => {
+  it("names the 2026-07-28 revision, the client, and the tasks extension", () => {
+    const envelope = buildEnvelope({ clientInfo });
+    expect(envelope).toEqual({
+      [MetaKey.protocolVersion]: PROTOCOL_VERSION,
+      [MetaKey.clientInfo]: clientInfo,
+      [MetaKey.clientCapabilities]: { extensions: { [TASKS_EXTENSION_ID]: {} } },
+    });
+  });
+
+  it("declares the host's own capabilities next to the tasks extension, and only those", () => {
+    const envelope = buildEnvelope({
+      clientInfo,
+      capabilities: { elicitation: { form: {} }, extensions: { "example.com/other": { level: 2 } } },
+    });
+    expect(envelope[MetaKey.clientCapabilities]).toEqual({
+      elicitation: { form: {} },
+      extensions: { "example.com/other": { level: 2 }, [TASKS_EXTENSION_ID]: {} },
+    });
+    expect(envelope[MetaKey.clientCapabilities]).not.toHaveProperty("sampling");
+    expect(envelope[MetaKey.clientCapabilities]).not.toHaveProperty("roots");
+  });
+
+  it("cannot be edited by one request, and leaves the caller's objects editable", () => {
+    const capabilities = { elicitation: { form: {} } };
+    const envelope = buildEnvelope({ clientInfo, capabilities });
+    expect(Object.isFrozen(envelope[MetaKey.clientCapabilities].elicitation)).toBe(true);
+    expect(Object.isFrozen(capabilities.elicitation)).toBe(false);
+  });
+
+  it("is added to params without touching the caller's object", () => {
+    const envelope = buildEnvelope({ clientInfo });
+    const params = { name: "report", arguments: { year: 2026 } };
+    const framed = withEnvelope(params, envelope);
+    expect(framed).toEqual({ ...params, _meta: envelope });
+    expect(params).not.toHaveProperty("_meta");
+  });
+
+  it("keeps the caller's own _meta keys, which win over the envelope's", () => {
+    const envelope = buildEnvelope({ clientInfo });
+    const narrowed = { extensions: {} };
+    const framed = withEnvelope(
+      { taskId: "t-1", _meta: { [MetaKey.relatedTaskIds]: ["t-0"], [MetaKey.clientCapabilities]: narrowed } },
+      envelope,
+    );
+    expect(framed._meta).toEqual({
+      [MetaKey.protocolVersion]: PROTOCOL_VERSION,
+      [MetaKey.clientInfo]: clientInfo,
+      [MetaKey.clientCapabilities]: narrowed,
+      [MetaKey.relatedTaskIds]: ["t-0"],
+    });
+  });
+});

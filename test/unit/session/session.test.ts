@@ -1,0 +1,263 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { Session } from "../../../src/session/session.js";
+import {
+  MissingCapabilityError,
+  ProtocolError,
+  RequestTimeoutError,
+  RpcError,
+  TransportError,
+} from "../../../src/protocol/errors.js";
+import { MetaKey, TASKS_EXTENSION_ID } from "../../../src/protocol/constants.js";
+import { FakeTransport, modernResponder } from "./fake-transport.js";
+
+const options = { clientInfo: { name: "agent", version: "1.0.0" }, capabilities: { sampling: {} } };
+
+async function connected(transport = new FakeTransport(modernResponder), extra = {}) {
+  const session = new Session(transport, { ...options, ...extra });
+  await session.connect();
+  return { session, transport };
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe("a session's requests", () => {
+  it("use string ids that never repeat, and match answers that arrive out of order", async () => {
+    const { session, transport } = await connected();
+    const first = session.request("tasks/get", { taskId: "a" });
+    const second = session.request("tasks/get", { taskId: "b" });
+    const [idA, idB] = transport.sent.slice(-2).map((message) => message.id);
+    expect(typeof idA).toBe("string");
+    expect(idA).not.toBe(idB);
+    transport.answer(idB, { which: "b" });
+    transport.answer(idA, { which: "a" });
+    await expect(first).resolves.toEqual({ which: "a" });
+    await expect(second).resolves.toEqual({ which: "b" });
+  });
+
+  it("carry the envelope, with the tasks extension and the host's capabilities, under the caller's _meta", async () => {
+    const { session, transport } = await connected();
+    void session.request("tools/call", { name: "report", _meta: { [MetaKey.relatedTaskIds]: ["t-0"] } });
+    const meta = transport.last("tools/call").params?._meta as Record<string, unknown>;
+    expect(meta[MetaKey.protocolVersion]).toBe("2026-07-28");
+    expect(meta[MetaKey.clientInfo]).toEqual(options.clientInfo);
+    expect(meta[MetaKey.clientCapabilities]).toEqual({
+      sampling: {},
+      extensions: { [TASKS_EXTENSION_ID]: {} },
+    });
+    expect(meta[MetaKey.relatedTaskIds]).toEqual(["t-0"]);
+  });
+
+  it("resolve with the server's own result object", async () => {
+    const { session, transport } = await connected();
+    const result = { resultType: "complete", content: [], extra: true };
+    const pending = session.request("tools/call", { name: "x" });
+    transport.answer(transport.last("tools/call").id, result);
+    expect(await pending).toBe(result);
+  });
+
+  it("reject with an RpcError, or a MissingCapabilityError for -32021, when the server answers an error", async () => {
+    const { session, transport } = await connected();
+    const unknown = session.request("tasks/get", { taskId: "gone" });
+    transport.fail(transport.last("tasks/get").id, -32602, "Unknown task");
+    await expect(unknown).rejects.toMatchObject({
+      name: "RpcError",
+      code: -32602,
+      rpcMessage: "Unknown task",
+    });
+    const missing = session.request("tools/call", { name: "x" });
+    transport.fail(transport.last("tools/call").id, -32021, "Missing capability", {
+      requiredCapabilities: { elicitation: {} },
+    });
+    await expect(missing).rejects.toBeInstanceOf(MissingCapabilityError);
+  });
+
+  it("reject with a ProtocolError when the answer has no result object", async () => {
+    const { session, transport } = await connected();
+    const pending = session.request("tasks/get", { taskId: "a" });
+    transport.answer(transport.last("tasks/get").id, "done");
+    const error = await pending.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProtocolError);
+    expect((error as ProtocolError).method).toBe("tasks/get");
+  });
+
+  it("time out with a transient RequestTimeoutError, and ignore an answer that comes later", async () => {
+    const { session, transport } = await connected(undefined, { requestTimeoutMs: 1_000 });
+    vi.useFakeTimers();
+    const pending = session.request("tasks/get", { taskId: "slow" }, { timeoutMs: 250 });
+    let settled = false;
+    const outcome = pending.catch((e: unknown) => e).finally(() => (settled = true));
+    await vi.advanceTimersByTimeAsync(249);
+    expect(settled).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    const error = await outcome;
+    expect(error).toBeInstanceOf(RequestTimeoutError);
+    expect((error as TransportError).transient).toBe(true);
+    transport.answer(transport.last("tasks/get").id, {});
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("leave no timer behind once answered", async () => {
+    const { session, transport } = await connected();
+    vi.useFakeTimers();
+    const pending = session.request("tasks/get", { taskId: "a" });
+    expect(vi.getTimerCount()).toBe(1);
+    transport.answer(transport.last("tasks/get").id, {});
+    await pending;
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("are abandoned when the caller's signal fires, rejecting with its reason", async () => {
+    const { session, transport } = await connected();
+    const controller = new AbortController();
+    const pending = session.request("tasks/get", { taskId: "a" }, { signal: controller.signal });
+    controller.abort(new Error("user gave up"));
+    await expect(pending).rejects.toThrow("user gave up");
+    transport.answer(transport.last("tasks/get").id, {});
+  });
+
+  it("are never sent when the signal has already fired", async () => {
+    const { session, transport } = await connected();
+    const before = transport.sent.length;
+    await expect(
+      session.request("tasks/get", { taskId: "a" }, { signal: AbortSignal.abort() }),
+    ).rejects.toMatchObject({
+      name: "AbortError",
+    });
+    expect(transport.sent).toHaveLength(before);
+  });
+
+  it("hand the signal and a stream-end callback only to transports with a stream per request", async () => {
+    const plain = await connected();
+    void plain.session.request("tasks/get", { taskId: "a" });
+    expect(plain.transport.sendOptions.at(-1)).toBeUndefined();
+
+    const streaming = await connected(new FakeTransport(modernResponder, true));
+    const controller = new AbortController();
+    const pending = streaming.session.request("tasks/get", { taskId: "a" }, { signal: controller.signal });
+    const sendOptions = streaming.transport.sendOptions.at(-1);
+    expect(sendOptions?.requestSignal).toBe(controller.signal);
+    sendOptions?.onRequestStreamEnd?.();
+    await expect(pending).rejects.toMatchObject({ name: "TransportError", transient: true });
+  });
+
+  it("reject with the typed error for what the transport's send threw", async () => {
+    const { session, transport } = await connected();
+    transport.sendError = new TypeError("fetch failed");
+    const error = await session.request("tasks/get", { taskId: "a" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TransportError);
+    expect((error as TransportError).transient).toBe(true);
+  });
+  it("reject at once, leaving no timer, when a transport's send throws instead of rejecting", async () => {
+    const { session, transport } = await connected();
+    vi.useFakeTimers();
+    transport.send = () => {
+      throw Object.assign(new Error("write EPIPE"), { code: "EPIPE" });
+    };
+    await expect(session.request("tasks/get", { taskId: "a" })).rejects.toMatchObject({
+      name: "TransportError",
+      transient: true,
+    });
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
+describe("a session's notifications and server requests", () => {
+  it("fan every notification out to every listener until it unsubscribes", async () => {
+    const { session, transport } = await connected();
+    const first = vi.fn();
+    const second = vi.fn();
+    const stop = session.onNotification(first);
+    session.onNotification(second);
+    transport.deliver({
+      jsonrpc: "2.0",
+      method: "notifications/tasks",
+      params: { taskId: "a", status: "working" },
+    });
+    stop();
+    transport.deliver({ jsonrpc: "2.0", method: "notifications/tasks" });
+    expect(first.mock.calls).toEqual([["notifications/tasks", { taskId: "a", status: "working" }]]);
+    expect(second.mock.calls[1]).toEqual(["notifications/tasks", {}]);
+  });
+
+  it("keep delivering when one listener throws, and report what it threw", async () => {
+    const { session, transport } = await connected();
+    const errors: Error[] = [];
+    session.onError((error) => errors.push(error));
+    const after = vi.fn();
+    session.onNotification(() => {
+      throw new Error("listener bug");
+    });
+    session.onNotification(after);
+    transport.deliver({ jsonrpc: "2.0", method: "notifications/tasks", params: {} });
+    expect(after).toHaveBeenCalledOnce();
+    expect(errors.map((e) => e.message)).toEqual(["listener bug"]);
+  });
+
+  it("answer a server's request with -32601, and a ping with an empty result", async () => {
+    const { transport } = await connected();
+    transport.deliver({ jsonrpc: "2.0", id: 9, method: "elicitation/create", params: {} });
+    transport.deliver({ jsonrpc: "2.0", id: "p", method: "ping" });
+    await Promise.resolve();
+    expect(transport.sent.slice(-2)).toEqual([
+      { jsonrpc: "2.0", id: 9, error: { code: -32601, message: "Method not found: elicitation/create" } },
+      { jsonrpc: "2.0", id: "p", result: {} },
+    ]);
+  });
+
+  it("report frames that belong to no request, without failing anything", async () => {
+    const { session, transport } = await connected();
+    const errors: Error[] = [];
+    session.onError((error) => errors.push(error));
+    const pending = session.request("tasks/get", { taskId: "a" });
+    transport.deliver("garbage");
+    transport.fail(null, -32700, "Parse error");
+    transport.onerror?.(new Error("SSE stream disconnected"));
+    transport.answer(transport.last("tasks/get").id, { ok: true });
+    await expect(pending).resolves.toEqual({ ok: true });
+    expect(errors.map((e) => e.name)).toEqual(["ProtocolError", "RpcError", "Error"]);
+    expect(errors[1]).toBeInstanceOf(RpcError);
+  });
+});
+
+describe("closing a session", () => {
+  it("rejects every waiting request with a transient error when the connection drops", async () => {
+    const { session, transport } = await connected();
+    const ended = vi.fn();
+    session.onClose(ended);
+    const pending = [
+      session.request("tasks/get", { taskId: "a" }),
+      session.request("tasks/get", { taskId: "b" }),
+    ];
+    transport.onclose?.();
+    for (const request of pending) {
+      await expect(request).rejects.toMatchObject({ name: "TransportError", transient: true });
+    }
+    expect(ended).toHaveBeenCalledOnce();
+    expect(session.isClosed).toBe(true);
+  });
+
+  it("by close() rejects waiting requests for good, closes the transport, and refuses new requests", async () => {
+    const { session, transport } = await connected();
+    const pending = session.request("tasks/get", { taskId: "a" });
+    await session.close();
+    await expect(pending).rejects.toMatchObject({ name: "TransportError", transient: false });
+    expect(transport.closed).toBe(true);
+    await expect(session.request("tasks/get", { taskId: "b" })).rejects.toMatchObject({ transient: false });
+    await expect(session.notify("notifications/x", {})).rejects.toBeInstanceOf(TransportError);
+  });
+
+  it("keeps calling error and close handlers the host installed on the transport before", async () => {
+    const transport = new FakeTransport(modernResponder);
+    const hostError = vi.fn();
+    const hostClose = vi.fn();
+    transport.onerror = hostError;
+    transport.onclose = hostClose;
+    await connected(transport);
+    transport.onerror?.(new Error("x"));
+    transport.onclose?.();
+    expect(hostError).toHaveBeenCalledOnce();
+    expect(hostClose).toHaveBeenCalledOnce();
+  });
+});
