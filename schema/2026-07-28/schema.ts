@@ -170,10 +170,38 @@ export interface AudioContent {
   _meta?: MetaObject;
 }
 
-/** A content block of a tool result: text, image, audio, resource links and embedded resources. */
-export interface ContentBlock {
-  type: string;
+/** A link to a resource the client may read or subscribe to. */
+export interface ResourceLink {
+  type: "resource_link";
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  /** @format int */
+  size?: number;
+  _meta?: MetaObject;
 }
+
+/** The contents of a resource, embedded in the result: text or base64-encoded binary. */
+export interface EmbeddedResource {
+  type: "resource";
+  resource: {
+    uri: string;
+    mimeType?: string;
+    text?: string;
+    blob?: string;
+    _meta?: MetaObject;
+  };
+  _meta?: MetaObject;
+}
+
+/**
+ * A content block of a tool result or a sampling message: text, image, audio, a resource link or an
+ * embedded resource. Narrow on `type` to read the fields of each kind.
+ * @discriminator type
+ */
+export type ContentBlock = TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource;
 
 /* --- tools/call --------------------------------------------------------------------------------- */
 

@@ -109,9 +109,36 @@ export const audioContentSchema = z.looseObject({
   _meta: metaObjectSchema.optional(),
 });
 
-export const contentBlockSchema = z.looseObject({
-  type: z.string(),
+export const resourceLinkSchema = z.looseObject({
+  type: z.literal("resource_link"),
+  uri: z.string(),
+  name: z.string(),
+  title: z.string().optional(),
+  description: z.string().optional(),
+  mimeType: z.string().optional(),
+  size: z.int().optional(),
+  _meta: metaObjectSchema.optional(),
 });
+
+export const embeddedResourceSchema = z.looseObject({
+  type: z.literal("resource"),
+  resource: z.looseObject({
+    uri: z.string(),
+    mimeType: z.string().optional(),
+    text: z.string().optional(),
+    blob: z.string().optional(),
+    _meta: metaObjectSchema.optional(),
+  }),
+  _meta: metaObjectSchema.optional(),
+});
+
+export const contentBlockSchema = z.discriminatedUnion("type", [
+  textContentSchema,
+  imageContentSchema,
+  audioContentSchema,
+  resourceLinkSchema,
+  embeddedResourceSchema,
+]);
 
 export const relatedTaskIdsSchema = z.array(z.string());
 

@@ -56,9 +56,7 @@ export const snap = {
 };
 
 export function toolResult(text: string, isError?: boolean): CallToolResult {
-  // The schema keeps content blocks open-ended (`{ type: string }`); a text block is one of them.
-  const block = { type: "text", text };
-  const content: CallToolResult["content"] = [block];
+  const content: CallToolResult["content"] = [{ type: "text", text }];
   return isError === undefined ? { content } : { content, isError };
 }
 
