@@ -10,6 +10,8 @@ import type {
   ListRootsRequest,
   ListRootsResult,
 } from "../schema/index.js";
+import type { InputUnansweredError } from "../protocol/errors.js";
+import type { InputRequestEvent, UnansweredInputAction } from "../task/types.js";
 
 /**
  * Where an input request came from. Server text (messages, prompts) is untrusted: an input request gets exactly
@@ -35,4 +37,14 @@ export interface InputHandlers {
   elicitation?: (params: ElicitRequestParams, context: InputContext) => Promise<ElicitResult>;
   sampling?: (params: CreateMessageRequestParams, context: InputContext) => Promise<CreateMessageResult>;
   roots?: (params: ListRootsRequest["params"], context: InputContext) => Promise<ListRootsResult>;
+}
+
+/** The `inputUnanswered` event: an input request the client could not answer, and what it did about it. */
+export interface InputUnansweredEvent extends InputRequestEvent {
+  /** Why no answer could be given (no handler, the handler threw, an unusable request, undeliverable answers). */
+  reason: string;
+  /** What was done instead: `decline` (answered with a decline), `cancel` (the task), or `fail` (the handle). */
+  action: UnansweredInputAction;
+  /** The same facts as a typed error, with the handler's error (if any) as its `cause`. */
+  error: InputUnansweredError;
 }

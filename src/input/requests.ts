@@ -1,0 +1,205 @@
+/**
+ * One input request, from the server's raw JSON to an answer: which handler kind it needs (or why none can
+ * answer it), the host of a URL-mode elicitation, running the handler, and checking what it returned.
+ *
+ * An input request gets exactly the trust of a direct server-to-client request (spec, Security
+ * Considerations): its text is handed to the handler as data and never interpreted here.
+ */
+import type * as z from "zod/v4";
+import {
+  createMessageRequestParamsSchema,
+  createMessageResultSchema,
+  elicitRequestParamsSchema,
+  elicitResultSchema,
+  listRootsResultSchema,
+  type CreateMessageRequestParams,
+  type ElicitRequestParams,
+  type InputResponse,
+  type ListRootsRequest,
+} from "../schema/index.js";
+import type { InputContext, InputHandlers } from "./types.js";
+
+/** The handler kinds, named as in `InputHandlers`. */
+export type InputKind = keyof InputHandlers;
+
+/** The method each kind answers. */
+export const INPUT_METHODS: Readonly<Record<InputKind, string>> = {
+  elicitation: "elicitation/create",
+  sampling: "sampling/createMessage",
+  roots: "roots/list",
+};
+
+/** An input request this client knows how to route to a handler. */
+export type AnswerableInput =
+  | {
+      ok: true;
+      method: string;
+      kind: "elicitation";
+      params: ElicitRequestParams;
+      urlHost: string | undefined;
+    }
+  | { ok: true; method: string; kind: "sampling"; params: CreateMessageRequestParams }
+  | { ok: true; method: string; kind: "roots"; params: ListRootsRequest["params"] };
+
+/** An input request nobody can answer: an unknown method, or params that do not fit the method. */
+export interface UnanswerableInput {
+  ok: false;
+  method: string;
+  reason: string;
+  cause?: unknown;
+}
+
+export type ReadInput = AnswerableInput | UnanswerableInput;
+
+/** How asking a handler went. */
+export type AnswerOutcome =
+  { ok: true; response: InputResponse } | { ok: false; reason: string; cause?: unknown };
+
+/** Reads one entry of `inputRequests` as the server sent it. */
+export function readInputRequest(raw: unknown): ReadInput {
+  if (!isRecord(raw) || typeof raw.method !== "string") {
+    return { ok: false, method: "(none)", reason: "the request has no method" };
+  }
+  const { method, params } = raw;
+  switch (method) {
+    case INPUT_METHODS.elicitation:
+      return readElicitation(method, params);
+    case INPUT_METHODS.sampling: {
+      const parsed = createMessageRequestParamsSchema.safeParse(params);
+      if (!parsed.success) return malformed(method, parsed.error);
+      return { ok: true, method, kind: "sampling", params: params as CreateMessageRequestParams };
+    }
+    case INPUT_METHODS.roots:
+      if (params !== undefined && !isRecord(params)) {
+        return { ok: false, method, reason: "the request does not fit roots/list (params is not an object)" };
+      }
+      return { ok: true, method, kind: "roots", params: params as ListRootsRequest["params"] };
+    default:
+      return { ok: false, method, reason: `the method ${quote(method)} is not one this client can answer` };
+  }
+}
+
+function readElicitation(method: string, params: unknown): ReadInput {
+  const parsed = elicitRequestParamsSchema.safeParse(params);
+  if (!parsed.success) return malformed(method, parsed.error);
+  const request = params as ElicitRequestParams;
+  if (request.mode !== "url")
+    return { ok: true, method, kind: "elicitation", params: request, urlHost: undefined };
+  const host = urlHost(request.url);
+  if (!host.ok) return { ok: false, method, reason: `the elicitation URL ${host.reason}` };
+  return { ok: true, method, kind: "elicitation", params: request, urlHost: host.host };
+}
+
+/**
+ * The host to show the user before they agree to open a URL-mode elicitation. Only absolute http(s) URLs are
+ * accepted. The host comes from the WHATWG URL parser, so `https://bank.example@evil.example/` yields
+ * `evil.example` and international names come out in their ASCII (punycode) form.
+ */
+export function urlHost(url: string): { ok: true; host: string } | { ok: false; reason: string } {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return { ok: false, reason: "is not a valid absolute URL" };
+  }
+  if (parsed.protocol !== "https:" && parsed.protocol !== "http:") {
+    return {
+      ok: false,
+      reason: `uses the scheme ${quote(parsed.protocol)}; only http and https are allowed`,
+    };
+  }
+  if (parsed.host === "") return { ok: false, reason: "has no host" };
+  return { ok: true, host: parsed.host };
+}
+
+/** Whether the app gave a handler for this kind. */
+export function hasHandler(handlers: InputHandlers, kind: InputKind): boolean {
+  return typeof handlers[kind] === "function";
+}
+
+/** Asks the handler for `input`'s kind, and checks its answer. Never throws. */
+export async function askHandler(
+  input: AnswerableInput,
+  handlers: InputHandlers,
+  context: InputContext,
+): Promise<AnswerOutcome> {
+  let response: unknown;
+  try {
+    switch (input.kind) {
+      case "elicitation":
+        if (!handlers.elicitation) return missingHandler(input.kind);
+        response = await handlers.elicitation(input.params, context);
+        break;
+      case "sampling":
+        if (!handlers.sampling) return missingHandler(input.kind);
+        response = await handlers.sampling(input.params, context);
+        break;
+      case "roots":
+        if (!handlers.roots) return missingHandler(input.kind);
+        response = await handlers.roots(input.params, context);
+        break;
+    }
+  } catch (error) {
+    return { ok: false, reason: `the ${input.kind} handler failed: ${messageOf(error)}`, cause: error };
+  }
+  const problem = checkResponse(input, response);
+  if (problem !== undefined) {
+    return { ok: false, reason: `the ${input.kind} handler returned an invalid answer (${problem})` };
+  }
+  return { ok: true, response: response as InputResponse };
+}
+
+/** The reason a kind without a handler cannot be answered. */
+export function missingHandlerReason(kind: InputKind): string {
+  return `no ${kind} handler was given`;
+}
+
+function missingHandler(kind: InputKind): AnswerOutcome {
+  return { ok: false, reason: missingHandlerReason(kind) };
+}
+
+/**
+ * What is wrong with an answer to `input`, or undefined when it fits. An answer to a request of an unknown method
+ * (possible only through `respond`) can only be checked for being an object.
+ */
+export function checkResponse(input: ReadInput, response: unknown): string | undefined {
+  if (!input.ok) return isRecord(response) ? undefined : "the answer is not an object";
+  const schema =
+    input.kind === "elicitation"
+      ? elicitResultSchema
+      : input.kind === "sampling"
+        ? createMessageResultSchema
+        : listRootsResultSchema;
+  const parsed = schema.safeParse(response);
+  return parsed.success ? undefined : describeIssues(parsed.error);
+}
+
+function malformed(method: string, error: z.ZodError): UnanswerableInput {
+  return {
+    ok: false,
+    method,
+    reason: `the request does not fit ${method} (${describeIssues(error)})`,
+    cause: error,
+  };
+}
+
+/** The first issue as `path: message` (Zod messages describe shapes, never the server's values). */
+function describeIssues(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (issue === undefined) return "invalid";
+  const path = issue.path.length > 0 ? issue.path.join(".") : "(root)";
+  return `${path}: ${issue.message}`;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Server text inside our own messages: quoted, and cut short so a server cannot flood a log line. */
+export function quote(text: string): string {
+  return JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text);
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
