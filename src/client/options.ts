@@ -1,0 +1,108 @@
+/**
+ * Options of `TaskClient.connect` and `callTool`, with their defaults resolved in one place.
+ */
+import type { Implementation } from "../schema/index.js";
+import type { InputHandlers } from "../input/types.js";
+import type { PollTiming, RetryTiming } from "../scheduler/types.js";
+import type { UnansweredInputAction } from "../task/types.js";
+
+export interface TaskClientOptions {
+  /** Sent as `io.modelcontextprotocol/clientInfo` on every request. */
+  clientInfo?: Implementation;
+  /**
+   * Functions that answer server requests for input (inside a task or before one exists). The client declares
+   * the elicitation / sampling / roots capabilities only for the kinds given here.
+   */
+  inputHandlers?: InputHandlers;
+  /** What to do with input the client cannot answer (no handler, or the handler threw). Default `"fail"`. */
+  unansweredInput?: UnansweredInputAction;
+  /** How many input requests of one task are answered at once. Default 4. */
+  inputConcurrency?: number;
+  /** Cap on multi-round-trip rounds before a task exists. Default 10. */
+  maxInputRounds?: number;
+  /** Polling cadence bounds: default, minimum and maximum interval, and jitter. */
+  polling?: Partial<PollTiming>;
+  /** Retries of transient faults (network errors, 5xx, 429, -32603). */
+  retry?: Partial<RetryTiming>;
+  /** Most `tasks/get` requests in flight at once for this client. Default 64. */
+  maxInFlight?: number;
+  /** Per-request timeout in milliseconds. Default 60000. */
+  requestTimeoutMs?: number;
+  /**
+   * After `tasks/cancel` is acknowledged, how long to keep polling for the server's final word before the
+   * handle reports an unconfirmed cancellation. Default 10000.
+   */
+  cancelGraceMs?: number;
+  /** Allowance for clock skew before the `createdAt + ttlMs` backstop ends waiting. Default 5000. */
+  ttlGraceMs?: number;
+}
+
+export interface CallToolOptions {
+  /** Aborting sends `tasks/cancel` (once the task id is known) and ends the handle with the server's final state. */
+  signal?: AbortSignal;
+  /** Stop waiting at this time (a `Date` or epoch milliseconds). The task itself is not cancelled. */
+  deadline?: Date | number;
+  /** Stop waiting after this many milliseconds. The task itself is not cancelled. */
+  timeoutMs?: number;
+  /** Extra `_meta` entries for the request (e.g. `io.modelcontextprotocol/relatedTaskIds` on draft servers). */
+  meta?: Record<string, unknown>;
+}
+
+export const DEFAULT_CLIENT_INFO: Implementation = { name: "mcp-tasks", version: "0.1.0" };
+
+export interface ResolvedClientOptions {
+  clientInfo: Implementation;
+  inputHandlers: InputHandlers;
+  unansweredInput: UnansweredInputAction;
+  inputConcurrency: number;
+  maxInputRounds: number;
+  maxInFlight: number;
+  requestTimeoutMs: number;
+  cancelGraceMs: number;
+  ttlGraceMs: number;
+}
+
+export function resolveClientOptions(options: TaskClientOptions): ResolvedClientOptions {
+  return {
+    clientInfo: options.clientInfo ?? DEFAULT_CLIENT_INFO,
+    inputHandlers: options.inputHandlers ?? {},
+    unansweredInput: options.unansweredInput ?? "fail",
+    inputConcurrency: positiveInteger("inputConcurrency", options.inputConcurrency, 4),
+    maxInputRounds: positiveInteger("maxInputRounds", options.maxInputRounds, 10),
+    maxInFlight: positiveInteger("maxInFlight", options.maxInFlight, 64),
+    requestTimeoutMs: positiveInteger("requestTimeoutMs", options.requestTimeoutMs, 60_000),
+    cancelGraceMs: nonNegative("cancelGraceMs", options.cancelGraceMs, 10_000),
+    ttlGraceMs: nonNegative("ttlGraceMs", options.ttlGraceMs, 5_000),
+  };
+}
+
+/** The absolute time (epoch ms) a call stops waiting, or undefined. Rejects nonsense early, at the call site. */
+export function deadlineOf(options: CallToolOptions, now: number): number | undefined {
+  let deadline: number | undefined;
+  if (options.deadline !== undefined) {
+    deadline = options.deadline instanceof Date ? options.deadline.getTime() : options.deadline;
+    if (!Number.isFinite(deadline))
+      throw new TypeError("callTool: `deadline` must be a valid Date or epoch ms");
+  }
+  if (options.timeoutMs !== undefined) {
+    if (!Number.isFinite(options.timeoutMs) || options.timeoutMs < 0) {
+      throw new RangeError("callTool: `timeoutMs` must be a non-negative number");
+    }
+    const byTimeout = now + options.timeoutMs;
+    deadline = deadline === undefined ? byTimeout : Math.min(deadline, byTimeout);
+  }
+  return deadline;
+}
+
+function positiveInteger(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 1)
+    throw new RangeError(`TaskClient: \`${name}\` must be a positive integer`);
+  return value;
+}
+
+function nonNegative(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value < 0) throw new RangeError(`TaskClient: \`${name}\` must be ≥ 0`);
+  return value;
+}

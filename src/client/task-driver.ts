@@ -1,0 +1,485 @@
+/**
+ * Drives one call from request to outcome: sends the task-augmented request, follows multi-round-trip input,
+ * turns a `CreateTaskResult` into polling on the client's shared scheduler, answers `input_required` through
+ * the input coordinator, and ends the handle with exactly one outcome. One driver per handle; it is the
+ * handle's `TaskController` and the scheduler's `PollJob`.
+ */
+import type { CallToolResult, CreateTaskResult, DetailedTask, InputResponse } from "../schema/index.js";
+import { ErrorCode, Method } from "../protocol/constants.js";
+import {
+  ClientClosedError,
+  DeadlineExceededError,
+  McpTasksError,
+  ProtocolError,
+  RpcError,
+  TaskCancelledError,
+  TaskDetachedError,
+  TaskExpiredError,
+  TaskFailedError,
+  TaskNotFoundError,
+} from "../protocol/errors.js";
+import { classifyResult, parseCallToolResult, parseGetTaskResult, parseAck } from "../protocol/codec.js";
+import { pollDelay } from "../scheduler/timing.js";
+import { withTransientRetry } from "../scheduler/retry.js";
+import type { PollScheduler } from "../scheduler/scheduler.js";
+import type { PollJob, PollTiming, RetryTiming } from "../scheduler/types.js";
+import type { RpcChannel, ServerInfo } from "../session/types.js";
+import { createTask, type TaskSink } from "../task/handle.js";
+import { parseTimestamp } from "../task/timestamp.js";
+import type { TaskHandle } from "../task/handle.js";
+import type { TaskController, TaskOutcome } from "../task/types.js";
+import { InputCoordinator, runInputRounds } from "../input/index.js";
+import type { ResolvedClientOptions } from "./options.js";
+
+/** What every driver of one client shares. */
+export interface DriverContext {
+  channel: RpcChannel;
+  scheduler: PollScheduler;
+  polling: PollTiming;
+  retry: RetryTiming;
+  options: ResolvedClientOptions;
+  server: ServerInfo;
+  /** The server's URL when connected over HTTP (shown to input handlers). */
+  serverUrl: string | undefined;
+  now(): number;
+  /** Called once when the driver's handle has ended, so the client can forget it. */
+  released(driver: TaskDriver): void;
+}
+
+/** What to call: the method and its params, without the envelope (the session adds it). */
+export interface CallSpec {
+  method: string;
+  params: Record<string, unknown>;
+  /** The tool name, for input handler contexts. */
+  toolName: string;
+}
+
+/** Longest single wait, so a far deadline never overflows the timer. */
+const MAX_WAIT_MS = 2 ** 31 - 1;
+
+export class TaskDriver implements TaskController, PollJob {
+  readonly handle: TaskHandle<CallToolResult>;
+  private readonly sink: TaskSink<CallToolResult>;
+  private taskId: string | undefined;
+  /** `createdAt + ttlMs + grace` of the latest snapshot, in epoch ms; undefined while unlimited or unknown. */
+  private expiresAt: number | undefined;
+  private cancelRequested = false;
+  private cancelReason: unknown;
+  private cancelPromise: Promise<void> | undefined;
+  /** Settles a `cancel()` made before the task id was known, once the cancel could be sent (or was moot). */
+  private cancelWaiter: { resolve(): void; reject(error: unknown): void } | undefined;
+  private detached = false;
+  /** Stops multi-round-trip input (before a task exists) when the call is cancelled. */
+  private inputRounds: AbortController | undefined;
+  /** After a confirmed `tasks/cancel`, the time the client stops waiting for the server's final word. */
+  private cancelObserveUntil: number | undefined;
+  private input: InputCoordinator | undefined;
+  /** Aborted when the handle ends: stops retries, input handlers and multi-round-trip input. */
+  private lifetime: AbortController | undefined;
+  private removeAbortListener: (() => void) | undefined;
+
+  constructor(
+    private readonly context: DriverContext,
+    private readonly call: CallSpec | undefined,
+    private readonly deadline: number | undefined,
+    private readonly signal: AbortSignal | undefined,
+  ) {
+    const { handle, sink } = createTask<CallToolResult>(this);
+    this.handle = handle;
+    this.sink = sink;
+  }
+
+  /** Sends the request and follows its answer. Never throws: every failure ends the handle. */
+  start(): void {
+    if (this.watchSignal()) return;
+    if (this.call === undefined)
+      throw new Error("TaskDriver.start needs a call; use resume() for a known task");
+    void this.sendCall(this.call).catch((error: unknown) => this.fail(error));
+  }
+
+  /** Observes a task that already exists (its id came from an earlier call or from storage). */
+  resume(taskId: string): void {
+    if (this.watchSignal()) return;
+    this.adoptTask(taskId);
+    this.context.scheduler.runSoon(this);
+  }
+
+  /* ---- TaskController: what the handle asks of us ------------------------------------------------- */
+
+  cancel(reason?: unknown): Promise<void> {
+    if (this.sink.isSettled) {
+      // A detached task still runs on the server; cancelling it through its old handle is allowed.
+      return this.detached && this.taskId !== undefined
+        ? this.sendCancelRequest(this.taskId)
+        : Promise.resolve();
+    }
+    if (this.cancelPromise) return this.cancelPromise;
+    this.cancelRequested = true;
+    this.cancelReason = reason;
+    this.inputRounds?.abort(reason); // multi-round-trip input has no task to cancel: just stop asking
+    if (this.taskId === undefined) {
+      // The task id is not known yet. The call keeps going: its answer carries the id, and the cancel is sent
+      // the moment it arrives (aborting the HTTP request would orphan a task the server may already have made).
+      this.cancelPromise = new Promise<void>((resolve, reject) => (this.cancelWaiter = { resolve, reject }));
+      return this.cancelPromise;
+    }
+    this.cancelPromise = this.sendCancel(this.taskId);
+    return this.cancelPromise;
+  }
+
+  detach(): void {
+    this.detached = true;
+    this.end({ kind: "detached" });
+  }
+
+  respond(key: string, response: InputResponse): Promise<void> {
+    if (this.taskId === undefined || this.input === undefined) {
+      return Promise.reject(new McpTasksError(`respond: there is no outstanding input request "${key}"`));
+    }
+    return this.input.respond(key, response);
+  }
+
+  /** Ends the handle because the client is closing. */
+  closeForClient(): void {
+    this.end({ kind: "closed" });
+  }
+
+  /* ---- PollJob: one poll, run by the shared scheduler --------------------------------------------- */
+
+  async run(): Promise<void> {
+    try {
+      await this.poll();
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  private async poll(): Promise<void> {
+    const taskId = this.taskId;
+    if (taskId === undefined || this.sink.isSettled) return;
+    if (this.stopIfOutOfTime(taskId)) return;
+    let raw: Record<string, unknown>;
+    try {
+      raw = await this.requestWithRetry(Method.tasksGet, { taskId });
+    } catch (error) {
+      if (this.sink.isSettled) return;
+      if (error instanceof RpcError && error.code === ErrorCode.invalidParams) {
+        this.sink.settle({
+          kind: "not_found",
+          taskId,
+          error: new TaskNotFoundError(taskId, error.rpcMessage),
+        });
+        return;
+      }
+      this.fail(error);
+      return;
+    }
+    if (this.sink.isSettled) return;
+    const snapshot = parseGetTaskResult(raw);
+    if (snapshot.taskId !== taskId) {
+      throw new ProtocolError("answered with another task's state", Method.tasksGet, raw);
+    }
+    this.observe(snapshot);
+  }
+
+  /* ---- The call ------------------------------------------------------------------------------------ */
+
+  private async sendCall(call: CallSpec): Promise<void> {
+    // tools/call is not retried: a lost answer may hide a task the server already created (no tasks/list).
+    let raw = await this.context.channel.request(call.method, call.params);
+    let answer = classifyResult(call.method, raw);
+    if (answer.kind === "input_required") {
+      this.inputRounds = new AbortController();
+      raw = await runInputRounds({
+        first: answer.result,
+        // No abort signal on the retry either: its answer may carry a task id that must not be lost.
+        resend: (extra) => this.context.channel.request(call.method, { ...call.params, ...extra }),
+        handlers: this.context.options.inputHandlers,
+        policy: this.context.options.unansweredInput,
+        maxRounds: this.context.options.maxInputRounds,
+        concurrency: this.context.options.inputConcurrency,
+        context: { toolName: call.toolName, server: this.serverIdentity() },
+        signal: this.inputRounds.signal,
+        emitInput: (event) => this.sink.emitInput(event),
+        emitUnanswered: (event) => this.sink.emitInputUnanswered(event),
+        method: call.method,
+      });
+      answer = classifyResult(call.method, raw);
+    }
+    if (this.sink.isSettled) return;
+    switch (answer.kind) {
+      case "complete":
+        this.sink.completeImmediately(parseCallToolResult(answer.result, call.method));
+        this.release();
+        return;
+      case "task":
+        this.onTaskCreated(answer.task);
+        return;
+      case "input_required":
+        throw new ProtocolError("still asks for input after the input rounds ended", call.method, raw);
+    }
+  }
+
+  private onTaskCreated(task: CreateTaskResult): void {
+    this.adoptTask(task.taskId);
+    this.trackTtl(task.createdAt, task.ttlMs);
+    if (this.cancelRequested) {
+      const waiter = this.cancelWaiter;
+      this.cancelWaiter = undefined;
+      this.sendCancel(task.taskId).then(waiter?.resolve, waiter?.reject);
+      return;
+    }
+    if (task.status === "working") {
+      // A working seed carries everything a working snapshot has; show it at once.
+      this.sink.accept({ ...task, status: "working" }, this.toOutcome);
+      this.context.scheduler.schedule(this, this.delayFor(task.pollIntervalMs));
+    } else {
+      // Any other seed status has its payload only in tasks/get: fetch it now.
+      this.context.scheduler.runSoon(this);
+    }
+  }
+
+  private adoptTask(taskId: string): void {
+    this.taskId = taskId;
+    this.sink.setTaskId(taskId);
+  }
+
+  /* ---- Snapshots ----------------------------------------------------------------------------------- */
+
+  /** Takes one server snapshot (from a poll): updates the handle, answers input, plans the next poll. */
+  private observe(snapshot: DetailedTask): void {
+    this.trackTtl(snapshot.createdAt, snapshot.ttlMs);
+    this.sink.accept(snapshot, this.toOutcome);
+    if (this.sink.isSettled) {
+      this.release();
+      return;
+    }
+    // Every snapshot goes to the coordinator once it exists: a working one tells it which keys are no longer wanted.
+    if (snapshot.status === "input_required" || this.input) this.inputCoordinator().observe(snapshot);
+    this.context.scheduler.schedule(this, this.delayFor(snapshot.pollIntervalMs));
+  }
+
+  /** Maps a terminal snapshot to the handle's outcome. */
+  private readonly toOutcome = (snapshot: DetailedTask): TaskOutcome<CallToolResult> => {
+    switch (snapshot.status) {
+      case "completed":
+        return {
+          kind: "completed",
+          taskId: snapshot.taskId,
+          result: parseCallToolResult(snapshot.result, Method.tasksGet),
+        };
+      case "failed":
+        return {
+          kind: "failed",
+          taskId: snapshot.taskId,
+          error: new TaskFailedError(snapshot.taskId, snapshot.error, snapshot.statusMessage),
+        };
+      case "cancelled":
+        return {
+          kind: "cancelled",
+          taskId: snapshot.taskId,
+          error: new TaskCancelledError(snapshot.taskId, true, this.cancelReason),
+        };
+      default:
+        throw new ProtocolError(`status "${snapshot.status}" is not terminal`, Method.tasksGet, snapshot);
+    }
+  };
+
+  /* ---- Input --------------------------------------------------------------------------------------- */
+
+  private inputCoordinator(): InputCoordinator {
+    if (this.input) return this.input;
+    const taskId = this.taskId as string;
+    this.input = new InputCoordinator({
+      channel: this.context.channel,
+      taskId,
+      toolName: this.call?.toolName ?? "",
+      server: this.serverIdentity(),
+      handlers: this.context.options.inputHandlers,
+      policy: this.context.options.unansweredInput,
+      concurrency: this.context.options.inputConcurrency,
+      signal: this.lifetimeController().signal,
+      emitInput: (event) => this.sink.emitInput(event),
+      emitUnanswered: (event) => this.sink.emitInputUnanswered(event),
+      pollSoon: () => {
+        if (!this.sink.isSettled) this.context.scheduler.runSoon(this);
+      },
+      cancelTask: (reason) => void this.cancel(reason),
+      fail: (error) => this.fail(error),
+    });
+    return this.input;
+  }
+
+  /* ---- Cancellation -------------------------------------------------------------------------------- */
+
+  private async sendCancelRequest(taskId: string): Promise<void> {
+    const ack = await this.requestWithRetry(Method.tasksCancel, { taskId });
+    parseAck(Method.tasksCancel, ack);
+  }
+
+  private async sendCancel(taskId: string): Promise<void> {
+    try {
+      await this.sendCancelRequest(taskId);
+    } catch (error) {
+      if (this.sink.isSettled) return;
+      // The server could not take the cancel (unknown task, or it kept failing). The next poll reports what
+      // the task really is; if that fails too, the handle ends with that error.
+      this.cancelObserveUntil = this.context.now() + this.context.options.cancelGraceMs;
+      this.context.scheduler.runSoon(this);
+      throw error;
+    }
+    if (this.sink.isSettled) return;
+    // Cancellation is cooperative: keep observing for the server's final word, for a bounded time.
+    this.cancelObserveUntil = this.context.now() + this.context.options.cancelGraceMs;
+    this.context.scheduler.runSoon(this);
+  }
+
+  /* ---- Time ---------------------------------------------------------------------------------------- */
+
+  private trackTtl(createdAt: string, ttlMs: number | null): void {
+    if (ttlMs === null) {
+      this.expiresAt = undefined;
+      return;
+    }
+    const created = parseTimestamp(createdAt);
+    // An unreadable createdAt never crashes polling; the backstop is then measured from now.
+    const start = Number.isFinite(created) ? created : this.context.now();
+    this.expiresAt = start + ttlMs + this.context.options.ttlGraceMs;
+  }
+
+  /** Ends the handle when the caller's deadline, the TTL backstop or the cancel grace period has passed. */
+  private stopIfOutOfTime(taskId: string): boolean {
+    const now = this.context.now();
+    if (this.deadline !== undefined && now >= this.deadline) {
+      this.end({ kind: "deadline_exceeded" });
+      return true;
+    }
+    if (this.expiresAt !== undefined && now >= this.expiresAt) {
+      this.sink.settle({
+        kind: "expired",
+        taskId,
+        error: new TaskExpiredError(taskId, new Date(this.expiresAt - this.context.options.ttlGraceMs)),
+      });
+      this.release();
+      return true;
+    }
+    if (this.cancelObserveUntil !== undefined && now >= this.cancelObserveUntil) {
+      this.sink.settle({
+        kind: "cancelled",
+        taskId,
+        error: new TaskCancelledError(taskId, false, this.cancelReason),
+      });
+      this.release();
+      return true;
+    }
+    return false;
+  }
+
+  /** The delay before the next poll: the server's interval within bounds, never past a stopping time. */
+  private delayFor(serverIntervalMs: number | undefined): number {
+    let delay = pollDelay(serverIntervalMs, this.context.polling);
+    const now = this.context.now();
+    for (const stop of [this.deadline, this.expiresAt, this.cancelObserveUntil]) {
+      if (stop !== undefined) delay = Math.min(delay, Math.max(0, stop - now));
+    }
+    return Math.min(delay, MAX_WAIT_MS);
+  }
+
+  /* ---- Plumbing ------------------------------------------------------------------------------------ */
+
+  private requestWithRetry(
+    method: string,
+    params: Record<string, unknown>,
+  ): Promise<Record<string, unknown>> {
+    return withTransientRetry(() => this.context.channel.request(method, params, this.requestOptions()), {
+      timing: this.context.retry,
+      signal: this.lifetime?.signal,
+      onRetry: ({ error, attempt }) => this.sink.emitRetry({ method, error, attempt }),
+    });
+  }
+
+  private requestOptions(): { signal?: AbortSignal } | undefined {
+    return this.lifetime ? { signal: this.lifetime.signal } : undefined;
+  }
+
+  /** Created only when something needs it: most polls of most tasks never do. */
+  private lifetimeController(): AbortController {
+    this.lifetime ??= new AbortController();
+    return this.lifetime;
+  }
+
+  private serverIdentity(): { name?: string; version?: string; url?: string } {
+    const info = this.context.server.serverInfo;
+    return { name: info?.name, version: info?.version, url: this.context.serverUrl };
+  }
+
+  /** Links the caller's AbortSignal to cancellation. Returns true when it was already aborted. */
+  private watchSignal(): boolean {
+    const signal = this.signal;
+    if (!signal) return false;
+    if (signal.aborted) {
+      this.sink.settle({
+        kind: "cancelled",
+        taskId: undefined,
+        error: new TaskCancelledError(undefined, false, signal.reason),
+      });
+      this.release();
+      return true;
+    }
+    const onAbort = () => void this.cancel(signal.reason).catch(() => undefined);
+    signal.addEventListener("abort", onAbort, { once: true });
+    this.removeAbortListener = () => signal.removeEventListener("abort", onAbort);
+    return false;
+  }
+
+  /** Ends the handle for a reason that is not a server snapshot. */
+  private end(reason: { kind: "detached" | "closed" | "deadline_exceeded" }): void {
+    if (this.sink.isSettled) return;
+    const taskId = this.taskId;
+    switch (reason.kind) {
+      case "detached":
+        this.sink.settle({ kind: "detached", taskId, error: new TaskDetachedError(taskId) });
+        break;
+      case "closed":
+        this.sink.settle({ kind: "closed", taskId, error: new ClientClosedError(taskId) });
+        break;
+      case "deadline_exceeded":
+        this.sink.settle({
+          kind: "deadline_exceeded",
+          taskId,
+          error: new DeadlineExceededError(taskId, new Date(this.deadline ?? this.context.now())),
+        });
+        break;
+    }
+    this.release();
+  }
+
+  private fail(error: unknown): void {
+    if (this.sink.isSettled) return;
+    const taskId = this.taskId;
+    if (this.cancelRequested && taskId === undefined && !(error instanceof McpTasksError)) {
+      this.sink.settle({
+        kind: "cancelled",
+        taskId,
+        error: new TaskCancelledError(undefined, false, this.cancelReason),
+      });
+    } else {
+      const wrapped =
+        error instanceof McpTasksError ? error : new McpTasksError(String(error), { cause: error });
+      this.sink.settle({ kind: "error", taskId, error: wrapped });
+    }
+    this.release();
+  }
+
+  /** Drops everything this driver holds: its poll, its abort listener, its input work. */
+  private release(): void {
+    this.cancelWaiter?.resolve(); // the handle ended before a task existed: nothing left to cancel
+    this.cancelWaiter = undefined;
+    this.context.scheduler.unschedule(this);
+    this.removeAbortListener?.();
+    this.removeAbortListener = undefined;
+    this.lifetime?.abort(new McpTasksError("the task handle ended"));
+    this.input?.dispose();
+    this.context.released(this);
+  }
+}

@@ -1,0 +1,44 @@
+/**
+ * mcp-tasks: a client for the MCP Tasks extension (`io.modelcontextprotocol/tasks`, protocol 2026-07-28).
+ * Call a tool, get a handle: await it, iterate its status updates, listen to its events, cancel it.
+ */
+export { TaskClient } from "./client/task-client.js";
+export type { TaskClientOptions, CallToolOptions } from "./client/options.js";
+export { TaskHandle } from "./task/handle.js";
+export type {
+  TaskUpdate,
+  TaskOutcome,
+  TaskHandleEvents,
+  InputRequestEvent,
+  RetryEvent,
+  UnansweredInputAction,
+} from "./task/types.js";
+export type { InputHandlers, InputContext } from "./input/types.js";
+export type { PollTiming, RetryTiming } from "./scheduler/types.js";
+export type { ConnectTarget } from "./session/targets.js";
+export type { ServerInfo, ProtocolEra } from "./session/types.js";
+export { withRoutingHeaders } from "./protocol/headers.js";
+export {
+  McpTasksError,
+  ProtocolError,
+  RpcError,
+  MissingCapabilityError,
+  TransportError,
+  TaskError,
+  TaskFailedError,
+  TaskCancelledError,
+  TaskNotFoundError,
+  TaskExpiredError,
+  DeadlineExceededError,
+  TaskDetachedError,
+  ClientClosedError,
+  InputUnansweredError,
+} from "./protocol/errors.js";
+export { TASKS_EXTENSION_ID, PROTOCOL_VERSION, TASK_CAPABLE_METHODS } from "./protocol/constants.js";
+export type {
+  CallToolResult,
+  DetailedTask,
+  TaskStatus,
+  InputRequests,
+  InputResponse,
+} from "./schema/index.js";
