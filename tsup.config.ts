@@ -5,6 +5,7 @@ export default defineConfig({
   entry: {
     index: "src/index.ts",
     "schema/index": "src/schema/index.ts",
+    "testing/index": "src/testing/index.ts",
   },
   format: ["esm", "cjs"],
   dts: true,

@@ -1,0 +1,216 @@
+/**
+ * The transport-neutral heart of the reference server: the tools, the task store, the timers of
+ * time-advanced scripts and the `notifications/tasks` subscribers. HTTP and stdio serving, and the
+ * SDK request handlers, all call into one engine, so every transport sees the same tasks.
+ */
+import { randomUUID } from "node:crypto";
+import { ProtocolError } from "@modelcontextprotocol/server";
+import type { DetailedTask, InputRequests, InputResponse } from "../schema/index.js";
+import type { Clock } from "./clock.js";
+import { ErrorCode } from "./constants.js";
+import { ToolDefinitionError } from "./errors.js";
+import { takeAnswers } from "./inputAnswers.js";
+import type { RequestStateCodec } from "./requestState.js";
+import { createRequestStateCodec } from "./requestState.js";
+import type { TaskRecord } from "./taskRecord.js";
+import { createTaskResultOf, detailedTaskOf, isTerminal } from "./taskRecord.js";
+import type { RunnerEnvironment } from "./taskRunner.js";
+import { answer, canAdvance, requestCancel, tick } from "./taskRunner.js";
+import { TaskStore } from "./taskStore.js";
+import type { ToolDefinition } from "./tool.js";
+import { defineTool, resolveAdvance, resolveSteps, TOOL_DEFAULTS } from "./tool.js";
+import type { ToolCallRequest } from "./toolCall.js";
+import { handleToolCall } from "./toolCall.js";
+
+export interface EngineOptions {
+  tools: readonly ToolDefinition[];
+  clock: Clock;
+  /** Hears script errors and other out-of-band failures. */
+  onError?: (error: Error) => void;
+}
+
+/** A listener for one subscription's task changes. */
+export type TaskListener = (task: DetailedTask) => void;
+
+/** How a tool appears in `tools/list`. */
+export interface ListedTool {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+}
+
+export class TaskEngine {
+  readonly store: TaskStore;
+  private readonly tools: ReadonlyMap<string, ToolDefinition>;
+  private readonly clock: Clock;
+  private readonly requestState: RequestStateCodec = createRequestStateCodec();
+  private readonly subscribers = new Set<{ taskIds: ReadonlySet<string>; listener: TaskListener }>();
+  private readonly closing = new AbortController();
+  private readonly runner: RunnerEnvironment;
+
+  constructor(private readonly options: EngineOptions) {
+    this.clock = options.clock;
+    this.tools = toolMap(options.tools);
+    this.store = new TaskStore(
+      () => this.clock.now(),
+      (record) => this.stopTimer(record),
+    );
+    this.runner = {
+      now: () => this.clock.now(),
+      onChange: (record) => this.publish(record),
+      onScriptError: (_record, error) => this.options.onError?.(error),
+    };
+  }
+
+  listTools(): ListedTool[] {
+    return [...this.tools.values()].map((tool) => ({
+      name: tool.name,
+      ...(tool.title !== undefined && { title: tool.title }),
+      ...(tool.description !== undefined && { description: tool.description }),
+      inputSchema: { type: "object", ...tool.inputSchema },
+    }));
+  }
+
+  callTool(
+    request: Omit<ToolCallRequest, "signal"> & { signal?: AbortSignal },
+  ): Promise<Record<string, unknown>> {
+    const signal =
+      request.signal === undefined
+        ? this.closing.signal
+        : AbortSignal.any([request.signal, this.closing.signal]);
+    return handleToolCall(
+      {
+        tools: this.tools,
+        clock: this.clock,
+        requestState: this.requestState,
+        createTask: (tool, args, responses) => this.createTask(tool, args, responses),
+      },
+      { ...request, signal },
+    );
+  }
+
+  /** `tasks/get`: one poll. A poll-advanced script moves one step first. */
+  getTask(taskId: string): DetailedTask {
+    const record = this.store.lookup(taskId);
+    record.polls++;
+    if (record.advance === "poll") tick(record, this.runner);
+    const armed = record.armedPollErrors.shift();
+    if (armed !== undefined) throw new ProtocolError(armed.code, armed.message);
+    return detailedTaskOf(record);
+  }
+
+  /**
+   * `tasks/update`: take answers for outstanding keys and ignore the rest.
+   * @throws {ProtocolError} `-32602` for an unknown task, missing `inputResponses`, or a malformed answer.
+   */
+  updateTask(
+    taskId: string,
+    given: Readonly<Record<string, unknown>> | undefined,
+    dropped: readonly string[] = [],
+  ): void {
+    const record = this.store.lookup(taskId);
+    if (given === undefined)
+      throw new ProtocolError(ErrorCode.invalidParams, "Invalid params: tasks/update needs inputResponses");
+    const outstanding = [...record.outstanding];
+    const requests: InputRequests = Object.fromEntries(
+      Object.entries(record.payload.inputRequests ?? {}).filter(([key]) => outstanding.includes(key)),
+    );
+    const answers = takeAnswers(requests, given, dropped);
+    if (answer(record, answers, this.runner)) this.schedule(record);
+  }
+
+  /** `tasks/cancel`: cooperative; a tool with `onCancel: "ignore"` carries on. */
+  cancelTask(taskId: string): void {
+    requestCancel(this.store.lookup(taskId), this.runner);
+  }
+
+  /**
+   * Subscribe to changes of the given tasks. Only live tasks are accepted; the listener hears every
+   * visible change of an accepted task as a full `DetailedTask`.
+   */
+  subscribe(taskIds: readonly string[], listener: TaskListener): { accepted: string[]; unsubscribe(): void } {
+    const accepted = [...new Set(taskIds)].filter((taskId) => this.store.find(taskId) !== undefined);
+    const subscriber = { taskIds: new Set(accepted), listener };
+    this.subscribers.add(subscriber);
+    return { accepted, unsubscribe: () => this.subscribers.delete(subscriber) };
+  }
+
+  /** Stop every timer, abort waiting synchronous calls, forget tasks and subscribers. */
+  close(): void {
+    this.closing.abort();
+    this.store.clear();
+    this.subscribers.clear();
+  }
+
+  private createTask(
+    tool: ToolDefinition,
+    args: Readonly<Record<string, unknown>>,
+    responses: Record<string, InputResponse>,
+  ): Record<string, unknown> {
+    const now = this.clock.now();
+    const record: TaskRecord = {
+      taskId: randomUUID(),
+      tool,
+      arguments: args,
+      responses: { ...responses },
+      steps: resolveSteps(tool, "steps", args),
+      advance: resolveAdvance(tool, args),
+      createdAtMs: now,
+      status: "working",
+      statusMessage: tool.statusMessage,
+      lastUpdatedAtMs: now,
+      ttlMs: tool.ttlMs === undefined ? TOOL_DEFAULTS.ttlMs : tool.ttlMs,
+      pollIntervalMs: "pollIntervalMs" in tool ? tool.pollIntervalMs : TOOL_DEFAULTS.pollIntervalMs,
+      payload: {},
+      nextStep: 0,
+      idleTicksLeft: 0,
+      stalled: false,
+      outstanding: new Set(),
+      issuedKeys: new Set(),
+      armedPollErrors: [],
+      cancelRequested: false,
+      polls: 0,
+      timer: undefined,
+    };
+    // Stored before the CreateTaskResult leaves, so an immediate tasks/get resolves.
+    this.store.add(record);
+    this.schedule(record);
+    return createTaskResultOf(record);
+  }
+
+  /** Arm the next tick of a time-advanced script. */
+  private schedule(record: TaskRecord): void {
+    if (record.advance === "poll" || record.timer !== undefined || !canAdvance(record)) return;
+    record.timer = this.clock.setTimeout(() => {
+      record.timer = undefined;
+      if (this.store.find(record.taskId) !== record) return;
+      tick(record, this.runner);
+      this.schedule(record);
+    }, record.advance.everyMs);
+  }
+
+  private stopTimer(record: TaskRecord): void {
+    if (record.timer === undefined) return;
+    this.clock.clearTimeout(record.timer);
+    record.timer = undefined;
+  }
+
+  private publish(record: TaskRecord): void {
+    if (isTerminal(record)) this.stopTimer(record);
+    if (this.subscribers.size === 0) return;
+    const task = detailedTaskOf(record);
+    for (const { taskIds, listener } of this.subscribers) {
+      if (taskIds.has(record.taskId)) listener(task);
+    }
+  }
+}
+
+function toolMap(tools: readonly ToolDefinition[]): ReadonlyMap<string, ToolDefinition> {
+  const map = new Map<string, ToolDefinition>();
+  for (const tool of tools.map(defineTool)) {
+    if (map.has(tool.name)) throw new ToolDefinitionError(`two tools are named "${tool.name}"`);
+    map.set(tool.name, tool);
+  }
+  return map;
+}

@@ -1,0 +1,170 @@
+/**
+ * The reference server over real Streamable HTTP on node:http. Each request is recorded, then either
+ * served here (`subscriptions/listen` with `taskIds`, as an SSE stream) or converted to a web
+ * `Request` for the SDK's `createMcpHandler`, whose `Response` is written back.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import {
+  createMcpHandler,
+  localhostAllowedHostnames,
+  validateHostHeader,
+} from "@modelcontextprotocol/server";
+import { ErrorCode, PROTOCOL_VERSION_META_KEY } from "./constants.js";
+import type { TaskListenRequest } from "./listen.js";
+import { asTaskListenRequest, listenClosing, openTaskListen } from "./listen.js";
+import {
+  flatHeaders,
+  parseJson,
+  readBody,
+  sseFrame,
+  toWebRequest,
+  writeJson,
+  writeRpcError,
+  writeWebResponse,
+} from "./nodeHttp.js";
+import type { TaskServer, TaskServerOptions } from "./serverCore.js";
+import { createServerCore } from "./serverCore.js";
+
+export interface HttpTaskServerOptions extends TaskServerOptions {
+  /** Interface to bind. Default `127.0.0.1`. */
+  readonly host?: string;
+  /** Port to bind; 0 (the default) picks a free port. */
+  readonly port?: number;
+  /** Endpoint path. Default `/mcp`. */
+  readonly path?: string;
+}
+
+export interface HttpTaskServer extends TaskServer {
+  /** The endpoint, e.g. `http://127.0.0.1:54321/mcp`. */
+  readonly url: string;
+  readonly host: string;
+  readonly port: number;
+}
+
+const LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "::1"];
+
+/** The `MCP-Protocol-Version` / `Mcp-Method` checks the SDK applies, for the listens served here. */
+function listenHeaderProblem(headers: Record<string, string>, listen: TaskListenRequest): string | undefined {
+  const meta = listen.params["_meta"] as Record<string, unknown> | undefined;
+  const version = headers["mcp-protocol-version"];
+  if (version === undefined) return "Missing MCP-Protocol-Version header";
+  if (meta?.[PROTOCOL_VERSION_META_KEY] !== version.trim()) {
+    return "MCP-Protocol-Version header does not match _meta protocolVersion";
+  }
+  if (headers["mcp-method"]?.trim() !== "subscriptions/listen") {
+    return `Mcp-Method header must be "subscriptions/listen"`;
+  }
+  return undefined;
+}
+
+/**
+ * Start the reference server over Streamable HTTP.
+ *
+ * ```ts
+ * const server = await startTaskServer({ tools: [myTool] });
+ * // point a client at server.url, then inspect server.tasks and server.requests
+ * await server.close();
+ * ```
+ */
+export async function startTaskServer(options: HttpTaskServerOptions = {}): Promise<HttpTaskServer> {
+  const core = createServerCore(options);
+  const host = options.host ?? "127.0.0.1";
+  const path = options.path ?? "/mcp";
+  const handler = createMcpHandler(core.factory, {
+    legacy: "reject",
+    keepAliveMs: 0,
+    onerror: core.reportError,
+  });
+  const openListens = new Map<ServerResponse, string | number>();
+
+  function serveListen(
+    headers: Record<string, string>,
+    res: ServerResponse,
+    listen: TaskListenRequest,
+  ): void {
+    const headerProblem = listenHeaderProblem(headers, listen);
+    if (headerProblem !== undefined) {
+      const error = { code: ErrorCode.headerMismatch, message: headerProblem };
+      return writeJson(res, 400, { jsonrpc: "2.0", id: listen.id, error });
+    }
+    const opening = openTaskListen(core.engine, listen, (message) => res.write(sseFrame(message)));
+    if (opening.kind === "rejected") return writeJson(res, 400, opening.response);
+    res.writeHead(200, {
+      "content-type": "text/event-stream",
+      "cache-control": "no-cache",
+      connection: "keep-alive",
+    });
+    res.write(sseFrame(opening.acknowledgement));
+    openListens.set(res, listen.id);
+    res.on("close", () => {
+      opening.close();
+      openListens.delete(res);
+    });
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const text = req.method === "POST" ? await readBody(req) : "";
+    if (text === undefined) return writeRpcError(res, 413, -32000, "Request body too large");
+    const headers = flatHeaders(req.headers);
+    const body = text === "" ? undefined : parseJson(text);
+    core.log.record({
+      transport: "http",
+      httpMethod: req.method,
+      headers,
+      body,
+      receivedAt: core.clock.now(),
+    });
+
+    if (LOOPBACK_HOSTS.includes(host)) {
+      // DNS-rebinding guard: a loopback server answers only requests addressed to a loopback name.
+      const hostCheck = validateHostHeader(headers["host"], localhostAllowedHostnames());
+      if (!hostCheck.ok) return writeRpcError(res, 403, -32000, hostCheck.message);
+    }
+    const url = new URL(req.url ?? "/", `http://${headers["host"] ?? "localhost"}`);
+    if (url.pathname !== path)
+      return void res.writeHead(404, { "content-type": "text/plain" }).end("Not found");
+    const listen = req.method === "POST" ? asTaskListenRequest(body) : undefined;
+    if (listen !== undefined) return serveListen(headers, res, listen);
+
+    const aborted = new AbortController();
+    res.on("close", () => aborted.abort());
+    await writeWebResponse(await handler.fetch(toWebRequest(req, url, headers, text, aborted.signal)), res);
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      core.reportError(error instanceof Error ? error : new Error(String(error)));
+      if (res.headersSent) res.destroy();
+      else writeRpcError(res, 500, ErrorCode.internalError, "Internal error");
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      core.engine.close();
+      for (const [res, id] of openListens) res.end(sseFrame(listenClosing(id)));
+      await handler.close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    })());
+
+  const urlHost = host.includes(":") ? `[${host}]` : host;
+  return {
+    url: `http://${urlHost}:${port}${path}`,
+    host,
+    port,
+    tasks: core.engine.store,
+    requests: core.log,
+    close,
+  };
+}

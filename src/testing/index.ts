@@ -1,0 +1,26 @@
+/**
+ * `mcp-tasks/testing`: a scriptable reference server for the MCP Tasks extension (2026-07-28), built
+ * on `@modelcontextprotocol/server` and certified by the official conformance suite. Start it in a
+ * test, script tools step by step, point a client at `server.url`, and inspect `server.tasks` and
+ * `server.requests`.
+ */
+export { startTaskServer } from "./httpServer.js";
+export type { HttpTaskServer, HttpTaskServerOptions } from "./httpServer.js";
+export { startStdioTaskServer } from "./stdioServer.js";
+export type { StdioTaskServerOptions } from "./stdioServer.js";
+export type { TaskServer, TaskServerOptions } from "./serverCore.js";
+
+export { defineTool } from "./tool.js";
+export type { Advance, CancelPolicy, FromArguments, TaskSupport, ToolDefinition } from "./tool.js";
+export { acceptedContent, elicitForm, elicitUrl, listRoots, sampleText, step, textResult } from "./steps.js";
+export type { FromCall, Step, ToolCall } from "./steps.js";
+export { fixtureTools } from "./fixtures.js";
+export type { FixtureOptions } from "./fixtures.js";
+
+export type { TaskInspection, TaskStoreView } from "./taskStore.js";
+export { RequestLog } from "./requestLog.js";
+export type { RecordedRequest } from "./requestLog.js";
+export { systemClock } from "./clock.js";
+export type { Clock, TimerHandle } from "./clock.js";
+export { ScriptError, ToolDefinitionError } from "./errors.js";
+export { CliUsageError, runTaskServerCli, taskServerMain } from "./cli.js";

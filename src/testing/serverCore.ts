@@ -1,0 +1,64 @@
+/** What every transport of the reference server shares: options, the engine, the SDK factory and the log. */
+import type { Implementation, McpServerFactory } from "@modelcontextprotocol/server";
+import type { Clock } from "./clock.js";
+import { systemClock } from "./clock.js";
+import { TaskEngine } from "./engine.js";
+import { fixtureTools } from "./fixtures.js";
+import { RequestLog } from "./requestLog.js";
+import { createServerFactory } from "./sdkServer.js";
+import type { TaskStoreView } from "./taskStore.js";
+import type { ToolDefinition } from "./tool.js";
+
+/** Options shared by {@link startTaskServer} and {@link startStdioTaskServer}. */
+export interface TaskServerOptions {
+  /** The tools to serve. Default: {@link fixtureTools}, the tools the conformance suite calls. */
+  readonly tools?: readonly ToolDefinition[];
+  /** Time source for timestamps, TTLs and `everyMs` scripts. Default: the real clock (fake timers apply). */
+  readonly clock?: Clock;
+  /** Name and version in `server/discover` and every result's `_meta`. */
+  readonly serverInfo?: Implementation;
+  /** Hears script errors and transport failures; they never change what is sent. */
+  readonly onError?: (error: Error) => void;
+  /**
+   * Misbehave: also serve a prompt, `task_shaped_prompt`, whose `prompts/get` answers with a
+   * `CreateTaskResult`, which is invalid for any method but `tools/call`. Default false.
+   */
+  readonly taskShapedPrompt?: boolean;
+}
+
+/** What a running server offers a test, whatever the transport. */
+export interface TaskServer {
+  /** The tasks the server holds. */
+  readonly tasks: TaskStoreView;
+  /** Every message clients sent, with HTTP headers. */
+  readonly requests: RequestLog;
+  /** Stop serving: end listen streams, stop timers, close connections. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+export const DEFAULT_SERVER_INFO: Implementation = { name: "mcp-tasks-reference-server", version: "0.1.0" };
+
+export interface ServerCore {
+  readonly engine: TaskEngine;
+  readonly factory: McpServerFactory;
+  readonly log: RequestLog;
+  readonly clock: Clock;
+  readonly reportError: (error: Error) => void;
+}
+
+export function createServerCore(options: TaskServerOptions): ServerCore {
+  const clock = options.clock ?? systemClock;
+  const reportError = (error: Error) => options.onError?.(error);
+  const engine = new TaskEngine({ tools: options.tools ?? fixtureTools(), clock, onError: reportError });
+  return {
+    engine,
+    factory: createServerFactory(engine, {
+      serverInfo: options.serverInfo ?? DEFAULT_SERVER_INFO,
+      clock,
+      taskShapedPrompt: options.taskShapedPrompt === true,
+    }),
+    log: new RequestLog(),
+    clock,
+    reportError,
+  };
+}

@@ -1,0 +1,119 @@
+/**
+ * The reference server over stdio: newline-delimited JSON-RPC on a pair of streams (the process's
+ * own stdin/stdout by default). The SDK's `serveStdio` owns the connection; a transport decorator in
+ * front of it records every message, serves `subscriptions/listen` with `taskIds`, and polishes
+ * outgoing results the same way the HTTP server does.
+ */
+import type { Readable, Writable } from "node:stream";
+import type {
+  JSONRPCMessage,
+  MessageExtraInfo,
+  Transport,
+  TransportSendOptions,
+} from "@modelcontextprotocol/server";
+import { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
+import type { ListenMessage } from "./listen.js";
+import { asTaskListenRequest, openTaskListen } from "./listen.js";
+import type { ServerCore, TaskServer, TaskServerOptions } from "./serverCore.js";
+import { createServerCore } from "./serverCore.js";
+import { polishOutgoing } from "./wirePolish.js";
+
+export interface StdioTaskServerOptions extends TaskServerOptions {
+  /** Where requests arrive. Default `process.stdin`. */
+  readonly stdin?: Readable;
+  /** Where responses go. Default `process.stdout`. */
+  readonly stdout?: Writable;
+}
+
+/** Records inbound messages and serves task listens before the SDK sees them. */
+class TaskListenTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
+  private readonly listens = new Map<string | number, () => void>();
+
+  constructor(
+    private readonly inner: Transport,
+    private readonly core: ServerCore,
+  ) {}
+
+  async start(): Promise<void> {
+    this.inner.onmessage = (message, extra) => this.receive(message, extra);
+    this.inner.onerror = (error) => this.onerror?.(error);
+    this.inner.onclose = () => {
+      this.closeListens();
+      this.onclose?.();
+    };
+    await this.inner.start();
+  }
+
+  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    return this.inner.send(polishOutgoing(message), options);
+  }
+
+  async close(): Promise<void> {
+    this.closeListens();
+    await this.inner.close();
+  }
+
+  setProtocolVersion = (version: string): void => this.inner.setProtocolVersion?.(version);
+
+  private receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
+    this.core.log.record({
+      transport: "stdio",
+      httpMethod: undefined,
+      headers: {},
+      body: message,
+      receivedAt: this.core.clock.now(),
+    });
+    const listen = asTaskListenRequest(message);
+    if (listen !== undefined) return this.serveListen(listen);
+    if (this.endsListen(message)) return;
+    this.onmessage?.(message, extra);
+  }
+
+  private serveListen(listen: NonNullable<ReturnType<typeof asTaskListenRequest>>): void {
+    const write = (out: ListenMessage) =>
+      void this.inner.send(out as JSONRPCMessage).catch((error: Error) => this.core.reportError(error));
+    const opening = openTaskListen(this.core.engine, listen, write);
+    if (opening.kind === "rejected") return write(opening.response);
+    write(opening.acknowledgement);
+    this.listens.set(listen.id, opening.close);
+  }
+
+  /** On stdio a listen ends with `notifications/cancelled` naming its request id. */
+  private endsListen(message: JSONRPCMessage): boolean {
+    if (!("method" in message) || message.method !== "notifications/cancelled") return false;
+    const requestId = (message.params as { requestId?: string | number } | undefined)?.requestId;
+    const close = requestId === undefined ? undefined : this.listens.get(requestId);
+    if (close === undefined) return false;
+    close();
+    this.listens.delete(requestId as string | number);
+    return true;
+  }
+
+  private closeListens(): void {
+    for (const close of this.listens.values()) close();
+    this.listens.clear();
+  }
+}
+
+/**
+ * Serve the reference server over stdio. The returned handle closes the connection; the streams
+ * themselves stay open (end stdin from the client side to finish the process).
+ */
+export function startStdioTaskServer(options: StdioTaskServerOptions = {}): TaskServer {
+  const core = createServerCore(options);
+  const transport = new TaskListenTransport(new StdioServerTransport(options.stdin, options.stdout), core);
+  const handle = serveStdio(core.factory, { transport, legacy: "reject", onerror: core.reportError });
+  let closing: Promise<void> | undefined;
+  return {
+    tasks: core.engine.store,
+    requests: core.log,
+    close: () =>
+      (closing ??= (async () => {
+        core.engine.close();
+        await handle.close();
+      })()),
+  };
+}
