@@ -4,13 +4,13 @@
  * task — polling all of its tasks on one shared scheduler.
  */
 import type { CallToolResult, JSONObject } from "../schema/index.js";
-import { Method, MetaKey } from "../protocol/constants.js";
+import { Method } from "../protocol/constants.js";
 import { McpTasksError } from "../protocol/errors.js";
 import { PollScheduler } from "../scheduler/scheduler.js";
 import { resolvePollTiming, resolveRetryTiming } from "../scheduler/timing.js";
 import { Session } from "../session/session.js";
 import { resolveTransport, type ConnectTarget } from "../session/targets.js";
-import type { ServerInfo } from "../session/types.js";
+import type { McpTransport, ServerInfo } from "../session/types.js";
 import type { TaskHandle } from "../task/handle.js";
 import { capabilitiesFor } from "../input/index.js";
 import { deadlineOf, resolveClientOptions, type CallToolOptions, type TaskClientOptions } from "./options.js";
@@ -47,16 +47,21 @@ export class TaskClient {
    * `@modelcontextprotocol/sdk`).
    */
   static async connect(target: ConnectTarget, options: TaskClientOptions = {}): Promise<TaskClient> {
-    const resolved = resolveClientOptions(options);
-    const transport = await resolveTransport(target);
-    const session = new Session(transport, {
-      clientInfo: resolved.clientInfo,
-      capabilities: capabilitiesFor(resolved.inputHandlers),
-      requestTimeoutMs: resolved.requestTimeoutMs,
-    });
+    const session = sessionFor(await resolveTransport(target), options);
     const server = await session.connect();
     const url = typeof target === "string" ? target : target instanceof URL ? target.href : undefined;
     return new TaskClient(session, server, options, url);
+  }
+
+  /**
+   * A client over a connection that is already open and negotiated (used by `tasksFor` to share an SDK
+   * `Client`'s connection). Most code wants `connect` or `tasksFor` instead.
+   * @internal
+   */
+  static adopt(transport: McpTransport, server: ServerInfo, options: TaskClientOptions = {}): TaskClient {
+    const session = sessionFor(transport, options);
+    session.adopt(server);
+    return new TaskClient(session, server, options, undefined);
   }
 
   /** What the server said about itself when the client connected. */
@@ -131,5 +136,12 @@ export class TaskClient {
   }
 }
 
-/** The `_meta` key for related task ids (draft revision), re-exported for callers building `meta`. */
-export const RELATED_TASK_IDS_META_KEY = MetaKey.relatedTaskIds;
+/** The session every client talks through; it declares the input capabilities the host gave handlers for. */
+function sessionFor(transport: McpTransport, options: TaskClientOptions): Session {
+  const resolved = resolveClientOptions(options);
+  return new Session(transport, {
+    clientInfo: resolved.clientInfo,
+    capabilities: capabilitiesFor(resolved.inputHandlers),
+    requestTimeoutMs: resolved.requestTimeoutMs,
+  });
+}

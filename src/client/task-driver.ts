@@ -10,6 +10,7 @@ import {
   ClientClosedError,
   DeadlineExceededError,
   McpTasksError,
+  OrphanedTaskError,
   ProtocolError,
   RpcError,
   TaskCancelledError,
@@ -18,7 +19,7 @@ import {
   TaskFailedError,
   TaskNotFoundError,
 } from "../protocol/errors.js";
-import { classifyResult, parseCallToolResult, parseGetTaskResult, parseAck } from "../protocol/codec.js";
+import { classifyResult, parseAck, parseCallToolResult, parseGetTaskResult } from "../protocol/codec.js";
 import { pollDelay } from "../scheduler/timing.js";
 import { withTransientRetry } from "../scheduler/retry.js";
 import type { PollScheduler } from "../scheduler/scheduler.js";
@@ -28,7 +29,7 @@ import { createTask, type TaskSink } from "../task/handle.js";
 import { parseTimestamp } from "../task/timestamp.js";
 import type { TaskHandle } from "../task/handle.js";
 import type { TaskController, TaskOutcome } from "../task/types.js";
-import { InputCoordinator, runInputRounds } from "../input/index.js";
+import { InputCoordinator, InputRespondError, InputRounds } from "../input/index.js";
 import type { ResolvedClientOptions } from "./options.js";
 
 /** What every driver of one client shares. */
@@ -69,8 +70,9 @@ export class TaskDriver implements TaskController, PollJob {
   /** Settles a `cancel()` made before the task id was known, once the cancel could be sent (or was moot). */
   private cancelWaiter: { resolve(): void; reject(error: unknown): void } | undefined;
   private detached = false;
-  /** Stops multi-round-trip input (before a task exists) when the call is cancelled. */
-  private inputRounds: AbortController | undefined;
+  /** Multi-round-trip input in progress (before a task exists), and what stops it when the call is cancelled. */
+  private inputRounds: InputRounds | undefined;
+  private inputRoundsAbort: AbortController | undefined;
   /** After a confirmed `tasks/cancel`, the time the client stops waiting for the server's final word. */
   private cancelObserveUntil: number | undefined;
   private input: InputCoordinator | undefined;
@@ -116,7 +118,7 @@ export class TaskDriver implements TaskController, PollJob {
     if (this.cancelPromise) return this.cancelPromise;
     this.cancelRequested = true;
     this.cancelReason = reason;
-    this.inputRounds?.abort(reason); // multi-round-trip input has no task to cancel: just stop asking
+    this.inputRoundsAbort?.abort(reason); // multi-round-trip input has no task to cancel: just stop asking
     if (this.taskId === undefined) {
       // The task id is not known yet. The call keeps going: its answer carries the id, and the cancel is sent
       // the moment it arrives (aborting the HTTP request would orphan a task the server may already have made).
@@ -133,10 +135,9 @@ export class TaskDriver implements TaskController, PollJob {
   }
 
   respond(key: string, response: InputResponse): Promise<void> {
-    if (this.taskId === undefined || this.input === undefined) {
-      return Promise.reject(new McpTasksError(`respond: there is no outstanding input request "${key}"`));
-    }
-    return this.input.respond(key, response);
+    if (this.inputRounds) return this.inputRounds.respond(key, response);
+    if (this.input) return this.input.respond(key, response);
+    return Promise.reject(new InputRespondError(key, "unknown_key", "no input request is outstanding"));
   }
 
   /** Ends the handle because the client is closing. */
@@ -187,29 +188,16 @@ export class TaskDriver implements TaskController, PollJob {
   private async sendCall(call: CallSpec): Promise<void> {
     // tools/call is not retried: a lost answer may hide a task the server already created (no tasks/list).
     let raw = await this.context.channel.request(call.method, call.params);
-    let answer = classifyResult(call.method, raw);
+    const tasksDeclared = this.context.server.era === "modern";
+    let answer = classifyResult(call.method, raw, { tasksDeclared });
     if (answer.kind === "input_required") {
-      this.inputRounds = new AbortController();
-      raw = await runInputRounds({
-        first: answer.result,
-        // No abort signal on the retry either: its answer may carry a task id that must not be lost.
-        resend: (extra) => this.context.channel.request(call.method, { ...call.params, ...extra }),
-        handlers: this.context.options.inputHandlers,
-        policy: this.context.options.unansweredInput,
-        maxRounds: this.context.options.maxInputRounds,
-        concurrency: this.context.options.inputConcurrency,
-        context: { toolName: call.toolName, server: this.serverIdentity() },
-        signal: this.inputRounds.signal,
-        emitInput: (event) => this.sink.emitInput(event),
-        emitUnanswered: (event) => this.sink.emitInputUnanswered(event),
-        method: call.method,
-      });
-      answer = classifyResult(call.method, raw);
+      raw = await this.answerInputRounds(call, answer.result);
+      answer = classifyResult(call.method, raw, { tasksDeclared });
     }
     if (this.sink.isSettled) return;
     switch (answer.kind) {
       case "complete":
-        this.sink.completeImmediately(parseCallToolResult(answer.result, call.method));
+        this.sink.completeImmediately(answer.result as unknown as CallToolResult); // classifyResult validated it
         this.release();
         return;
       case "task":
@@ -217,6 +205,30 @@ export class TaskDriver implements TaskController, PollJob {
         return;
       case "input_required":
         throw new ProtocolError("still asks for input after the input rounds ended", call.method, raw);
+    }
+  }
+
+  /** Multi-round-trip input before a task exists: answer, retry the call, until the server stops asking. */
+  private async answerInputRounds(call: CallSpec, first: object): Promise<Record<string, unknown>> {
+    this.inputRoundsAbort = new AbortController();
+    this.inputRounds = new InputRounds({
+      handlers: this.context.options.inputHandlers,
+      policy: this.context.options.unansweredInput,
+      maxRounds: this.context.options.maxInputRounds,
+      concurrency: this.context.options.inputConcurrency,
+      context: { toolName: call.toolName, server: this.serverIdentity() },
+      signal: this.inputRoundsAbort.signal,
+      emitInput: (event) => this.sink.emitInput(event),
+      emitUnanswered: (event) => this.sink.emitInputUnanswered(event),
+      method: call.method,
+    });
+    try {
+      // No abort signal on the retries: an answer may carry a task id that must not be lost.
+      return await this.inputRounds.run(first, (retry) =>
+        this.context.channel.request(call.method, { ...call.params, ...retry }),
+      );
+    } finally {
+      this.inputRounds = undefined;
     }
   }
 
@@ -457,6 +469,10 @@ export class TaskDriver implements TaskController, PollJob {
   private fail(error: unknown): void {
     if (this.sink.isSettled) return;
     const taskId = this.taskId;
+    if (error instanceof OrphanedTaskError && error.taskId !== undefined) {
+      // The server made a task we cannot follow (wrong method, or not declared): ask it to stop, best effort.
+      void this.context.channel.request(Method.tasksCancel, { taskId: error.taskId }).catch(() => undefined);
+    }
     if (this.cancelRequested && taskId === undefined && !(error instanceof McpTasksError)) {
       this.sink.settle({
         kind: "cancelled",

@@ -82,6 +82,23 @@ export class Session implements RpcChannel {
   }
 
   /**
+   * Uses a connection someone else already started and negotiated (an SDK `Client`'s transport): no start, no
+   * probe. `server` is what that negotiation found; the envelope is sent only on the modern era.
+   */
+  adopt(server: ServerInfo): void {
+    if (this.connecting) throw new Error("Session.adopt: the session is already connected");
+    this.attach();
+    if (server.era === "legacy") this.framing = undefined;
+    this.info = server;
+    this.connecting = Promise.resolve(server);
+  }
+
+  /** Whether a JSON-RPC id is one this session made (so a shared transport can route answers to it). */
+  static ownsId(id: unknown): boolean {
+    return typeof id === "string" && id.startsWith(ID_PREFIX);
+  }
+
+  /**
    * Sends a request and resolves with the raw `result` object of its answer. Rejects with `RpcError` (or
    * `MissingCapabilityError`) for a JSON-RPC error, `ProtocolError` for an answer that is not valid JSON-RPC,
    * `TransportError` when no answer arrived (`RequestTimeoutError` after the timeout), or the signal's reason

