@@ -75,7 +75,8 @@ export class MissingCapabilityError extends RpcError {
   readonly missing: string[];
   constructor(method: string, code: number, rpcMessage: string, data?: unknown) {
     super(method, code, rpcMessage, data);
-    const required = (data as { requiredCapabilities?: ClientCapabilities } | undefined)?.requiredCapabilities;
+    const required = (data as { requiredCapabilities?: ClientCapabilities } | undefined)
+      ?.requiredCapabilities;
     this.requiredCapabilities = required;
     this.missing = describeCapabilities(required);
     this.message = `${method}: the server requires client capabilities that were not declared: ${
@@ -87,7 +88,8 @@ export class MissingCapabilityError extends RpcError {
 /** Whether a JSON-RPC error code means "missing required client capability" (current or older code). */
 export function isMissingCapabilityCode(code: number): boolean {
   return (
-    code === ErrorCode.missingRequiredClientCapability || code === ErrorCode.legacyMissingRequiredClientCapability
+    code === ErrorCode.missingRequiredClientCapability ||
+    code === ErrorCode.legacyMissingRequiredClientCapability
   );
 }
 
@@ -166,7 +168,11 @@ export class TaskFailedError extends TaskError {
   readonly data: unknown;
   /** The server's error message (untrusted text). */
   readonly rpcMessage: string;
-  constructor(taskId: string | undefined, error: JSONRPCErrorObject, readonly statusMessage?: string) {
+  constructor(
+    taskId: string | undefined,
+    error: JSONRPCErrorObject,
+    readonly statusMessage?: string,
+  ) {
     super(`failed with JSON-RPC error ${error.code}: ${error.message}`, taskId);
     this.code = error.code;
     this.rpcMessage = error.message;
@@ -185,14 +191,20 @@ export class TaskCancelledError extends TaskError {
     readonly confirmed: boolean,
     readonly reason?: unknown,
   ) {
-    super(confirmed ? "cancelled" : "cancellation requested; the server did not confirm a final state", taskId);
+    super(
+      confirmed ? "cancelled" : "cancellation requested; the server did not confirm a final state",
+      taskId,
+    );
   }
 }
 
 /** `tasks/get` answered -32602: the task is unknown to the server, or expired and purged. */
 export class TaskNotFoundError extends TaskError {
   override name = "TaskNotFoundError";
-  constructor(taskId: string, readonly rpcMessage: string) {
+  constructor(
+    taskId: string,
+    readonly rpcMessage: string,
+  ) {
     super(`not found on the server (expired or unknown): ${rpcMessage}`, taskId);
   }
 }
@@ -200,7 +212,10 @@ export class TaskNotFoundError extends TaskError {
 /** The task's `createdAt + ttlMs` passed without a terminal status: the client treats it as no longer usable. */
 export class TaskExpiredError extends TaskError {
   override name = "TaskExpiredError";
-  constructor(taskId: string, readonly expiredAt: Date) {
+  constructor(
+    taskId: string,
+    readonly expiredAt: Date,
+  ) {
     super(`its time to live ended at ${expiredAt.toISOString()} without a final status`, taskId);
   }
 }
@@ -208,7 +223,10 @@ export class TaskExpiredError extends TaskError {
 /** The caller's deadline passed before the task ended. The task itself was left running on the server. */
 export class DeadlineExceededError extends TaskError {
   override name = "DeadlineExceededError";
-  constructor(taskId: string | undefined, readonly deadline: Date) {
+  constructor(
+    taskId: string | undefined,
+    readonly deadline: Date,
+  ) {
     super(`the caller's deadline ${deadline.toISOString()} passed before the task ended`, taskId);
   }
 }
