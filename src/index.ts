@@ -13,17 +13,22 @@ export type {
   RetryEvent,
   UnansweredInputAction,
 } from "./task/types.js";
-export type { InputHandlers, InputContext } from "./input/types.js";
+export type { InputHandlers, InputContext, InputUnansweredEvent } from "./input/types.js";
+export { InputRespondError, type InputRespondProblem } from "./input/errors.js";
 export type { PollTiming, RetryTiming } from "./scheduler/types.js";
 export type { ConnectTarget } from "./session/targets.js";
 export type { ServerInfo, ProtocolEra } from "./session/types.js";
+export { tasksFor, type SdkClientLike } from "./adapters/sdk-client.js";
 export { withRoutingHeaders } from "./protocol/headers.js";
+export { withHttpErrorMapping } from "./session/http-fetch.js";
 export {
   McpTasksError,
   ProtocolError,
+  OrphanedTaskError,
   RpcError,
   MissingCapabilityError,
   TransportError,
+  RequestTimeoutError,
   TaskError,
   TaskFailedError,
   TaskCancelledError,
