@@ -18,6 +18,7 @@ import {
   TaskExpiredError,
   TaskFailedError,
   TaskNotFoundError,
+  redactIn,
 } from "../protocol/errors.js";
 import { classifyResult, parseAck, parseCallToolResult, parseGetTaskResult } from "../protocol/codec.js";
 import { pollDelay } from "../scheduler/timing.js";
@@ -70,6 +71,8 @@ export class TaskDriver implements TaskController, PollJob {
   /** Settles a `cancel()` made before the task id was known, once the cancel could be sent (or was moot). */
   private cancelWaiter: { resolve(): void; reject(error: unknown): void } | undefined;
   private detached = false;
+  /** `detach()` was called before the task id was known: end as detached as soon as the call answers. */
+  private detachWhenAnswered = false;
   /** Multi-round-trip input in progress (before a task exists), and what stops it when the call is cancelled. */
   private inputRounds: InputRounds | undefined;
   private inputRoundsAbort: AbortController | undefined;
@@ -96,6 +99,8 @@ export class TaskDriver implements TaskController, PollJob {
     if (this.watchSignal()) return;
     if (this.call === undefined)
       throw new Error("TaskDriver.start needs a call; use resume() for a known task");
+    // While the call is out, the scheduler wakes this driver only to enforce the deadline.
+    this.wakeAtNextTimeLimit();
     void this.sendCall(this.call).catch((error: unknown) => this.fail(error));
   }
 
@@ -122,14 +127,23 @@ export class TaskDriver implements TaskController, PollJob {
     if (this.taskId === undefined) {
       // The task id is not known yet. The call keeps going: its answer carries the id, and the cancel is sent
       // the moment it arrives (aborting the HTTP request would orphan a task the server may already have made).
+      // The handle waits for that at most `cancelGraceMs`, then ends as an unconfirmed cancellation.
       this.cancelPromise = new Promise<void>((resolve, reject) => (this.cancelWaiter = { resolve, reject }));
+      this.cancelObserveUntil = this.context.now() + this.context.options.cancelGraceMs;
+      this.wakeAtNextTimeLimit();
       return this.cancelPromise;
     }
     this.cancelPromise = this.sendCancel(this.taskId);
     return this.cancelPromise;
   }
 
-  detach(): void {
+  detach(): void | "deferred" {
+    if (this.taskId === undefined && this.call !== undefined && !this.sink.isSettled) {
+      // Nothing to stop observing yet, and ending now would drop the task id the answer brings: end when it comes.
+      this.detachWhenAnswered = true;
+      this.context.scheduler.unschedule(this);
+      return "deferred";
+    }
     this.detached = true;
     this.end({ kind: "detached" });
   }
@@ -156,20 +170,19 @@ export class TaskDriver implements TaskController, PollJob {
   }
 
   private async poll(): Promise<void> {
+    if (this.sink.isSettled || this.stopIfOutOfTime(this.context.now())) return;
     const taskId = this.taskId;
-    if (taskId === undefined || this.sink.isSettled) return;
-    if (this.stopIfOutOfTime(taskId)) return;
+    if (taskId === undefined) {
+      this.wakeAtNextTimeLimit(); // woken for a time limit before the call answered; it has not passed yet
+      return;
+    }
     let raw: Record<string, unknown>;
     try {
       raw = await this.requestWithRetry(Method.tasksGet, { taskId });
     } catch (error) {
       if (this.sink.isSettled) return;
       if (error instanceof RpcError && error.code === ErrorCode.invalidParams) {
-        this.sink.settle({
-          kind: "not_found",
-          taskId,
-          error: new TaskNotFoundError(taskId, error.rpcMessage),
-        });
+        this.finish({ kind: "not_found", taskId, error: new TaskNotFoundError(taskId, error.rpcMessage) });
         return;
       }
       this.fail(error);
@@ -194,10 +207,16 @@ export class TaskDriver implements TaskController, PollJob {
       raw = await this.answerInputRounds(call, answer.result);
       answer = classifyResult(call.method, raw, { tasksDeclared });
     }
-    if (this.sink.isSettled) return;
+    if (this.sink.isSettled) {
+      // The handle ended first (deadline, unconfirmed cancel): nobody can reach a task made now, so stop it.
+      if (answer.kind === "task") this.cancelUnreachable(answer.task.taskId);
+      else this.settleCancelWaiter();
+      return;
+    }
     switch (answer.kind) {
       case "complete":
         this.sink.completeImmediately(answer.result as unknown as CallToolResult); // classifyResult validated it
+        this.settleCancelWaiter();
         this.release();
         return;
       case "task":
@@ -235,6 +254,10 @@ export class TaskDriver implements TaskController, PollJob {
   private onTaskCreated(task: CreateTaskResult): void {
     this.adoptTask(task.taskId);
     this.trackTtl(task.createdAt, task.ttlMs);
+    if (this.detachWhenAnswered) {
+      this.detach();
+      return;
+    }
     if (this.cancelRequested) {
       const waiter = this.cancelWaiter;
       this.cancelWaiter = undefined;
@@ -359,32 +382,40 @@ export class TaskDriver implements TaskController, PollJob {
     this.expiresAt = start + ttlMs + this.context.options.ttlGraceMs;
   }
 
-  /** Ends the handle when the caller's deadline, the TTL backstop or the cancel grace period has passed. */
-  private stopIfOutOfTime(taskId: string): boolean {
-    const now = this.context.now();
-    if (this.deadline !== undefined && now >= this.deadline) {
+  /**
+   * Ends the handle if, at time `at`, the caller's deadline, the TTL backstop or the cancel grace period has
+   * passed. Polls ask about now; retries ask about the end of the wait they are about to start.
+   */
+  private stopIfOutOfTime(at: number): boolean {
+    const taskId = this.taskId;
+    if (this.deadline !== undefined && at >= this.deadline) {
       this.end({ kind: "deadline_exceeded" });
       return true;
     }
-    if (this.expiresAt !== undefined && now >= this.expiresAt) {
-      this.sink.settle({
-        kind: "expired",
-        taskId,
-        error: new TaskExpiredError(taskId, new Date(this.expiresAt - this.context.options.ttlGraceMs)),
-      });
-      this.release();
+    if (taskId !== undefined && this.expiresAt !== undefined && at >= this.expiresAt) {
+      const expiredAt = new Date(this.expiresAt - this.context.options.ttlGraceMs);
+      this.finish({ kind: "expired", taskId, error: new TaskExpiredError(taskId, expiredAt) });
       return true;
     }
-    if (this.cancelObserveUntil !== undefined && now >= this.cancelObserveUntil) {
-      this.sink.settle({
+    if (this.cancelObserveUntil !== undefined && at >= this.cancelObserveUntil) {
+      this.finish({
         kind: "cancelled",
         taskId,
         error: new TaskCancelledError(taskId, false, this.cancelReason),
       });
-      this.release();
       return true;
     }
     return false;
+  }
+
+  /** While no task id is known there is nothing to poll: wake only for the nearest time limit, if any. */
+  private wakeAtNextTimeLimit(): void {
+    const now = this.context.now();
+    let at: number | undefined;
+    for (const stop of [this.deadline, this.cancelObserveUntil]) {
+      if (stop !== undefined) at = at === undefined ? stop : Math.min(at, stop);
+    }
+    if (at !== undefined) this.context.scheduler.schedule(this, Math.min(Math.max(0, at - now), MAX_WAIT_MS));
   }
 
   /** The delay before the next poll: the server's interval within bounds, never past a stopping time. */
@@ -405,8 +436,13 @@ export class TaskDriver implements TaskController, PollJob {
   ): Promise<Record<string, unknown>> {
     return withTransientRetry(() => this.context.channel.request(method, params, this.requestOptions()), {
       timing: this.context.retry,
-      signal: this.lifetime?.signal,
-      onRetry: ({ error, attempt }) => this.sink.emitRetry({ method, error, attempt }),
+      // Made only when a fault calls for retries; aborted when the handle ends, which ends any backoff wait.
+      signal: () => this.lifetimeController().signal,
+      onRetry: ({ error, attempt, delayMs }) => {
+        // A wait that would end past a time limit is not started: the handle ends now, as it would then.
+        if (this.stopIfOutOfTime(this.context.now() + delayMs)) throw error;
+        this.sink.emitRetry({ method, error, attempt });
+      },
     });
   }
 
@@ -430,12 +466,11 @@ export class TaskDriver implements TaskController, PollJob {
     const signal = this.signal;
     if (!signal) return false;
     if (signal.aborted) {
-      this.sink.settle({
+      this.finish({
         kind: "cancelled",
         taskId: undefined,
         error: new TaskCancelledError(undefined, false, signal.reason),
       });
-      this.release();
       return true;
     }
     const onAbort = () => void this.cancel(signal.reason).catch(() => undefined);
@@ -446,51 +481,76 @@ export class TaskDriver implements TaskController, PollJob {
 
   /** Ends the handle for a reason that is not a server snapshot. */
   private end(reason: { kind: "detached" | "closed" | "deadline_exceeded" }): void {
-    if (this.sink.isSettled) return;
     const taskId = this.taskId;
     switch (reason.kind) {
       case "detached":
-        this.sink.settle({ kind: "detached", taskId, error: new TaskDetachedError(taskId) });
-        break;
+        this.finish({ kind: "detached", taskId, error: new TaskDetachedError(taskId) });
+        return;
       case "closed":
-        this.sink.settle({ kind: "closed", taskId, error: new ClientClosedError(taskId) });
-        break;
-      case "deadline_exceeded":
-        this.sink.settle({
+        this.finish({ kind: "closed", taskId, error: new ClientClosedError(taskId) });
+        return;
+      case "deadline_exceeded": {
+        const deadline = new Date(this.deadline ?? this.context.now());
+        this.finish({
           kind: "deadline_exceeded",
           taskId,
-          error: new DeadlineExceededError(taskId, new Date(this.deadline ?? this.context.now())),
+          error: new DeadlineExceededError(taskId, deadline),
         });
-        break;
+        return;
+      }
     }
-    this.release();
   }
 
+  /** Ends the handle with an error that stopped the work (not a server-reported final state). */
   private fail(error: unknown): void {
     if (this.sink.isSettled) return;
     const taskId = this.taskId;
     if (error instanceof OrphanedTaskError && error.taskId !== undefined) {
       // The server made a task we cannot follow (wrong method, or not declared): ask it to stop, best effort.
-      void this.context.channel.request(Method.tasksCancel, { taskId: error.taskId }).catch(() => undefined);
+      this.cancelUnreachable(error.taskId);
     }
-    if (this.cancelRequested && taskId === undefined && !(error instanceof McpTasksError)) {
-      this.sink.settle({
+    if (error instanceof TaskCancelledError) {
+      this.finish({ kind: "cancelled", taskId, error });
+    } else if (this.cancelRequested && taskId === undefined) {
+      // Cancelled before a task existed, and then the call failed: to the caller, it was cancelled.
+      this.finish({
         kind: "cancelled",
         taskId,
         error: new TaskCancelledError(undefined, false, this.cancelReason),
       });
+    } else if (error instanceof McpTasksError) {
+      if (taskId !== undefined) error.message = redactIn(error.message, taskId);
+      this.finish({ kind: "error", taskId, error });
     } else {
-      const wrapped =
-        error instanceof McpTasksError ? error : new McpTasksError(String(error), { cause: error });
-      this.sink.settle({ kind: "error", taskId, error: wrapped });
+      this.finish({ kind: "error", taskId, error: new McpTasksError(String(error), { cause: error }) });
     }
+    this.settleCancelWaiter();
+  }
+
+  /** Settles the handle once and lets go of everything the driver holds. */
+  private finish(outcome: TaskOutcome<CallToolResult>): void {
+    if (!this.sink.settle(outcome)) return;
     this.release();
+  }
+
+  /** Best-effort `tasks/cancel` for a task nobody can observe any more. Settles a pending `cancel()`. */
+  private cancelUnreachable(taskId: string): void {
+    this.context.channel.request(Method.tasksCancel, { taskId }).then(
+      () => this.settleCancelWaiter(),
+      (error: unknown) => this.settleCancelWaiter(error),
+    );
+  }
+
+  /** Settles a `cancel()` made before the task id was known. */
+  private settleCancelWaiter(error?: unknown): void {
+    const waiter = this.cancelWaiter;
+    this.cancelWaiter = undefined;
+    if (error === undefined) waiter?.resolve();
+    else waiter?.reject(error);
   }
 
   /** Drops everything this driver holds: its poll, its abort listener, its input work. */
   private release(): void {
-    this.cancelWaiter?.resolve(); // the handle ended before a task existed: nothing left to cancel
-    this.cancelWaiter = undefined;
     this.context.scheduler.unschedule(this);
     this.removeAbortListener?.();
     this.removeAbortListener = undefined;

@@ -101,7 +101,8 @@ function parseCreateTaskResult(method: string, frame: Record<string, unknown>, o
       strayId,
     );
   }
-  const parsed = createTaskResultSchema.safeParse(frame);
+  const task = withWholeMilliseconds(frame);
+  const parsed = createTaskResultSchema.safeParse(task);
   if (!parsed.success) {
     throw new OrphanedTaskError(
       `answered with an invalid CreateTaskResult (${describe(parsed.error)})`,
@@ -111,7 +112,23 @@ function parseCreateTaskResult(method: string, frame: Record<string, unknown>, o
       { cause: parsed.error },
     );
   }
-  return frame as unknown as CreateTaskResult;
+  return task as unknown as CreateTaskResult;
+}
+
+/**
+ * Rounds a fractional `pollIntervalMs` or `ttlMs` instead of rejecting the whole frame (requestor checklist
+ * §4.1): the schema says integer, but killing a healthy task over `100.5` helps nobody. The frame is copied
+ * only in that rare case; the usual frame passes through untouched.
+ */
+function withWholeMilliseconds(frame: Record<string, unknown>): Record<string, unknown> {
+  const { pollIntervalMs, ttlMs } = frame;
+  const fractional = (value: unknown) =>
+    typeof value === "number" && Number.isFinite(value) && !Number.isInteger(value);
+  if (!fractional(pollIntervalMs) && !fractional(ttlMs)) return frame;
+  const copy = { ...frame };
+  if (fractional(pollIntervalMs)) copy.pollIntervalMs = Math.round(pollIntervalMs as number);
+  if (fractional(ttlMs)) copy.ttlMs = Math.round(ttlMs as number);
+  return copy;
 }
 
 /**
@@ -129,7 +146,7 @@ export function parseCallToolResult(result: unknown, method: string = Method.too
  */
 export function parseGetTaskResult(result: unknown): DetailedTask {
   const method = Method.tasksGet;
-  const frame = requireComplete(method, result);
+  const frame = withWholeMilliseconds(requireComplete(method, result));
   const task = check(detailedTaskSchema, frame, method, "is not a valid task state");
   requireInputRequests(method, task, frame);
   return task;
@@ -138,7 +155,7 @@ export function parseGetTaskResult(result: unknown): DetailedTask {
 /** Validates the params of a `notifications/tasks` notification: a complete task state, as from `tasks/get`. */
 export function parseTaskNotification(params: unknown): TaskStatusNotificationParams {
   const method = Method.tasksNotification;
-  const frame = requireObject(method, params);
+  const frame = withWholeMilliseconds(requireObject(method, params));
   const task = check(detailedTaskSchema, frame, method, "is not a valid task state");
   requireInputRequests(method, task, frame);
   return task;

@@ -148,6 +148,11 @@ export class RequestTimeoutError extends TransportError {
   }
 }
 
+/** `text` with every occurrence of `taskId` redacted. */
+export function redactIn(text: string, taskId: string): string {
+  return taskId.length === 0 ? text : text.split(taskId).join(redactTaskId(taskId));
+}
+
 /** Base of the errors that end a task handle; each carries the task id when one was received. */
 export class TaskError extends McpTasksError {
   override name = "TaskError";
@@ -157,7 +162,11 @@ export class TaskError extends McpTasksError {
     readonly taskId: string | undefined,
     options?: { cause?: unknown },
   ) {
-    super(taskId === undefined ? message : `task ${redactTaskId(taskId)}: ${message}`, options);
+    // Server text may quote the id ("Task 786512e2-… not found"): redact it there too.
+    super(
+      taskId === undefined ? message : `task ${redactTaskId(taskId)}: ${redactIn(message, taskId)}`,
+      options,
+    );
   }
 }
 

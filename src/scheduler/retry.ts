@@ -21,8 +21,11 @@ export interface RetryAttempt {
 export interface TransientRetryOptions {
   /** Backoff policy. Default {@link DEFAULT_RETRY_TIMING}; use `resolveRetryTiming` to check user input. */
   timing?: RetryTiming;
-  /** Stops retrying: the promise rejects with `signal.reason` at once, even mid-wait. */
-  signal?: AbortSignal;
+  /**
+   * Stops retrying: the promise rejects with `signal.reason` at once, even mid-wait. A function is called only
+   * when a first fault makes retrying necessary, so callers need not create a signal for every request.
+   */
+  signal?: AbortSignal | (() => AbortSignal);
   /**
    * Called before each retry's wait. If it throws, retrying stops and the promise rejects with that error
    * (p-retry's rule for its `onFailedAttempt`).
@@ -44,7 +47,7 @@ export async function withTransientRetry<T>(
   fn: () => Promise<T>,
   options: TransientRetryOptions = {},
 ): Promise<T> {
-  options.signal?.throwIfAborted();
+  if (typeof options.signal === "object") options.signal.throwIfAborted();
   try {
     return await fn();
   } catch (error) {
@@ -64,7 +67,8 @@ function retryAfterFirstFault<T>(
   options: TransientRetryOptions,
 ): Promise<T> {
   const timing = options.timing ?? DEFAULT_RETRY_TIMING;
-  const { signal, onRetry } = options;
+  const signal = typeof options.signal === "function" ? options.signal() : options.signal;
+  const { onRetry } = options;
   return pRetry((attemptNumber) => (attemptNumber === 1 ? Promise.reject(firstError) : fn()), {
     retries: timing.retries,
     minTimeout: timing.minTimeoutMs,

@@ -115,7 +115,7 @@ export class TaskHandle<T = CallToolResult>
   detach(): void {
     const core = this.core;
     if (core.isSettled) return;
-    core.controller.detach();
+    if (core.controller.detach() === "deferred") return;
     core.settle({ kind: "detached", taskId: core.taskId, error: new TaskDetachedError(core.taskId) });
   }
 

@@ -100,7 +100,11 @@ export type UnansweredInputAction = "decline" | "cancel" | "fail";
 /** Internal: what the handle asks of whoever drives the task. */
 export interface TaskController {
   cancel(reason?: unknown): Promise<void>;
-  detach(): void;
+  /**
+   * Stops observing. Returns `"deferred"` when the controller will end the handle itself later (the task id
+   * is still on its way and must not be lost); otherwise the handle ends as detached at once.
+   */
+  detach(): void | "deferred";
   respond(key: string, response: InputResponse): Promise<void>;
 }
 

@@ -1,0 +1,175 @@
+/**
+ * Polling cadence through a real TaskClient, measured in fake time at a scripted server: the server's
+ * `pollIntervalMs` is followed and bounded, jitter stays in its window, terminal seeds are fetched at once,
+ * and the in-flight cap holds.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { TaskClient } from "mcp-tasks";
+import { ScriptedServer, START, connect, frame, gaps, inOrder } from "./scripted-server.js";
+
+let client: TaskClient | undefined;
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  vi.setSystemTime(START);
+});
+afterEach(async () => {
+  await client?.close();
+  client = undefined;
+  vi.restoreAllMocks();
+  vi.useRealTimers();
+});
+
+describe("polling follows the server's pollIntervalMs", () => {
+  it("polls at the interval the server suggests and follows it when it changes", async () => {
+    const server = new ScriptedServer({
+      "tools/call": () => frame.created({ pollIntervalMs: 500 }),
+      "tasks/get": inOrder(
+        frame.working({ pollIntervalMs: 500 }),
+        frame.working({ pollIntervalMs: 2000, statusMessage: "slower now" }),
+        frame.working({ pollIntervalMs: 2000, statusMessage: "slower now" }),
+        frame.working({ pollIntervalMs: 300, statusMessage: "almost" }),
+        frame.completed("42"),
+      ),
+    });
+    client = await connect(server);
+    const handle = client.callTool("compute");
+
+    await vi.advanceTimersByTimeAsync(6000);
+    expect(server.times("tasks/get")).toEqual([500, 1000, 3000, 5000, 5300]);
+    await expect(handle).resolves.toEqual({ content: [{ type: "text", text: "42" }] });
+  });
+
+  it("uses the creation-time hint only until the first tasks/get answers", async () => {
+    const server = new ScriptedServer({
+      "tools/call": () => frame.created({ pollIntervalMs: 3000 }),
+      "tasks/get": inOrder(frame.working({ pollIntervalMs: 200 }), frame.completed()),
+    });
+    client = await connect(server);
+    const handle = client.callTool("compute");
+    await vi.advanceTimersByTimeAsync(3200);
+    expect(server.times("tasks/get")).toEqual([3000, 3200]);
+    await expect(handle).resolves.toBeDefined();
+  });
+});
+
+describe("a wild pollIntervalMs is bounded by the polling option", () => {
+  const polling = { minIntervalMs: 50, defaultIntervalMs: 300, maxIntervalMs: 5000, jitter: 0 };
+  const cases: Array<[string, number | undefined, number]> = [
+    ["0 polls at the floor", 0, 50],
+    ["a negative interval polls at the floor", -250, 50],
+    ["a huge interval polls at the ceiling", 10 ** 12, 5000],
+    ["an absent interval polls at the default", undefined, 300],
+    ["a fractional interval is rounded", 120.6, 121],
+  ];
+
+  it.each(cases)("%s", async (_label, suggested, expected) => {
+    const server = new ScriptedServer({
+      "tools/call": () => frame.created({ pollIntervalMs: suggested }),
+      "tasks/get": () => frame.working({ pollIntervalMs: suggested }),
+    });
+    client = await connect(server, { polling });
+    const handle = client.callTool("compute");
+    await vi.advanceTimersByTimeAsync(expected * 3);
+    expect(server.times("tasks/get")).toEqual([expected, expected * 2, expected * 3]);
+    handle.detach();
+  });
+});
+
+describe("jitter", () => {
+  it("keeps every gap between polls within ±jitter of the interval", async () => {
+    const server = new ScriptedServer({
+      "tools/call": () => frame.created({ pollIntervalMs: 1000 }),
+      "tasks/get": () => frame.working({ pollIntervalMs: 1000 }),
+    });
+    client = await connect(server, { polling: { jitter: 0.5 } });
+    const handle = client.callTool("compute");
+    await vi.advanceTimersByTimeAsync(40_000);
+
+    const measured = gaps([0, ...server.times("tasks/get")]);
+    expect(measured.length).toBeGreaterThanOrEqual(26); // at most 1500 ms apart over 40 s
+    for (const gap of measured) {
+      expect(gap).toBeGreaterThanOrEqual(500);
+      expect(gap).toBeLessThanOrEqual(1500);
+    }
+    // Jitter is applied, not only bounded: 27+ random gaps are not all the same.
+    expect(new Set(measured).size).toBeGreaterThan(1);
+    handle.detach();
+  });
+
+  it("reaches both ends of the window and no further", async () => {
+    const randoms = [0, 1, 0, 1];
+    vi.spyOn(Math, "random").mockImplementation(() => randoms.shift() ?? 0.5);
+    const server = new ScriptedServer({
+      "tools/call": () => frame.created({ pollIntervalMs: 1000 }),
+      "tasks/get": () => frame.working({ pollIntervalMs: 1000 }),
+    });
+    client = await connect(server, { polling: { jitter: 0.5 } });
+    const handle = client.callTool("compute");
+    await vi.advanceTimersByTimeAsync(4000);
+    expect(gaps([0, ...server.times("tasks/get")])).toEqual([500, 1500, 500, 1500]);
+    handle.detach();
+  });
+});
+
+describe("terminal and input seeds", () => {
+  it.each(["completed", "failed", "cancelled"])(
+    "a CreateTaskResult already %s is followed at once by tasks/get, whatever its interval",
+    async (status) => {
+      const server = new ScriptedServer({
+        "tools/call": () => frame.created({ status, pollIntervalMs: 60_000 }),
+        "tasks/get": () => frame.completed("from tasks/get"),
+      });
+      client = await connect(server);
+      const handle = client.callTool("compute");
+      await vi.advanceTimersByTimeAsync(0);
+      expect(server.times("tasks/get")).toEqual([0]);
+      // The payload comes from tasks/get, never from the seed.
+      await expect(handle).resolves.toEqual({ content: [{ type: "text", text: "from tasks/get" }] });
+    },
+  );
+
+  it("a working seed is shown at once and polled at its interval", async () => {
+    const server = new ScriptedServer({
+      "tools/call": () => frame.created({ pollIntervalMs: 700, statusMessage: "queued" }),
+      "tasks/get": () => frame.completed(),
+    });
+    client = await connect(server);
+    const handle = client.callTool("compute");
+    await vi.advanceTimersByTimeAsync(0);
+    expect(handle.status).toBe("working");
+    expect(server.times("tasks/get")).toEqual([]);
+    await vi.advanceTimersByTimeAsync(700);
+    expect(server.times("tasks/get")).toEqual([700]);
+  });
+});
+
+describe("the in-flight cap", () => {
+  it("never has more than maxInFlight tasks/get awaiting an answer, and every task still completes", async () => {
+    const pollsPerTask = new Map<string, number>();
+    const server = new ScriptedServer({
+      "tools/call": (request) => {
+        const id = `task-${String((request.params.arguments as { n: number }).n).padStart(4, "0")}-x`;
+        return frame.created({ taskId: id, pollIntervalMs: 100 });
+      },
+      "tasks/get": (request) => {
+        const taskId = request.params.taskId as string;
+        const polls = (pollsPerTask.get(taskId) ?? 0) + 1;
+        pollsPerTask.set(taskId, polls);
+        const reply =
+          polls < 3 ? frame.working({ taskId, pollIntervalMs: 100 }) : frame.completed(taskId, { taskId });
+        return { afterMs: 250, reply }; // a slow server: polls pile up against the cap
+      },
+    });
+    client = await connect(server, { maxInFlight: 2, polling: { minIntervalMs: 10 } });
+    const handles = Array.from({ length: 6 }, (_, n) => client!.callTool("compute", { n }));
+
+    await vi.advanceTimersByTimeAsync(20_000);
+    expect(server.peakInFlight.get("tasks/get")).toBe(2);
+    const results = await Promise.all(handles);
+    expect(results.map((result) => (result.content[0] as { text: string }).text)).toEqual(
+      [...pollsPerTask.keys()].sort(),
+    );
+    expect(server.sent("tasks/get")).toHaveLength(18);
+  });
+});

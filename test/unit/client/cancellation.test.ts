@@ -1,0 +1,217 @@
+/**
+ * Cancellation and detaching through a real TaskClient, in fake time: `tasks/cancel` (never
+ * `notifications/cancelled`) sent exactly once, at the right moment, and the handle reporting what the server
+ * finally said.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { TaskCancelledError, TaskDetachedError, type TaskClient } from "mcp-tasks";
+import { ScriptedServer, START, TASK_ID, connect, frame, inOrder, settle } from "./scripted-server.js";
+
+let client: TaskClient | undefined;
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  vi.setSystemTime(START);
+});
+afterEach(async () => {
+  await client?.close();
+  client = undefined;
+  vi.useRealTimers();
+});
+
+/** A task that works until it is cancelled, then reports `afterCancel` on every poll. */
+function cancellableTask(afterCancel: () => ReturnType<typeof frame.working>) {
+  let cancelled = false;
+  return new ScriptedServer({
+    "tools/call": () => frame.created({ pollIntervalMs: 1000 }),
+    "tasks/get": () => (cancelled ? afterCancel() : frame.working({ pollIntervalMs: 1000 })),
+    "tasks/cancel": () => {
+      cancelled = true;
+      return { result: {} };
+    },
+  });
+}
+
+describe("aborting before the task id is known", () => {
+  it("sends tasks/cancel once the id arrives, exactly once, and never notifications/cancelled", async () => {
+    const server = new ScriptedServer({
+      "tools/call": () => ({ afterMs: 1000, reply: frame.created({ pollIntervalMs: 1000 }) }),
+      "tasks/get": () => frame.cancelled(),
+    });
+    client = await connect(server);
+    const controller = new AbortController();
+    const handle = client.callTool("compute", {}, { signal: controller.signal });
+
+    await vi.advanceTimersByTimeAsync(100);
+    controller.abort(new Error("user gave up"));
+    void handle.cancel("again"); // a second request to cancel changes nothing
+    await vi.advanceTimersByTimeAsync(100);
+    expect(server.sent("tasks/cancel")).toEqual([]); // nothing to name yet
+
+    await vi.advanceTimersByTimeAsync(800);
+    expect(server.sent("tasks/cancel").map((request) => [request.at, request.params.taskId])).toEqual([
+      [1000, TASK_ID],
+    ]);
+    const outcome = await settle(handle.outcome());
+    expect(outcome.kind === "cancelled" && outcome.error).toBeInstanceOf(TaskCancelledError);
+    expect(outcome).toMatchObject({ kind: "cancelled", error: { confirmed: true, taskId: TASK_ID } });
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(server.sent("tasks/cancel")).toHaveLength(1);
+    expect(server.notifications).not.toContain("notifications/cancelled");
+  });
+
+  it("a call aborted while tools/call never answers ends as an unconfirmed cancellation", async () => {
+    const server = new ScriptedServer({ "tools/call": () => ({ silent: true }) });
+    client = await connect(server, { requestTimeoutMs: 5000 });
+    const controller = new AbortController();
+    const handle = client.callTool("compute", {}, { signal: controller.signal });
+    await vi.advanceTimersByTimeAsync(100);
+    controller.abort();
+    const outcome = await settle(handle.outcome());
+    expect(outcome).toMatchObject({ kind: "cancelled", taskId: undefined, error: { confirmed: false } });
+    expect(server.sent("tasks/cancel")).toEqual([]);
+  });
+
+  it("an already-aborted signal sends nothing at all", async () => {
+    const server = new ScriptedServer({ "tools/call": () => frame.created() });
+    client = await connect(server);
+    const handle = client.callTool("compute", {}, { signal: AbortSignal.abort() });
+    await expect(handle.outcome()).resolves.toMatchObject({
+      kind: "cancelled",
+      error: { confirmed: false },
+    });
+    expect(server.sent("tools/call")).toEqual([]);
+  });
+});
+
+describe("cancel()", () => {
+  it("twice sends one tasks/cancel", async () => {
+    const server = cancellableTask(() => frame.cancelled());
+    client = await connect(server);
+    const handle = client.callTool("compute");
+    await vi.advanceTimersByTimeAsync(0);
+    const first = handle.cancel();
+    const second = handle.cancel();
+    await vi.advanceTimersByTimeAsync(0);
+    await Promise.all([first, second]);
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(server.sent("tasks/cancel")).toHaveLength(1);
+    expect(server.sent("tasks/cancel")[0]?.params.taskId).toBe(TASK_ID);
+  });
+
+  it("polls at once after the cancel is acknowledged", async () => {
+    const server = cancellableTask(() => frame.cancelled());
+    client = await connect(server);
+    const handle = client.callTool("compute");
+    await vi.advanceTimersByTimeAsync(300);
+    await handle.cancel();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(server.times("tasks/get")).toEqual([300]);
+  });
+
+  it("a task the server still completes resolves with its result", async () => {
+    const server = cancellableTask(() => frame.completed("finished anyway"));
+    client = await connect(server);
+    const handle = client.callTool("compute");
+    await vi.advanceTimersByTimeAsync(0);
+    await handle.cancel();
+    await vi.advanceTimersByTimeAsync(0);
+    await expect(handle).resolves.toEqual({ content: [{ type: "text", text: "finished anyway" }] });
+  });
+
+  it("a task the server reports cancelled rejects with a confirmed TaskCancelledError", async () => {
+    const server = cancellableTask(() => frame.cancelled());
+    client = await connect(server);
+    const handle = client.callTool("compute");
+    await vi.advanceTimersByTimeAsync(0);
+    await handle.cancel("no longer needed");
+    await vi.advanceTimersByTimeAsync(0);
+    const error = await handle.then(
+      () => undefined,
+      (rejection: unknown) => rejection,
+    );
+    expect(error).toBeInstanceOf(TaskCancelledError);
+    expect(error).toMatchObject({ confirmed: true, taskId: TASK_ID, reason: "no longer needed" });
+  });
+
+  it("a server that stays silent past cancelGraceMs ends with an unconfirmed TaskCancelledError", async () => {
+    const server = cancellableTask(() => frame.working({ pollIntervalMs: 1000 }));
+    client = await connect(server, { cancelGraceMs: 2500 });
+    const handle = client.callTool("compute");
+    await vi.advanceTimersByTimeAsync(0);
+    await handle.cancel();
+
+    await vi.advanceTimersByTimeAsync(2499);
+    expect(handle.isSettled).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    const outcome = await handle.outcome();
+    expect(outcome).toMatchObject({ kind: "cancelled", taskId: TASK_ID, error: { confirmed: false } });
+    const polls = server.sent("tasks/get").length;
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(server.sent("tasks/get")).toHaveLength(polls);
+    expect(server.sent("tasks/cancel")).toHaveLength(1);
+  });
+
+  it("after the task completed, sends nothing", async () => {
+    const server = new ScriptedServer({
+      "tools/call": () => frame.created({ pollIntervalMs: 100 }),
+      "tasks/get": inOrder(frame.completed()),
+    });
+    client = await connect(server);
+    const handle = client.callTool("compute");
+    await vi.advanceTimersByTimeAsync(100);
+    await handle;
+    await handle.cancel();
+    expect(server.sent("tasks/cancel")).toEqual([]);
+  });
+});
+
+describe("detach()", () => {
+  it("stops polling without cancelling, and the outcome is detached", async () => {
+    const server = cancellableTask(() => frame.cancelled());
+    client = await connect(server);
+    const handle = client.callTool("compute");
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(server.sent("tasks/get")).toHaveLength(2);
+
+    handle.detach();
+    await expect(handle.outcome()).resolves.toMatchObject({ kind: "detached", taskId: TASK_ID });
+    await expect(handle).rejects.toBeInstanceOf(TaskDetachedError);
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(server.sent("tasks/get")).toHaveLength(2);
+    expect(server.sent("tasks/cancel")).toEqual([]);
+    expect(vi.getTimerCount()).toBe(0);
+    expect(client.activeTasks).toBe(0);
+  });
+
+  it("before the task id is known, waits for the answer so the detached outcome carries the id", async () => {
+    const server = cancellableTask(() => frame.cancelled());
+    server.on("tools/call", () => ({ afterMs: 500, reply: frame.created({ pollIntervalMs: 1000 }) }));
+    client = await connect(server);
+    const handle = client.callTool("compute");
+    await vi.advanceTimersByTimeAsync(100);
+    handle.detach();
+    expect(handle.isSettled).toBe(false);
+
+    await vi.advanceTimersByTimeAsync(400);
+    await expect(handle.outcome()).resolves.toMatchObject({ kind: "detached", taskId: TASK_ID });
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(server.sent("tasks/get")).toEqual([]);
+    expect(server.sent("tasks/cancel")).toEqual([]);
+    expect(client.activeTasks).toBe(0);
+  });
+
+  it("stops a poll that is backing off from a fault", async () => {
+    const server = new ScriptedServer({
+      "tools/call": () => frame.created({ pollIntervalMs: 1000 }),
+      "tasks/get": () => frame.rpcError(-32603, "Internal error"),
+    });
+    client = await connect(server, { retry: { retries: 8, minTimeoutMs: 1000, maxTimeoutMs: 30_000 } });
+    const handle = client.callTool("compute");
+    await vi.advanceTimersByTimeAsync(1500); // first poll at 1000 failed; its retry is due at 2000
+    handle.detach();
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(server.sent("tasks/get")).toHaveLength(1);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});

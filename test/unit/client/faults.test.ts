@@ -1,0 +1,177 @@
+/**
+ * Faults through a real TaskClient, in fake time: transient faults are retried with growing backoff and the task
+ * still completes, `Retry-After` is honoured, and final faults end the handle with the right typed error.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import {
+  MissingCapabilityError,
+  ProtocolError,
+  TaskNotFoundError,
+  TransportError,
+  type RetryEvent,
+  type TaskClient,
+} from "mcp-tasks";
+import {
+  ScriptedServer,
+  START,
+  TASK_ID,
+  connect,
+  frame,
+  gaps,
+  inOrder,
+  settle,
+  type Reply,
+} from "./scripted-server.js";
+
+let client: TaskClient | undefined;
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  vi.setSystemTime(START);
+});
+afterEach(async () => {
+  await client?.close();
+  client = undefined;
+  vi.useRealTimers();
+});
+
+const retry = { retries: 5, minTimeoutMs: 100, factor: 2, maxTimeoutMs: 10_000 };
+const internalError = frame.rpcError(-32603, "Internal error");
+
+/** A task created at 0 whose first poll (at 1000) meets `faults`, then completes. */
+function faultyServer(...faults: Reply[]): ScriptedServer {
+  return new ScriptedServer({
+    "tools/call": () => frame.created({ pollIntervalMs: 1000 }),
+    "tasks/get": inOrder(...faults, frame.completed("survived")),
+  });
+}
+
+describe("transient faults on tasks/get", () => {
+  it("-32603 is retried with growing backoff and the task still completes", async () => {
+    const server = faultyServer(internalError, internalError, internalError);
+    client = await connect(server, { retry });
+    const handle = client.callTool("compute");
+    const retries: RetryEvent[] = [];
+    handle.on("retry", (event) => retries.push(event));
+
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(server.times("tasks/get")).toEqual([1000, 1100, 1300, 1700]);
+    expect(gaps(server.times("tasks/get"))).toEqual([100, 200, 400]);
+    expect(retries.map((event) => [event.method, event.attempt])).toEqual([
+      ["tasks/get", 1],
+      ["tasks/get", 2],
+      ["tasks/get", 3],
+    ]);
+    await expect(handle).resolves.toEqual({ content: [{ type: "text", text: "survived" }] });
+  });
+
+  it("a transient transport error thrown by send() is retried and the task still completes", async () => {
+    const dropped = new TransportError("tasks/get: socket hang up", { transient: true });
+    const reset = Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" });
+    const server = faultyServer({ throws: dropped }, { throws: reset });
+    client = await connect(server, { retry });
+    const handle = client.callTool("compute");
+
+    await vi.advanceTimersByTimeAsync(2000);
+    // The two failed sends never reached the server's log of answered requests, but they were attempts.
+    expect(server.times("tasks/get")).toEqual([1000, 1100, 1300]);
+    await expect(handle).resolves.toEqual({ content: [{ type: "text", text: "survived" }] });
+  });
+
+  it("Retry-After delays the next attempt at least that long", async () => {
+    const throttled = new TransportError("tasks/get: the server answered HTTP 429", {
+      status: 429,
+      retryAfterMs: 3000,
+      transient: true,
+    });
+    const server = faultyServer({ throws: throttled });
+    client = await connect(server, { retry });
+    const handle = client.callTool("compute");
+
+    await vi.advanceTimersByTimeAsync(3999);
+    expect(server.times("tasks/get")).toEqual([1000]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(server.times("tasks/get")).toEqual([1000, 4000]);
+    await expect(handle).resolves.toBeDefined();
+  });
+
+  it("a fault that outlasts the retries ends the handle with the last error", async () => {
+    const server = faultyServer(...Array.from({ length: 10 }, () => internalError));
+    client = await connect(server, { retry: { ...retry, retries: 2 } });
+    const handle = client.callTool("compute");
+    const outcome = handle.outcome();
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(server.sent("tasks/get")).toHaveLength(3);
+    await expect(outcome).resolves.toMatchObject({
+      kind: "error",
+      taskId: TASK_ID,
+      error: { name: "RpcError", code: -32603, method: "tasks/get" },
+    });
+  });
+});
+
+describe("final faults", () => {
+  it("-32602 on tasks/get ends the handle as TaskNotFoundError and stops polling", async () => {
+    const server = faultyServer(frame.rpcError(-32602, "Failed to retrieve task: Task has expired"));
+    client = await connect(server, { retry });
+    const handle = client.callTool("compute");
+    const outcome = handle.outcome();
+    await vi.advanceTimersByTimeAsync(1000);
+
+    const ended = await outcome;
+    expect(ended.kind).toBe("not_found");
+    expect(ended.kind === "not_found" && ended.error).toBeInstanceOf(TaskNotFoundError);
+    expect(ended).toMatchObject({ taskId: TASK_ID, error: { taskId: TASK_ID } });
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(server.sent("tasks/get")).toHaveLength(1);
+    expect(server.sent("tasks/cancel")).toHaveLength(0);
+  });
+
+  it("-32021 on tools/call ends the handle with MissingCapabilityError naming the capability", async () => {
+    const server = new ScriptedServer({
+      "tools/call": () =>
+        frame.rpcError(-32021, "Missing required client capability", {
+          requiredCapabilities: { elicitation: { form: {} } },
+        }),
+    });
+    client = await connect(server);
+    const error = await client.callTool("confirm").then(
+      () => undefined,
+      (rejection: unknown) => rejection,
+    );
+    expect(error).toBeInstanceOf(MissingCapabilityError);
+    expect(error).toMatchObject({ code: -32021, method: "tools/call", missing: ["elicitation"] });
+    expect((error as Error).message).toContain("elicitation");
+    expect(server.sent("tools/call")).toHaveLength(1); // not retried
+  });
+
+  it("a tasks/get answer for another task is a ProtocolError carrying the method", async () => {
+    const server = faultyServer(frame.working({ taskId: "task-someone-else-entirely" }));
+    client = await connect(server);
+    const outcome = await settle(client.callTool("compute").outcome());
+    expect(outcome).toMatchObject({ kind: "error", error: { name: "ProtocolError", method: "tasks/get" } });
+  });
+
+  it("a tasks/get answered with a CreateTaskResult is a ProtocolError carrying the method", async () => {
+    const server = faultyServer(frame.created({ taskId: "task-stray-from-tasks-get" }));
+    client = await connect(server);
+    const outcome = await settle(client.callTool("compute").outcome());
+    expect(outcome.kind).toBe("error");
+    expect(outcome.kind === "error" && outcome.error).toBeInstanceOf(ProtocolError);
+    expect(outcome).toMatchObject({ error: { method: "tasks/get" } });
+  });
+
+  it("a malformed CreateTaskResult is a ProtocolError, and the stray task it names is cancelled", async () => {
+    const server = new ScriptedServer({
+      // No createdAt / lastUpdatedAt / ttlMs: not a valid task, but the server may well have made one.
+      "tools/call": () => ({ result: { resultType: "task", taskId: TASK_ID, status: "working" } }),
+    });
+    client = await connect(server);
+    const outcome = await settle(client.callTool("compute").outcome());
+    expect(outcome.kind).toBe("error");
+    expect(outcome.kind === "error" && outcome.error).toBeInstanceOf(ProtocolError);
+    expect(outcome).toMatchObject({ error: { method: "tools/call" } });
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(server.sent("tasks/cancel").map((request) => request.params.taskId)).toEqual([TASK_ID]);
+  });
+});
