@@ -18,11 +18,12 @@ import {
   TaskExpiredError,
   TaskFailedError,
   TaskNotFoundError,
+  isTransientError,
   redactIn,
 } from "../protocol/errors.js";
 import { classifyResult, parseAck, parseCallToolResult, parseGetTaskResult } from "../protocol/codec.js";
 import { pollDelay } from "../scheduler/timing.js";
-import { withTransientRetry } from "../scheduler/retry.js";
+import { retryAfterFault } from "../scheduler/retry.js";
 import type { PollScheduler } from "../scheduler/scheduler.js";
 import type { PollJob, PollTiming, RetryTiming } from "../scheduler/types.js";
 import type { RpcChannel, ServerInfo } from "../session/types.js";
@@ -63,8 +64,13 @@ export class TaskDriver implements TaskController, PollJob {
   readonly handle: TaskHandle<CallToolResult>;
   private readonly sink: TaskSink<CallToolResult>;
   private taskId: string | undefined;
+  /** `{ taskId }`, made once: every poll sends it (the session copies it into the framed request). */
+  private taskParams: { taskId: string } | undefined;
   /** `createdAt + ttlMs + grace` of the latest snapshot, in epoch ms; undefined while unlimited or unknown. */
   private expiresAt: number | undefined;
+  /** The `createdAt` and `ttlMs` that `expiresAt` was computed from. */
+  private ttlCreatedAt: string | undefined;
+  private ttlMs: number | null | undefined;
   private cancelRequested = false;
   private cancelReason: unknown;
   private cancelPromise: Promise<void> | undefined;
@@ -178,7 +184,7 @@ export class TaskDriver implements TaskController, PollJob {
     }
     let raw: Record<string, unknown>;
     try {
-      raw = await this.requestWithRetry(Method.tasksGet, { taskId });
+      raw = await this.requestWithRetry(Method.tasksGet, this.taskParams as { taskId: string });
     } catch (error) {
       if (this.sink.isSettled) return;
       if (error instanceof RpcError && error.code === ErrorCode.invalidParams) {
@@ -276,6 +282,7 @@ export class TaskDriver implements TaskController, PollJob {
 
   private adoptTask(taskId: string): void {
     this.taskId = taskId;
+    this.taskParams = { taskId };
     this.sink.setTaskId(taskId);
   }
 
@@ -372,6 +379,10 @@ export class TaskDriver implements TaskController, PollJob {
   /* ---- Time ---------------------------------------------------------------------------------------- */
 
   private trackTtl(createdAt: string, ttlMs: number | null): void {
+    // Servers repeat the same createdAt and ttlMs on every poll: recompute only when one of them changes.
+    if (createdAt === this.ttlCreatedAt && ttlMs === this.ttlMs) return;
+    this.ttlCreatedAt = createdAt;
+    this.ttlMs = ttlMs;
     if (ttlMs === null) {
       this.expiresAt = undefined;
       return;
@@ -430,20 +441,33 @@ export class TaskDriver implements TaskController, PollJob {
 
   /* ---- Plumbing ------------------------------------------------------------------------------------ */
 
-  private requestWithRetry(
+  /**
+   * Sends a request that is safe to repeat, retrying transient faults. The first attempt is a plain request with
+   * no retry machinery (no closures, no signal): that is every poll of every task while the server is healthy.
+   */
+  private async requestWithRetry(
     method: string,
     params: Record<string, unknown>,
   ): Promise<Record<string, unknown>> {
-    return withTransientRetry(() => this.context.channel.request(method, params, this.requestOptions()), {
-      timing: this.context.retry,
-      // Made only when a fault calls for retries; aborted when the handle ends, which ends any backoff wait.
-      signal: () => this.lifetimeController().signal,
-      onRetry: ({ error, attempt, delayMs }) => {
-        // A wait that would end past a time limit is not started: the handle ends now, as it would then.
-        if (this.stopIfOutOfTime(this.context.now() + delayMs)) throw error;
-        this.sink.emitRetry({ method, error, attempt });
-      },
-    });
+    try {
+      return await this.context.channel.request(method, params, this.requestOptions());
+    } catch (error) {
+      if (!isTransientError(error)) throw error;
+      return retryAfterFault(
+        () => this.context.channel.request(method, params, this.requestOptions()),
+        error,
+        {
+          timing: this.context.retry,
+          // Aborted when the handle ends, which also ends any backoff wait.
+          signal: this.lifetimeController().signal,
+          onRetry: ({ error: fault, attempt, delayMs }) => {
+            // A wait that would end past a time limit is not started: the handle ends now, as it would then.
+            if (this.stopIfOutOfTime(this.context.now() + delayMs)) throw fault;
+            this.sink.emitRetry({ method, error: fault, attempt });
+          },
+        },
+      );
+    }
   }
 
   private requestOptions(): { signal?: AbortSignal } | undefined {

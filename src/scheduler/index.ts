@@ -17,4 +17,10 @@ export {
   type PollSchedulerOptions,
   type SchedulerClock,
 } from "./scheduler.js";
-export { backoffDelay, withTransientRetry, type RetryAttempt, type TransientRetryOptions } from "./retry.js";
+export {
+  backoffDelay,
+  retryAfterFault,
+  withTransientRetry,
+  type RetryAttempt,
+  type TransientRetryOptions,
+} from "./retry.js";

@@ -21,11 +21,8 @@ export interface RetryAttempt {
 export interface TransientRetryOptions {
   /** Backoff policy. Default {@link DEFAULT_RETRY_TIMING}; use `resolveRetryTiming` to check user input. */
   timing?: RetryTiming;
-  /**
-   * Stops retrying: the promise rejects with `signal.reason` at once, even mid-wait. A function is called only
-   * when a first fault makes retrying necessary, so callers need not create a signal for every request.
-   */
-  signal?: AbortSignal | (() => AbortSignal);
+  /** Stops retrying: the promise rejects with `signal.reason` at once, even mid-wait. */
+  signal?: AbortSignal;
   /**
    * Called before each retry's wait. If it throws, retrying stops and the promise rejects with that error
    * (p-retry's rule for its `onFailedAttempt`).
@@ -47,28 +44,28 @@ export async function withTransientRetry<T>(
   fn: () => Promise<T>,
   options: TransientRetryOptions = {},
 ): Promise<T> {
-  if (typeof options.signal === "object") options.signal.throwIfAborted();
+  options.signal?.throwIfAborted();
   try {
     return await fn();
   } catch (error) {
     if (!isTransientError(error)) throw error;
-    return retryAfterFirstFault(fn, error, options);
+    return retryAfterFault(fn, error, options);
   }
 }
 
 /**
- * Hands the rest of the work to p-retry. Its first "attempt" re-raises the fault the fast path already saw,
+ * Retries `fn` after it already failed once with the transient `firstError` (for callers that made the first
+ * attempt themselves). Hands the rest of the work to p-retry. Its first "attempt" re-raises the fault the fast path already saw,
  * so p-retry's own counting (retries left, backoff from `minTimeoutMs`, abort) starts exactly where the fast
  * path stopped and `fn` runs at most `retries + 1` times in total.
  */
-function retryAfterFirstFault<T>(
+export function retryAfterFault<T>(
   fn: () => Promise<T>,
   firstError: unknown,
   options: TransientRetryOptions,
 ): Promise<T> {
   const timing = options.timing ?? DEFAULT_RETRY_TIMING;
-  const signal = typeof options.signal === "function" ? options.signal() : options.signal;
-  const { onRetry } = options;
+  const { signal, onRetry } = options;
   return pRetry((attemptNumber) => (attemptNumber === 1 ? Promise.reject(firstError) : fn()), {
     retries: timing.retries,
     minTimeout: timing.minTimeoutMs,

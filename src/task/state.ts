@@ -47,7 +47,11 @@ export class TaskState {
   offer(snapshot: DetailedTask): SnapshotVerdict {
     if (this.terminal) return "ended";
     const terminal = isTerminalStatus(snapshot.status);
-    const time = parseTimestamp(snapshot.lastUpdatedAt);
+    // Most polls repeat the last stamp; the same text is the same time, without parsing it again.
+    const time =
+      this.latest !== undefined && snapshot.lastUpdatedAt === this.latest.lastUpdatedAt
+        ? this.watermark
+        : parseTimestamp(snapshot.lastUpdatedAt);
     if (!terminal && time < this.watermark) return "stale"; // false whenever either side is NaN
     // Raise the watermark to a readable time; `>=` is false while the watermark is still NaN.
     if (!Number.isNaN(time) && !(this.watermark >= time)) this.watermark = time;

@@ -15,6 +15,11 @@ const ISO_8601 =
  */
 export function parseTimestamp(text: unknown): number {
   if (typeof text !== "string") return Number.NaN;
+  if (isPlainUtcStamp(text)) {
+    // The form nearly every server sends (`2026-07-28T10:15:00.123Z`): the engine's own parser reads it exactly.
+    const millis = Date.parse(text);
+    if (!Number.isNaN(millis)) return millis;
+  }
   const match = ISO_8601.exec(text);
   if (!match) return Number.NaN;
   const [
@@ -45,4 +50,15 @@ export function parseTimestamp(text: unknown): number {
     millis += sign === "+" ? -offset : offset;
   }
   return millis;
+}
+
+/** `YYYY-MM-DDTHH:MM:SS` in UTC (`Z`), with at most millisecond digits: nothing `Date.parse` could misread. */
+function isPlainUtcStamp(text: string): boolean {
+  const length = text.length;
+  return (
+    (length === 20 || (length >= 22 && length <= 24 && text[19] === ".")) &&
+    text[10] === "T" &&
+    text[length - 1] === "Z" &&
+    text[4] === "-"
+  );
 }
