@@ -28,11 +28,11 @@ import type { PollScheduler } from "../scheduler/scheduler.js";
 import type { PollJob, PollTiming, RetryTiming } from "../scheduler/types.js";
 import type { RpcChannel, ServerInfo } from "../session/types.js";
 import { createTask, type TaskSink } from "../task/handle.js";
-import { parseTimestamp } from "../task/timestamp.js";
 import type { TaskHandle } from "../task/handle.js";
 import type { TaskController, TaskOutcome } from "../task/types.js";
 import { InputCoordinator, InputRespondError, InputRounds } from "../input/index.js";
 import type { ResolvedClientOptions } from "./options.js";
+import { TimeLimits } from "./time-limits.js";
 
 /** What every driver of one client shares. */
 export interface DriverContext {
@@ -57,20 +57,13 @@ export interface CallSpec {
   toolName: string;
 }
 
-/** Longest single wait, so a far deadline never overflows the timer. */
-const MAX_WAIT_MS = 2 ** 31 - 1;
-
 export class TaskDriver implements TaskController, PollJob {
   readonly handle: TaskHandle<CallToolResult>;
   private readonly sink: TaskSink<CallToolResult>;
   private taskId: string | undefined;
   /** `{ taskId }`, made once: every poll sends it (the session copies it into the framed request). */
   private taskParams: { taskId: string } | undefined;
-  /** `createdAt + ttlMs + grace` of the latest snapshot, in epoch ms; undefined while unlimited or unknown. */
-  private expiresAt: number | undefined;
-  /** The `createdAt` and `ttlMs` that `expiresAt` was computed from. */
-  private ttlCreatedAt: string | undefined;
-  private ttlMs: number | null | undefined;
+  private readonly limits: TimeLimits;
   private cancelRequested = false;
   private cancelReason: unknown;
   private cancelPromise: Promise<void> | undefined;
@@ -82,8 +75,6 @@ export class TaskDriver implements TaskController, PollJob {
   /** Multi-round-trip input in progress (before a task exists), and what stops it when the call is cancelled. */
   private inputRounds: InputRounds | undefined;
   private inputRoundsAbort: AbortController | undefined;
-  /** After a confirmed `tasks/cancel`, the time the client stops waiting for the server's final word. */
-  private cancelObserveUntil: number | undefined;
   private input: InputCoordinator | undefined;
   /** Aborted when the handle ends: stops retries, input handlers and multi-round-trip input. */
   private lifetime: AbortController | undefined;
@@ -92,9 +83,10 @@ export class TaskDriver implements TaskController, PollJob {
   constructor(
     private readonly context: DriverContext,
     private readonly call: CallSpec | undefined,
-    private readonly deadline: number | undefined,
+    deadline: number | undefined,
     private readonly signal: AbortSignal | undefined,
   ) {
+    this.limits = new TimeLimits(deadline, context.options.ttlGraceMs);
     const { handle, sink } = createTask<CallToolResult>(this);
     this.handle = handle;
     this.sink = sink;
@@ -135,7 +127,7 @@ export class TaskDriver implements TaskController, PollJob {
       // the moment it arrives (aborting the HTTP request would orphan a task the server may already have made).
       // The handle waits for that at most `cancelGraceMs`, then ends as an unconfirmed cancellation.
       this.cancelPromise = new Promise<void>((resolve, reject) => (this.cancelWaiter = { resolve, reject }));
-      this.cancelObserveUntil = this.context.now() + this.context.options.cancelGraceMs;
+      this.limits.startCancelGrace(this.context.now(), this.context.options.cancelGraceMs);
       this.wakeAtNextTimeLimit();
       return this.cancelPromise;
     }
@@ -259,7 +251,7 @@ export class TaskDriver implements TaskController, PollJob {
 
   private onTaskCreated(task: CreateTaskResult): void {
     this.adoptTask(task.taskId);
-    this.trackTtl(task.createdAt, task.ttlMs);
+    this.limits.trackTtl(task.createdAt, task.ttlMs, this.context.now());
     if (this.detachWhenAnswered) {
       this.detach();
       return;
@@ -290,7 +282,7 @@ export class TaskDriver implements TaskController, PollJob {
 
   /** Takes one server snapshot (from a poll): updates the handle, answers input, plans the next poll. */
   private observe(snapshot: DetailedTask): void {
-    this.trackTtl(snapshot.createdAt, snapshot.ttlMs);
+    this.limits.trackTtl(snapshot.createdAt, snapshot.ttlMs, this.context.now());
     this.sink.accept(snapshot, this.toOutcome);
     if (this.sink.isSettled) {
       this.release();
@@ -366,32 +358,17 @@ export class TaskDriver implements TaskController, PollJob {
       if (this.sink.isSettled) return;
       // The server could not take the cancel (unknown task, or it kept failing). The next poll reports what
       // the task really is; if that fails too, the handle ends with that error.
-      this.cancelObserveUntil = this.context.now() + this.context.options.cancelGraceMs;
+      this.limits.startCancelGrace(this.context.now(), this.context.options.cancelGraceMs);
       this.context.scheduler.runSoon(this);
       throw error;
     }
     if (this.sink.isSettled) return;
     // Cancellation is cooperative: keep observing for the server's final word, for a bounded time.
-    this.cancelObserveUntil = this.context.now() + this.context.options.cancelGraceMs;
+    this.limits.startCancelGrace(this.context.now(), this.context.options.cancelGraceMs);
     this.context.scheduler.runSoon(this);
   }
 
   /* ---- Time ---------------------------------------------------------------------------------------- */
-
-  private trackTtl(createdAt: string, ttlMs: number | null): void {
-    // Servers repeat the same createdAt and ttlMs on every poll: recompute only when one of them changes.
-    if (createdAt === this.ttlCreatedAt && ttlMs === this.ttlMs) return;
-    this.ttlCreatedAt = createdAt;
-    this.ttlMs = ttlMs;
-    if (ttlMs === null) {
-      this.expiresAt = undefined;
-      return;
-    }
-    const created = parseTimestamp(createdAt);
-    // An unreadable createdAt never crashes polling; the backstop is then measured from now.
-    const start = Number.isFinite(created) ? created : this.context.now();
-    this.expiresAt = start + ttlMs + this.context.options.ttlGraceMs;
-  }
 
   /**
    * Ends the handle if, at time `at`, the caller's deadline, the TTL backstop or the cancel grace period has
@@ -399,44 +376,38 @@ export class TaskDriver implements TaskController, PollJob {
    */
   private stopIfOutOfTime(at: number): boolean {
     const taskId = this.taskId;
-    if (this.deadline !== undefined && at >= this.deadline) {
-      this.end({ kind: "deadline_exceeded" });
-      return true;
+    switch (this.limits.passedAt(at, taskId !== undefined)) {
+      case "deadline":
+        this.end({ kind: "deadline_exceeded" });
+        return true;
+      case "expired":
+        this.finish({
+          kind: "expired",
+          taskId: taskId as string,
+          error: new TaskExpiredError(taskId as string, this.limits.expiredAt()),
+        });
+        return true;
+      case "cancel_unconfirmed":
+        this.finish({
+          kind: "cancelled",
+          taskId,
+          error: new TaskCancelledError(taskId, false, this.cancelReason),
+        });
+        return true;
+      case undefined:
+        return false;
     }
-    if (taskId !== undefined && this.expiresAt !== undefined && at >= this.expiresAt) {
-      const expiredAt = new Date(this.expiresAt - this.context.options.ttlGraceMs);
-      this.finish({ kind: "expired", taskId, error: new TaskExpiredError(taskId, expiredAt) });
-      return true;
-    }
-    if (this.cancelObserveUntil !== undefined && at >= this.cancelObserveUntil) {
-      this.finish({
-        kind: "cancelled",
-        taskId,
-        error: new TaskCancelledError(taskId, false, this.cancelReason),
-      });
-      return true;
-    }
-    return false;
   }
 
   /** While no task id is known there is nothing to poll: wake only for the nearest time limit, if any. */
   private wakeAtNextTimeLimit(): void {
-    const now = this.context.now();
-    let at: number | undefined;
-    for (const stop of [this.deadline, this.cancelObserveUntil]) {
-      if (stop !== undefined) at = at === undefined ? stop : Math.min(at, stop);
-    }
-    if (at !== undefined) this.context.scheduler.schedule(this, Math.min(Math.max(0, at - now), MAX_WAIT_MS));
+    const wait = this.limits.untilNextBeforeTask(this.context.now());
+    if (wait !== undefined) this.context.scheduler.schedule(this, wait);
   }
 
-  /** The delay before the next poll: the server's interval within bounds, never past a stopping time. */
+  /** The delay before the next poll: the server's interval within bounds, never past a time limit. */
   private delayFor(serverIntervalMs: number | undefined): number {
-    let delay = pollDelay(serverIntervalMs, this.context.polling);
-    const now = this.context.now();
-    for (const stop of [this.deadline, this.expiresAt, this.cancelObserveUntil]) {
-      if (stop !== undefined) delay = Math.min(delay, Math.max(0, stop - now));
-    }
-    return Math.min(delay, MAX_WAIT_MS);
+    return this.limits.clamp(pollDelay(serverIntervalMs, this.context.polling), this.context.now());
   }
 
   /* ---- Plumbing ------------------------------------------------------------------------------------ */
@@ -514,7 +485,7 @@ export class TaskDriver implements TaskController, PollJob {
         this.finish({ kind: "closed", taskId, error: new ClientClosedError(taskId) });
         return;
       case "deadline_exceeded": {
-        const deadline = new Date(this.deadline ?? this.context.now());
+        const deadline = new Date(this.limits.deadline ?? this.context.now());
         this.finish({
           kind: "deadline_exceeded",
           taskId,
