@@ -1,0 +1,184 @@
+/**
+ * `npm run bench`: runs every scenario for mcp-tasks and @modelcontextprotocol/ext-tasks, each run in a fresh
+ * `node --expose-gc` process, one process at a time, prints the side-by-side tables and writes
+ * `bench/results.json`.
+ *
+ * Flags: `--quick` (smaller counts, one round; writes `bench/results.local.json`), `--json-wire` (a JSON round
+ * trip per message in both directions), `--scenarios=1,3` (a subset), `--rounds=N` (default 3).
+ * The libraries take turns within each round, and the order flips every round.
+ */
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { cpus } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { LibraryName } from "./drivers/types.js";
+import type { RunRequest, RunResult } from "./measure.js";
+import { LIBRARY_TITLES, scenarioTable, summarize } from "./report.js";
+import { scenarios, type Scenario } from "./scenarios.js";
+import type { Spread } from "./stats.js";
+
+const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
+const REPO_ROOT = dirname(BENCH_DIR);
+const RUN_TIMEOUT_MS = 20 * 60_000;
+
+interface Flags {
+  quick: boolean;
+  jsonWire: boolean;
+  only: number[] | undefined;
+  rounds: number;
+}
+
+function parseFlags(argv: string[]): Flags {
+  const value = (name: string) => argv.find((arg) => arg.startsWith(`--${name}=`))?.split("=")[1];
+  const quick = argv.includes("--quick");
+  const only = value("scenarios")?.split(",").map(Number);
+  const rounds = Number(value("rounds") ?? (quick ? 1 : 3));
+  if (!Number.isInteger(rounds) || rounds < 1) throw new Error("--rounds must be a positive integer");
+  return { quick, jsonWire: argv.includes("--json-wire"), only, rounds };
+}
+
+/** Runs measure.ts in a fresh process and returns its result (or a failed result with the reason). */
+function runOnce(request: RunRequest): Promise<RunResult> {
+  const args = ["--expose-gc", "--import", "tsx", join(BENCH_DIR, "measure.ts"), JSON.stringify(request)];
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => child.kill("SIGKILL"), RUN_TIMEOUT_MS);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      const line = stdout.split("\n").find((text) => text.startsWith("BENCH_RESULT "));
+      if (line) return resolve(JSON.parse(line.slice("BENCH_RESULT ".length)) as RunResult);
+      resolve(failedRun(request, `exit ${code}: ${stderr.trim().split("\n").slice(-3).join(" / ")}`));
+    });
+  });
+}
+
+function failedRun(request: RunRequest, failure: string): RunResult {
+  const empty = { count: 0, mean: 0, p99: 0, max: 0 };
+  return {
+    library: request.library,
+    scenarioId: request.scenario.id,
+    ok: false,
+    failure,
+    wallMs: 0,
+    polls: 0,
+    cpuUsPerPoll: 0,
+    heapAtMarks: [],
+    gapMs: empty,
+    pollsPerTask: { mean: 0, max: 0, ideal: 0 },
+    latencyMs: empty,
+    eventLoopDelayMs: empty,
+    smallestIntervalMs: 0,
+    timersAfterClose: 0,
+  };
+}
+
+function librariesFor(scenario: Scenario, oursAvailable: boolean): LibraryName[] {
+  return scenario.libraries.filter((library) => library !== "ours" || oursAvailable);
+}
+
+interface ScenarioRecord {
+  scenario: Scenario;
+  measuredAt: string;
+  node: string;
+  machine: string;
+  /** The commit the mcp-tasks sources came from, with "+wip" when src/ had uncommitted changes. */
+  sourceRevision: string;
+  rounds: number;
+  runs: Partial<Record<LibraryName, RunResult[]>>;
+  summaries: Record<string, Record<string, Spread>>;
+}
+
+/** Which mcp-tasks sources were measured. */
+function sourceRevision(): string {
+  try {
+    const git = (...args: string[]) => execFileSync("git", args, { cwd: REPO_ROOT, encoding: "utf8" }).trim();
+    return `${git("rev-parse", "--short", "HEAD")}${git("status", "--porcelain", "--", "src") ? "+wip" : ""}`;
+  } catch {
+    return "unknown";
+  }
+}
+
+const MACHINE = `${process.platform} ${process.arch}, ${cpus().length} × ${cpus()[0]?.model ?? "unknown CPU"}`;
+
+/** Every round of one scenario; the libraries take turns and the order flips every round. */
+async function runScenario(
+  scenario: Scenario,
+  flags: Flags,
+  oursAvailable: boolean,
+): Promise<ScenarioRecord> {
+  const runs: Partial<Record<LibraryName, RunResult[]>> = {};
+  for (let round = 1; round <= flags.rounds; round++) {
+    const libraries = librariesFor(scenario, oursAvailable);
+    if (round % 2 === 0) libraries.reverse();
+    for (const library of libraries) {
+      const result = await runOnce({ library, scenario, jsonWire: flags.jsonWire });
+      (runs[library] ??= []).push(result);
+      const status = result.ok ? "ok" : `FAILED (${result.failure})`;
+      const seconds = (result.wallMs / 1000).toFixed(1);
+      console.log(
+        `[scenario ${scenario.id} round ${round}] ${LIBRARY_TITLES[library]}: ${seconds} s ${status}`,
+      );
+    }
+  }
+  const summaries = Object.fromEntries(
+    Object.entries(runs).map(([library, results]) => [library, summarize(scenario, results)]),
+  );
+  const measuredAt = new Date().toISOString();
+  return {
+    scenario,
+    measuredAt,
+    node: process.version,
+    machine: MACHINE,
+    sourceRevision: sourceRevision(),
+    rounds: flags.rounds,
+    runs,
+    summaries,
+  };
+}
+
+/** Merges into the results file: other variants and scenarios not run this time are kept. */
+function saveResults(file: string, variant: string, records: ScenarioRecord[]): void {
+  type Saved = { variants?: Record<string, { scenarios: ScenarioRecord[] }> };
+  const saved: Saved = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Saved) : {};
+  const rerun = new Set(records.map((record) => record.scenario.id));
+  const kept = (saved.variants?.[variant]?.scenarios ?? []).filter(
+    (record) => !rerun.has(record.scenario.id),
+  );
+  const scenarios = [...kept, ...records].sort((a, b) => a.scenario.id - b.scenario.id);
+  const variants = { ...saved.variants, [variant]: { scenarios } };
+  writeFileSync(file, `${JSON.stringify({ variants }, null, 2)}\n`);
+}
+
+async function main(): Promise<void> {
+  const flags = parseFlags(process.argv.slice(2));
+  console.log(`Node ${process.version} on ${MACHINE}\n`);
+  const oursAvailable = existsSync(join(REPO_ROOT, "src", "index.ts"));
+  if (!oursAvailable) console.log("note: src/index.ts does not exist yet; mcp-tasks runs are skipped.\n");
+  const selected = scenarios(flags.quick).filter(
+    (scenario) => !flags.only || flags.only.includes(scenario.id),
+  );
+  const startedAt = Date.now();
+  const records: ScenarioRecord[] = [];
+  for (const scenario of selected) records.push(await runScenario(scenario, flags, oursAvailable));
+
+  const tables = records.map(
+    ({ scenario, summaries }) =>
+      `### ${scenario.id}. ${scenario.title}\n\n${scenario.purpose}.\n\n${scenarioTable(scenario, summaries)}`,
+  );
+  const wire = flags.jsonWire ? "JSON round trip per message" : "in-memory messages";
+  console.log(
+    `\n## Results (${wire}; ${flags.rounds} round(s); median (min–max))\n\n${tables.join("\n\n")}\n`,
+  );
+  const variant = flags.jsonWire ? "json-wire" : "in-memory";
+  const file = join(BENCH_DIR, flags.quick ? "results.local.json" : "results.json");
+  saveResults(file, variant, records);
+  const seconds = Math.round((Date.now() - startedAt) / 1000);
+  console.log(`Wrote ${file} (${variant}); the whole run took ${seconds} s.`);
+}
+
+await main();

@@ -1,0 +1,108 @@
+/**
+ * The benchmark's scenarios, full size and `--quick` size. A scenario fixes the load (tasks, advertised
+ * interval, working answers before completion) and where the heap is measured after a forced GC.
+ */
+import type { LibraryName } from "./drivers/types.js";
+
+export interface Scenario {
+  id: number;
+  title: string;
+  /** What the scenario is there to show. */
+  purpose: string;
+  tasks: number;
+  /** `pollIntervalMs` the server advertises on every answer. */
+  pollIntervalMs: number;
+  /** `working` answers per task before it completes; the ideal poll count is this + 1. */
+  pollsUntilDone: number;
+  /** Configure each library for the smallest poll interval it allows. */
+  smallestInterval: boolean;
+  /** Poll counts (server-wide) at which the heap is measured after a forced GC. */
+  heapMarks: number[];
+  /** How the heap marks are read: live heap per task (one mark) or heap growth per poll (two marks). */
+  heapFigure: "perTask" | "perPoll";
+  libraries: LibraryName[];
+}
+
+const ALL: LibraryName[] = ["ours", "ext-tasks", "floor"];
+
+function concurrent(
+  id: number,
+  title: string,
+  purpose: string,
+  tasks: number,
+  pollIntervalMs: number,
+  pollsUntilDone: number,
+  libraries: LibraryName[] = ALL,
+): Scenario {
+  // Mid-run: every task exists and is being polled.
+  const midRun = Math.floor((tasks * pollsUntilDone) / 2);
+  return {
+    id,
+    title,
+    purpose,
+    tasks,
+    pollIntervalMs,
+    pollsUntilDone,
+    smallestInterval: false,
+    heapMarks: [midRun],
+    heapFigure: "perTask",
+    libraries,
+  };
+}
+
+function longTask(polls: number, firstMark: number): Scenario {
+  return {
+    id: 3,
+    title: `1 task polled ${polls.toLocaleString("en-US")} times at the smallest interval`,
+    purpose: "heap growth per poll of one long task (status message changes on every poll)",
+    tasks: 1,
+    pollIntervalMs: 1,
+    pollsUntilDone: polls,
+    smallestInterval: true,
+    heapMarks: [firstMark, polls],
+    heapFigure: "perPoll",
+    libraries: ALL,
+  };
+}
+
+export function scenarios(quick: boolean): Scenario[] {
+  if (quick) {
+    return [
+      concurrent(1, "200 tasks, 100 ms, 5 polls", "CPU, heap and timeliness at moderate load", 200, 100, 5),
+      concurrent(2, "2,000 tasks, 100 ms, 5 polls", "the same under heavy load", 2_000, 100, 5),
+      longTask(1_000, 100),
+      concurrent(4, "20 tasks, 200 ms, 5 polls", "poll gaps and polls per task at light load", 20, 200, 5),
+      concurrent(
+        5,
+        "10,000 tasks, 1,000 ms, 2 polls",
+        "scale (mcp-tasks only, with the floor for reference)",
+        10_000,
+        1_000,
+        2,
+        ["ours", "floor"],
+      ),
+    ];
+  }
+  return [
+    concurrent(
+      1,
+      "1,000 tasks, 100 ms, 20 polls",
+      "CPU, heap and timeliness at moderate load",
+      1_000,
+      100,
+      20,
+    ),
+    concurrent(2, "10,000 tasks, 100 ms, 20 polls", "the same under heavy load", 10_000, 100, 20),
+    longTask(20_000, 1_000),
+    concurrent(4, "100 tasks, 200 ms, 10 polls", "poll gaps and polls per task at light load", 100, 200, 10),
+    concurrent(
+      5,
+      "100,000 tasks, 5,000 ms, 3 polls",
+      "scale (mcp-tasks only, with the floor for reference)",
+      100_000,
+      5_000,
+      3,
+      ["ours", "floor"],
+    ),
+  ];
+}
