@@ -3,22 +3,10 @@
  * `pollIntervalMs` is followed and bounded, jitter stays in its window, terminal seeds are fetched at once,
  * and the in-flight cap holds.
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { TaskClient } from "mcp-tasks";
-import { ScriptedServer, START, connect, frame, gaps, inOrder } from "./scripted-server.js";
+import { describe, expect, it, vi } from "vitest";
+import { ScriptedServer, connect, frame, gaps, inOrder, useFakeTime } from "./scripted-server.js";
 
-let client: TaskClient | undefined;
-
-beforeEach(() => {
-  vi.useFakeTimers();
-  vi.setSystemTime(START);
-});
-afterEach(async () => {
-  await client?.close();
-  client = undefined;
-  vi.restoreAllMocks();
-  vi.useRealTimers();
-});
+useFakeTime();
 
 describe("polling follows the server's pollIntervalMs", () => {
   it("polls at the interval the server suggests and follows it when it changes", async () => {
@@ -32,7 +20,7 @@ describe("polling follows the server's pollIntervalMs", () => {
         frame.completed("42"),
       ),
     });
-    client = await connect(server);
+    const client = await connect(server);
     const handle = client.callTool("compute");
 
     await vi.advanceTimersByTimeAsync(6000);
@@ -45,7 +33,7 @@ describe("polling follows the server's pollIntervalMs", () => {
       "tools/call": () => frame.created({ pollIntervalMs: 3000 }),
       "tasks/get": inOrder(frame.working({ pollIntervalMs: 200 }), frame.completed()),
     });
-    client = await connect(server);
+    const client = await connect(server);
     const handle = client.callTool("compute");
     await vi.advanceTimersByTimeAsync(3200);
     expect(server.times("tasks/get")).toEqual([3000, 3200]);
@@ -68,7 +56,7 @@ describe("a wild pollIntervalMs is bounded by the polling option", () => {
       "tools/call": () => frame.created({ pollIntervalMs: suggested }),
       "tasks/get": () => frame.working({ pollIntervalMs: suggested }),
     });
-    client = await connect(server, { polling });
+    const client = await connect(server, { polling });
     const handle = client.callTool("compute");
     await vi.advanceTimersByTimeAsync(expected * 3);
     expect(server.times("tasks/get")).toEqual([expected, expected * 2, expected * 3]);
@@ -82,7 +70,7 @@ describe("jitter", () => {
       "tools/call": () => frame.created({ pollIntervalMs: 1000 }),
       "tasks/get": () => frame.working({ pollIntervalMs: 1000 }),
     });
-    client = await connect(server, { polling: { jitter: 0.5 } });
+    const client = await connect(server, { polling: { jitter: 0.5 } });
     const handle = client.callTool("compute");
     await vi.advanceTimersByTimeAsync(40_000);
 
@@ -104,7 +92,7 @@ describe("jitter", () => {
       "tools/call": () => frame.created({ pollIntervalMs: 1000 }),
       "tasks/get": () => frame.working({ pollIntervalMs: 1000 }),
     });
-    client = await connect(server, { polling: { jitter: 0.5 } });
+    const client = await connect(server, { polling: { jitter: 0.5 } });
     const handle = client.callTool("compute");
     await vi.advanceTimersByTimeAsync(4000);
     expect(gaps([0, ...server.times("tasks/get")])).toEqual([500, 1500, 500, 1500]);
@@ -120,7 +108,7 @@ describe("terminal and input seeds", () => {
         "tools/call": () => frame.created({ status, pollIntervalMs: 60_000 }),
         "tasks/get": () => frame.completed("from tasks/get"),
       });
-      client = await connect(server);
+      const client = await connect(server);
       const handle = client.callTool("compute");
       await vi.advanceTimersByTimeAsync(0);
       expect(server.times("tasks/get")).toEqual([0]);
@@ -134,7 +122,7 @@ describe("terminal and input seeds", () => {
       "tools/call": () => frame.created({ pollIntervalMs: 700, statusMessage: "queued" }),
       "tasks/get": () => frame.completed(),
     });
-    client = await connect(server);
+    const client = await connect(server);
     const handle = client.callTool("compute");
     await vi.advanceTimersByTimeAsync(0);
     expect(handle.status).toBe("working");
@@ -161,8 +149,8 @@ describe("the in-flight cap", () => {
         return { afterMs: 250, reply }; // a slow server: polls pile up against the cap
       },
     });
-    client = await connect(server, { maxInFlight: 2, polling: { minIntervalMs: 10 } });
-    const handles = Array.from({ length: 6 }, (_, n) => client!.callTool("compute", { n }));
+    const client = await connect(server, { maxInFlight: 2, polling: { minIntervalMs: 10 } });
+    const handles = Array.from({ length: 6 }, (_, n) => client.callTool("compute", { n }));
 
     await vi.advanceTimersByTimeAsync(20_000);
     expect(server.peakInFlight.get("tasks/get")).toBe(2);

@@ -3,21 +3,11 @@
  * `notifications/cancelled`) sent exactly once, at the right moment, and the handle reporting what the server
  * finally said.
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { TaskCancelledError, TaskDetachedError, type TaskClient } from "mcp-tasks";
-import { ScriptedServer, START, TASK_ID, connect, frame, inOrder, settle } from "./scripted-server.js";
+import { describe, expect, it, vi } from "vitest";
+import { TaskCancelledError, TaskDetachedError } from "mcp-tasks";
+import { ScriptedServer, TASK_ID, connect, frame, inOrder, settle, useFakeTime } from "./scripted-server.js";
 
-let client: TaskClient | undefined;
-
-beforeEach(() => {
-  vi.useFakeTimers();
-  vi.setSystemTime(START);
-});
-afterEach(async () => {
-  await client?.close();
-  client = undefined;
-  vi.useRealTimers();
-});
+useFakeTime();
 
 /** A task that works until it is cancelled, then reports `afterCancel` on every poll. */
 function cancellableTask(afterCancel: () => ReturnType<typeof frame.working>) {
@@ -38,7 +28,7 @@ describe("aborting before the task id is known", () => {
       "tools/call": () => ({ afterMs: 1000, reply: frame.created({ pollIntervalMs: 1000 }) }),
       "tasks/get": () => frame.cancelled(),
     });
-    client = await connect(server);
+    const client = await connect(server);
     const controller = new AbortController();
     const handle = client.callTool("compute", {}, { signal: controller.signal });
 
@@ -62,7 +52,7 @@ describe("aborting before the task id is known", () => {
 
   it("a call aborted while tools/call never answers ends as an unconfirmed cancellation", async () => {
     const server = new ScriptedServer({ "tools/call": () => ({ silent: true }) });
-    client = await connect(server, { requestTimeoutMs: 5000 });
+    const client = await connect(server, { requestTimeoutMs: 5000 });
     const controller = new AbortController();
     const handle = client.callTool("compute", {}, { signal: controller.signal });
     await vi.advanceTimersByTimeAsync(100);
@@ -74,7 +64,7 @@ describe("aborting before the task id is known", () => {
 
   it("an already-aborted signal sends nothing at all", async () => {
     const server = new ScriptedServer({ "tools/call": () => frame.created() });
-    client = await connect(server);
+    const client = await connect(server);
     const handle = client.callTool("compute", {}, { signal: AbortSignal.abort() });
     await expect(handle.outcome()).resolves.toMatchObject({
       kind: "cancelled",
@@ -87,7 +77,7 @@ describe("aborting before the task id is known", () => {
 describe("cancel()", () => {
   it("twice sends one tasks/cancel", async () => {
     const server = cancellableTask(() => frame.cancelled());
-    client = await connect(server);
+    const client = await connect(server);
     const handle = client.callTool("compute");
     await vi.advanceTimersByTimeAsync(0);
     const first = handle.cancel();
@@ -101,7 +91,7 @@ describe("cancel()", () => {
 
   it("polls at once after the cancel is acknowledged", async () => {
     const server = cancellableTask(() => frame.cancelled());
-    client = await connect(server);
+    const client = await connect(server);
     const handle = client.callTool("compute");
     await vi.advanceTimersByTimeAsync(300);
     await handle.cancel();
@@ -111,7 +101,7 @@ describe("cancel()", () => {
 
   it("a task the server still completes resolves with its result", async () => {
     const server = cancellableTask(() => frame.completed("finished anyway"));
-    client = await connect(server);
+    const client = await connect(server);
     const handle = client.callTool("compute");
     await vi.advanceTimersByTimeAsync(0);
     await handle.cancel();
@@ -121,7 +111,7 @@ describe("cancel()", () => {
 
   it("a task the server reports cancelled rejects with a confirmed TaskCancelledError", async () => {
     const server = cancellableTask(() => frame.cancelled());
-    client = await connect(server);
+    const client = await connect(server);
     const handle = client.callTool("compute");
     await vi.advanceTimersByTimeAsync(0);
     await handle.cancel("no longer needed");
@@ -136,7 +126,7 @@ describe("cancel()", () => {
 
   it("a server that stays silent past cancelGraceMs ends with an unconfirmed TaskCancelledError", async () => {
     const server = cancellableTask(() => frame.working({ pollIntervalMs: 1000 }));
-    client = await connect(server, { cancelGraceMs: 2500 });
+    const client = await connect(server, { cancelGraceMs: 2500 });
     const handle = client.callTool("compute");
     await vi.advanceTimersByTimeAsync(0);
     await handle.cancel();
@@ -157,7 +147,7 @@ describe("cancel()", () => {
       "tools/call": () => frame.created({ pollIntervalMs: 100 }),
       "tasks/get": inOrder(frame.completed()),
     });
-    client = await connect(server);
+    const client = await connect(server);
     const handle = client.callTool("compute");
     await vi.advanceTimersByTimeAsync(100);
     await handle;
@@ -169,7 +159,7 @@ describe("cancel()", () => {
 describe("detach()", () => {
   it("stops polling without cancelling, and the outcome is detached", async () => {
     const server = cancellableTask(() => frame.cancelled());
-    client = await connect(server);
+    const client = await connect(server);
     const handle = client.callTool("compute");
     await vi.advanceTimersByTimeAsync(2000);
     expect(server.sent("tasks/get")).toHaveLength(2);
@@ -187,7 +177,7 @@ describe("detach()", () => {
   it("before the task id is known, waits for the answer so the detached outcome carries the id", async () => {
     const server = cancellableTask(() => frame.cancelled());
     server.on("tools/call", () => ({ afterMs: 500, reply: frame.created({ pollIntervalMs: 1000 }) }));
-    client = await connect(server);
+    const client = await connect(server);
     const handle = client.callTool("compute");
     await vi.advanceTimersByTimeAsync(100);
     handle.detach();
@@ -206,7 +196,7 @@ describe("detach()", () => {
       "tools/call": () => frame.created({ pollIntervalMs: 1000 }),
       "tasks/get": () => frame.rpcError(-32603, "Internal error"),
     });
-    client = await connect(server, { retry: { retries: 8, minTimeoutMs: 1000, maxTimeoutMs: 30_000 } });
+    const client = await connect(server, { retry: { retries: 8, minTimeoutMs: 1000, maxTimeoutMs: 30_000 } });
     const handle = client.callTool("compute");
     await vi.advanceTimersByTimeAsync(1500); // first poll at 1000 failed; its retry is due at 2000
     handle.detach();

@@ -2,21 +2,11 @@
  * The two clocks that end waiting without ending the task: the caller's deadline (`timeoutMs` / `deadline`) and
  * the `createdAt + ttlMs` backstop (with `ttlGraceMs` for clock skew). Both are measured in fake time.
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { DeadlineExceededError, TaskExpiredError, type TaskClient } from "mcp-tasks";
-import { ScriptedServer, START, TASK_ID, connect, frame, inOrder } from "./scripted-server.js";
+import { describe, expect, it, vi } from "vitest";
+import { DeadlineExceededError, TaskExpiredError } from "mcp-tasks";
+import { ScriptedServer, START, TASK_ID, connect, frame, inOrder, useFakeTime } from "./scripted-server.js";
 
-let client: TaskClient | undefined;
-
-beforeEach(() => {
-  vi.useFakeTimers();
-  vi.setSystemTime(START);
-});
-afterEach(async () => {
-  await client?.close();
-  client = undefined;
-  vi.useRealTimers();
-});
+useFakeTime();
 
 /** A task that works forever, polled every second, with this TTL. */
 function endlessTask(ttlMs: number | null = null): ScriptedServer {
@@ -29,7 +19,7 @@ function endlessTask(ttlMs: number | null = null): ScriptedServer {
 describe("the caller's deadline", () => {
   it("ends the handle with DeadlineExceededError on time and leaves the task running", async () => {
     const server = endlessTask();
-    client = await connect(server);
+    const client = await connect(server);
     const handle = client.callTool("compute", {}, { timeoutMs: 2500 });
     const outcome = handle.outcome();
 
@@ -51,7 +41,7 @@ describe("the caller's deadline", () => {
 
   it("accepts an absolute deadline", async () => {
     const server = endlessTask();
-    client = await connect(server);
+    const client = await connect(server);
     const handle = client.callTool("compute", {}, { deadline: new Date(START + 1500) });
     await vi.advanceTimersByTimeAsync(1500);
     await expect(handle.outcome()).resolves.toMatchObject({ kind: "deadline_exceeded" });
@@ -61,7 +51,7 @@ describe("the caller's deadline", () => {
     const server = new ScriptedServer({
       "tools/call": () => ({ afterMs: 30_000, reply: frame.created() }),
     });
-    client = await connect(server);
+    const client = await connect(server);
     const handle = client.callTool("compute", {}, { timeoutMs: 1000 });
     await vi.advanceTimersByTimeAsync(1000);
     expect(handle.isSettled).toBe(true);
@@ -72,7 +62,7 @@ describe("the caller's deadline", () => {
     const server = new ScriptedServer({
       "tools/call": () => ({ afterMs: 5000, reply: frame.created() }),
     });
-    client = await connect(server);
+    const client = await connect(server);
     const handle = client.callTool("compute", {}, { timeoutMs: 1000 });
     await vi.advanceTimersByTimeAsync(1000);
     await expect(handle.outcome()).resolves.toMatchObject({ kind: "deadline_exceeded", taskId: undefined });
@@ -87,7 +77,7 @@ describe("the caller's deadline", () => {
       "tools/call": () => frame.created({ pollIntervalMs: 1000 }),
       "tasks/get": () => frame.rpcError(-32603, "Internal error"),
     });
-    client = await connect(server, { retry: { retries: 8, minTimeoutMs: 1000, maxTimeoutMs: 30_000 } });
+    const client = await connect(server, { retry: { retries: 8, minTimeoutMs: 1000, maxTimeoutMs: 30_000 } });
     const handle = client.callTool("compute", {}, { timeoutMs: 2500 });
     await vi.advanceTimersByTimeAsync(2500);
     expect(handle.isSettled).toBe(true);
@@ -101,7 +91,7 @@ describe("the caller's deadline", () => {
 describe("the createdAt + ttlMs backstop", () => {
   it("ends the handle with TaskExpiredError after ttlMs plus ttlGraceMs, without cancelling", async () => {
     const server = endlessTask(3000);
-    client = await connect(server, { ttlGraceMs: 500 });
+    const client = await connect(server, { ttlGraceMs: 500 });
     const handle = client.callTool("compute");
     const outcome = handle.outcome();
 
@@ -120,7 +110,7 @@ describe("the createdAt + ttlMs backstop", () => {
 
   it("uses the default grace of 5 s when none is configured", async () => {
     const server = endlessTask(3000);
-    client = await connect(server);
+    const client = await connect(server);
     const handle = client.callTool("compute");
     await vi.advanceTimersByTimeAsync(7999);
     expect(handle.isSettled).toBe(false);
@@ -136,7 +126,7 @@ describe("the createdAt + ttlMs backstop", () => {
         frame.working({ pollIntervalMs: 1000, ttlMs: null }),
       ),
     });
-    client = await connect(server, { ttlGraceMs: 0 });
+    const client = await connect(server, { ttlGraceMs: 0 });
     const handle = client.callTool("compute");
     await vi.advanceTimersByTimeAsync(60_000);
     expect(handle.isSettled).toBe(false);
@@ -148,7 +138,7 @@ describe("the createdAt + ttlMs backstop", () => {
       "tools/call": () => frame.created({ pollIntervalMs: 1000, ttlMs: 3000 }),
       "tasks/get": inOrder(frame.working({ ttlMs: 3000 }), frame.completed("in time", { ttlMs: 3000 })),
     });
-    client = await connect(server, { ttlGraceMs: 0 });
+    const client = await connect(server, { ttlGraceMs: 0 });
     const handle = client.callTool("compute");
     await vi.advanceTimersByTimeAsync(2000);
     await expect(handle).resolves.toEqual({ content: [{ type: "text", text: "in time" }] });

@@ -2,18 +2,16 @@
  * Faults through a real TaskClient, in fake time: transient faults are retried with growing backoff and the task
  * still completes, `Retry-After` is honoured, and final faults end the handle with the right typed error.
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   MissingCapabilityError,
   ProtocolError,
   TaskNotFoundError,
   TransportError,
   type RetryEvent,
-  type TaskClient,
 } from "mcp-tasks";
 import {
   ScriptedServer,
-  START,
   TASK_ID,
   connect,
   frame,
@@ -21,19 +19,10 @@ import {
   inOrder,
   settle,
   type Reply,
+  useFakeTime,
 } from "./scripted-server.js";
 
-let client: TaskClient | undefined;
-
-beforeEach(() => {
-  vi.useFakeTimers();
-  vi.setSystemTime(START);
-});
-afterEach(async () => {
-  await client?.close();
-  client = undefined;
-  vi.useRealTimers();
-});
+useFakeTime();
 
 const retry = { retries: 5, minTimeoutMs: 100, factor: 2, maxTimeoutMs: 10_000 };
 const internalError = frame.rpcError(-32603, "Internal error");
@@ -49,7 +38,7 @@ function faultyServer(...faults: Reply[]): ScriptedServer {
 describe("transient faults on tasks/get", () => {
   it("-32603 is retried with growing backoff and the task still completes", async () => {
     const server = faultyServer(internalError, internalError, internalError);
-    client = await connect(server, { retry });
+    const client = await connect(server, { retry });
     const handle = client.callTool("compute");
     const retries: RetryEvent[] = [];
     handle.on("retry", (event) => retries.push(event));
@@ -69,7 +58,7 @@ describe("transient faults on tasks/get", () => {
     const dropped = new TransportError("tasks/get: socket hang up", { transient: true });
     const reset = Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" });
     const server = faultyServer({ throws: dropped }, { throws: reset });
-    client = await connect(server, { retry });
+    const client = await connect(server, { retry });
     const handle = client.callTool("compute");
 
     await vi.advanceTimersByTimeAsync(2000);
@@ -85,7 +74,7 @@ describe("transient faults on tasks/get", () => {
       transient: true,
     });
     const server = faultyServer({ throws: throttled });
-    client = await connect(server, { retry });
+    const client = await connect(server, { retry });
     const handle = client.callTool("compute");
 
     await vi.advanceTimersByTimeAsync(3999);
@@ -97,7 +86,7 @@ describe("transient faults on tasks/get", () => {
 
   it("a fault that outlasts the retries ends the handle with the last error", async () => {
     const server = faultyServer(...Array.from({ length: 10 }, () => internalError));
-    client = await connect(server, { retry: { ...retry, retries: 2 } });
+    const client = await connect(server, { retry: { ...retry, retries: 2 } });
     const handle = client.callTool("compute");
     const outcome = handle.outcome();
     await vi.advanceTimersByTimeAsync(2000);
@@ -113,7 +102,7 @@ describe("transient faults on tasks/get", () => {
 describe("final faults", () => {
   it("-32602 on tasks/get ends the handle as TaskNotFoundError and stops polling", async () => {
     const server = faultyServer(frame.rpcError(-32602, "Failed to retrieve task: Task has expired"));
-    client = await connect(server, { retry });
+    const client = await connect(server, { retry });
     const handle = client.callTool("compute");
     const outcome = handle.outcome();
     await vi.advanceTimersByTimeAsync(1000);
@@ -134,7 +123,7 @@ describe("final faults", () => {
           requiredCapabilities: { elicitation: { form: {} } },
         }),
     });
-    client = await connect(server);
+    const client = await connect(server);
     const error = await client.callTool("confirm").then(
       () => undefined,
       (rejection: unknown) => rejection,
@@ -147,14 +136,14 @@ describe("final faults", () => {
 
   it("a tasks/get answer for another task is a ProtocolError carrying the method", async () => {
     const server = faultyServer(frame.working({ taskId: "task-someone-else-entirely" }));
-    client = await connect(server);
+    const client = await connect(server);
     const outcome = await settle(client.callTool("compute").outcome());
     expect(outcome).toMatchObject({ kind: "error", error: { name: "ProtocolError", method: "tasks/get" } });
   });
 
   it("a tasks/get answered with a CreateTaskResult is a ProtocolError carrying the method", async () => {
     const server = faultyServer(frame.created({ taskId: "task-stray-from-tasks-get" }));
-    client = await connect(server);
+    const client = await connect(server);
     const outcome = await settle(client.callTool("compute").outcome());
     expect(outcome.kind).toBe("error");
     expect(outcome.kind === "error" && outcome.error).toBeInstanceOf(ProtocolError);
@@ -166,7 +155,7 @@ describe("final faults", () => {
       // No createdAt / lastUpdatedAt / ttlMs: not a valid task, but the server may well have made one.
       "tools/call": () => ({ result: { resultType: "task", taskId: TASK_ID, status: "working" } }),
     });
-    client = await connect(server);
+    const client = await connect(server);
     const outcome = await settle(client.callTool("compute").outcome());
     expect(outcome.kind).toBe("error");
     expect(outcome.kind === "error" && outcome.error).toBeInstanceOf(ProtocolError);

@@ -2,35 +2,25 @@
  * What a handle shows from start to end, and what the client leaves behind: one terminal update for an
  * immediate result, no timer and no request after `close()`, and task ids never whole in error messages.
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { ClientClosedError, type TaskClient, type TaskOutcome, type TaskUpdate } from "mcp-tasks";
 import {
   ScriptedServer,
-  START,
   TASK_ID,
   connect,
   frame,
   inOrder,
   settle,
   textResult,
+  useFakeTime,
 } from "./scripted-server.js";
 
-let client: TaskClient | undefined;
-
-beforeEach(() => {
-  vi.useFakeTimers();
-  vi.setSystemTime(START);
-});
-afterEach(async () => {
-  await client?.close();
-  client = undefined;
-  vi.useRealTimers();
-});
+useFakeTime();
 
 describe("an immediate result", () => {
   it("yields exactly one terminal update and resolves with the result", async () => {
     const server = new ScriptedServer({ "tools/call": () => ({ result: textResult("hello") }) });
-    client = await connect(server);
+    const client = await connect(server);
     const handle = client.callTool("greet", { name: "Ada" });
     const events: TaskUpdate[] = [];
     handle.on("update", (update) => events.push(update));
@@ -65,7 +55,7 @@ describe("a task's updates", () => {
         frame.completed("42"),
       ),
     });
-    client = await connect(server);
+    const client = await connect(server);
     const handle = client.callTool("compute");
     const read = async () => {
       const seen: string[] = [];
@@ -84,7 +74,7 @@ describe("task(taskId)", () => {
     const server = new ScriptedServer({
       "tasks/get": inOrder(frame.working({ pollIntervalMs: 400 }), frame.completed("resumed")),
     });
-    client = await connect(server);
+    const client = await connect(server);
     const handle = client.task(TASK_ID);
     expect(handle.taskId).toBe(TASK_ID);
     await vi.advanceTimersByTimeAsync(400);
@@ -94,8 +84,8 @@ describe("task(taskId)", () => {
   });
 
   it("rejects an empty id at the call site", async () => {
-    client = await connect(new ScriptedServer());
-    expect(() => client!.task("")).toThrow(TypeError);
+    const client = await connect(new ScriptedServer());
+    expect(() => client.task("")).toThrow(TypeError);
   });
 });
 
@@ -105,7 +95,7 @@ describe("close()", () => {
       "tools/call": () => frame.created({ pollIntervalMs: 500 }),
       "tasks/get": () => frame.working({ pollIntervalMs: 500 }),
     });
-    client = await connect(server);
+    const client = await connect(server);
     const handles = [client.callTool("a"), client.callTool("b"), client.callTool("c")];
     await vi.advanceTimersByTimeAsync(1200);
     expect(vi.getTimerCount()).toBeGreaterThan(0);
@@ -120,7 +110,7 @@ describe("close()", () => {
       expect(outcome).toMatchObject({ kind: "closed", taskId: TASK_ID });
       expect(outcome.kind === "closed" && outcome.error).toBeInstanceOf(ClientClosedError);
     }
-    expect(() => client!.callTool("d")).toThrow(/closed/);
+    expect(() => client.callTool("d")).toThrow(/closed/);
   });
 
   it("leaves no timer while a poll is backing off from a fault", async () => {
@@ -128,7 +118,7 @@ describe("close()", () => {
       "tools/call": () => frame.created({ pollIntervalMs: 1000 }),
       "tasks/get": () => frame.rpcError(-32603, "Internal error"),
     });
-    client = await connect(server, { retry: { retries: 8, minTimeoutMs: 1000, maxTimeoutMs: 30_000 } });
+    const client = await connect(server, { retry: { retries: 8, minTimeoutMs: 1000, maxTimeoutMs: 30_000 } });
     client.callTool("compute");
     await vi.advanceTimersByTimeAsync(1500); // the first poll failed at 1000; its retry waits until 2000
     await client.close();
@@ -143,7 +133,7 @@ describe("close()", () => {
       "tools/call": () => frame.created({ pollIntervalMs: 1000 }),
       "tasks/get": () => ({ silent: true }),
     });
-    client = await connect(server);
+    const client = await connect(server);
     const handle = client.callTool("compute");
     await vi.advanceTimersByTimeAsync(1500);
     await client.close();
@@ -169,18 +159,22 @@ const endings: Array<[string, () => ScriptedServer, Act]> = [
 ];
 
 /** Runs one ending through a fresh client and returns its outcome. */
-async function endWith(label: string, serve: () => ScriptedServer, act: Act): Promise<TaskOutcome> {
-  client = await connect(serve(), { ttlGraceMs: 0 });
+async function endWith(
+  label: string,
+  serve: () => ScriptedServer,
+  act: Act,
+): Promise<{ client: TaskClient; outcome: TaskOutcome }> {
+  const client = await connect(serve(), { ttlGraceMs: 0 });
   const handle = client.callTool("compute", {}, label === "deadline" ? { timeoutMs: 1500 } : {});
   await vi.advanceTimersByTimeAsync(0);
   act(handle);
-  return settle(handle.outcome());
+  return { client, outcome: await settle(handle.outcome()) };
 }
 
 describe("an ended handle", () => {
   it.each(endings)("is forgotten by the client (%s)", async (label, serve, act) => {
-    await endWith(label, serve, act);
-    expect(client!.activeTasks).toBe(0);
+    const { client } = await endWith(label, serve, act);
+    expect(client.activeTasks).toBe(0);
     expect(vi.getTimerCount()).toBe(0);
   });
 });
@@ -189,7 +183,7 @@ describe("task ids in error messages", () => {
   it.each(endings)(
     "never appear whole in the %s error, which still carries the id",
     async (label, serve, act) => {
-      const outcome = await endWith(label, serve, act);
+      const { outcome } = await endWith(label, serve, act);
       expect(outcome.kind).not.toBe("completed");
       if (outcome.kind === "completed") return;
       expect(outcome.taskId).toBe(TASK_ID);
@@ -201,7 +195,7 @@ describe("task ids in error messages", () => {
 
   it("never appear whole even when the server's own error text repeats the id", async () => {
     const server = serverEnding(frame.rpcError(-32602, `Task ${TASK_ID} not found`));
-    client = await connect(server);
+    const client = await connect(server);
     const outcome = await settle(client.callTool("compute").outcome());
     expect(outcome.kind).toBe("not_found");
     if (outcome.kind === "completed") return;

@@ -3,7 +3,7 @@
  * JSON-RPC request is answered on a microtask (or after a fake-time delay) from a per-method script, and every
  * request is recorded with its arrival time, so tests can measure the client's cadence exactly.
  */
-import { vi } from "vitest";
+import { afterEach, beforeEach, vi } from "vitest";
 import { TaskClient, type TaskClientOptions } from "mcp-tasks";
 import type { McpTransport, OutgoingMessage } from "../../../src/session/types.js";
 
@@ -191,9 +191,31 @@ export const frame = {
 
 /** Connects a client to the scripted server with settings that keep the numbers in tests readable. */
 export async function connect(server: ScriptedServer, options: TaskClientOptions = {}): Promise<TaskClient> {
-  return TaskClient.connect(server, {
+  const client = await TaskClient.connect(server, {
     ...options,
     polling: { jitter: 0, ...options.polling },
+  });
+  connected.add(client);
+  return client;
+}
+
+/** Clients made by `connect` in the current test; `useFakeTime` closes them after it. */
+const connected = new Set<TaskClient>();
+
+/**
+ * For every test of the calling file: fake timers with the clock at `START`, and afterwards every client
+ * `connect` made is closed, mocks are restored and real timers come back.
+ */
+export function useFakeTime(): void {
+  beforeEach(() => {
+    vi.useFakeTimers();
+    vi.setSystemTime(START);
+  });
+  afterEach(async () => {
+    for (const client of connected) await client.close();
+    connected.clear();
+    vi.restoreAllMocks();
+    vi.useRealTimers();
   });
 }
 
