@@ -145,17 +145,17 @@ export function parseCallToolResult(result: unknown, method: string = Method.too
  * `"complete"`, leniently; any other value is invalid here. An unknown status is invalid too.
  */
 export function parseGetTaskResult(result: unknown): DetailedTask {
-  const method = Method.tasksGet;
-  const frame = withWholeMilliseconds(requireComplete(method, result));
-  const task = check(detailedTaskSchema, frame, method, "is not a valid task state");
-  requireInputRequests(method, task, frame);
-  return task;
+  return parseTaskState(Method.tasksGet, requireComplete(Method.tasksGet, result));
 }
 
 /** Validates the params of a `notifications/tasks` notification: a complete task state, as from `tasks/get`. */
 export function parseTaskNotification(params: unknown): TaskStatusNotificationParams {
-  const method = Method.tasksNotification;
-  const frame = withWholeMilliseconds(requireObject(method, params));
+  return parseTaskState(Method.tasksNotification, requireObject(Method.tasksNotification, params));
+}
+
+/** A detailed task state, as `tasks/get` and `notifications/tasks` carry it. */
+function parseTaskState(method: string, received: Record<string, unknown>): DetailedTask {
+  const frame = withWholeMilliseconds(received);
   const task = check(detailedTaskSchema, frame, method, "is not a valid task state");
   requireInputRequests(method, task, frame);
   return task;
