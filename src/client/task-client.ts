@@ -8,12 +8,19 @@ import { Method } from "../protocol/constants.js";
 import { McpTasksError } from "../protocol/errors.js";
 import { PollScheduler } from "../scheduler/scheduler.js";
 import { resolvePollTiming, resolveRetryTiming } from "../scheduler/timing.js";
+import type { PollTiming, RetryTiming } from "../scheduler/types.js";
 import { Session } from "../session/session.js";
 import { resolveTransport, type ConnectTarget } from "../session/targets.js";
 import type { McpTransport, ServerInfo } from "../session/types.js";
 import type { TaskHandle } from "../task/handle.js";
 import { capabilitiesFor } from "../input/index.js";
-import { deadlineOf, resolveClientOptions, type CallToolOptions, type TaskClientOptions } from "./options.js";
+import {
+  deadlineOf,
+  resolveClientOptions,
+  type CallToolOptions,
+  type ResolvedClientOptions,
+  type TaskClientOptions,
+} from "./options.js";
 import { TaskDriver, type DriverContext } from "./task-driver.js";
 
 export class TaskClient {
@@ -24,16 +31,15 @@ export class TaskClient {
   private constructor(
     private readonly session: Session,
     server: ServerInfo,
-    options: TaskClientOptions,
+    settings: ClientSettings,
     serverUrl: string | undefined,
   ) {
-    const resolved = resolveClientOptions(options);
     this.context = {
       channel: session,
-      scheduler: new PollScheduler({ maxInFlight: resolved.maxInFlight }),
-      polling: resolvePollTiming(options.polling ?? {}),
-      retry: resolveRetryTiming(options.retry ?? {}),
-      options: resolved,
+      scheduler: new PollScheduler({ maxInFlight: settings.options.maxInFlight }),
+      polling: settings.polling,
+      retry: settings.retry,
+      options: settings.options,
       server,
       serverUrl,
       now: () => Date.now(),
@@ -47,10 +53,11 @@ export class TaskClient {
    * `@modelcontextprotocol/sdk`).
    */
   static async connect(target: ConnectTarget, options: TaskClientOptions = {}): Promise<TaskClient> {
-    const session = sessionFor(await resolveTransport(target), options);
+    const settings = settingsOf(options); // bad options fail here, before any connection is made
+    const session = sessionFor(await resolveTransport(target), settings);
     const server = await session.connect();
     const url = typeof target === "string" ? target : target instanceof URL ? target.href : undefined;
-    return new TaskClient(session, server, options, url);
+    return new TaskClient(session, server, settings, url);
   }
 
   /**
@@ -59,9 +66,10 @@ export class TaskClient {
    * @internal
    */
   static adopt(transport: McpTransport, server: ServerInfo, options: TaskClientOptions = {}): TaskClient {
-    const session = sessionFor(transport, options);
+    const settings = settingsOf(options);
+    const session = sessionFor(transport, settings);
     session.adopt(server);
-    return new TaskClient(session, server, options, undefined);
+    return new TaskClient(session, server, settings, undefined);
   }
 
   /** What the server said about itself when the client connected. */
@@ -136,12 +144,26 @@ export class TaskClient {
   }
 }
 
+/** Every option checked and defaulted, once per client. */
+interface ClientSettings {
+  options: ResolvedClientOptions;
+  polling: PollTiming;
+  retry: RetryTiming;
+}
+
+function settingsOf(options: TaskClientOptions): ClientSettings {
+  return {
+    options: resolveClientOptions(options),
+    polling: resolvePollTiming(options.polling ?? {}),
+    retry: resolveRetryTiming(options.retry ?? {}),
+  };
+}
+
 /** The session every client talks through; it declares the input capabilities the host gave handlers for. */
-function sessionFor(transport: McpTransport, options: TaskClientOptions): Session {
-  const resolved = resolveClientOptions(options);
+function sessionFor(transport: McpTransport, { options }: ClientSettings): Session {
   return new Session(transport, {
-    clientInfo: resolved.clientInfo,
-    capabilities: capabilitiesFor(resolved.inputHandlers),
-    requestTimeoutMs: resolved.requestTimeoutMs,
+    clientInfo: options.clientInfo,
+    capabilities: capabilitiesFor(options.inputHandlers),
+    requestTimeoutMs: options.requestTimeoutMs,
   });
 }
