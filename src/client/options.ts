@@ -5,6 +5,7 @@ import type { Implementation } from "../schema/index.js";
 import type { InputHandlers } from "../input/types.js";
 import type { PollTiming, RetryTiming } from "../scheduler/types.js";
 import type { UnansweredInputAction } from "../task/types.js";
+import type { Logger } from "./logger.js";
 
 export interface TaskClientOptions {
   /** Sent as `io.modelcontextprotocol/clientInfo` on every request. */
@@ -35,6 +36,12 @@ export interface TaskClientOptions {
   cancelGraceMs?: number;
   /** Allowance for clock skew before the `createdAt + ttlMs` backstop ends waiting. Default 5000. */
   ttlGraceMs?: number;
+  /**
+   * Where the client reports what no single handle owns: transport errors, a dropped connection, scheduler
+   * faults, retries, a task created after its handle ended. Any object with `debug`/`info`/`warn`/`error`
+   * (console, pino). Task ids are redacted. Default: silent.
+   */
+  logger?: Partial<Logger>;
 }
 
 export interface CallToolOptions {

@@ -1,19 +1,28 @@
 /**
  * `TaskClient`: the one object agent code holds. It connects to an MCP server, negotiates the tasks extension,
  * and turns every tool call into a `TaskHandle` — whether the server answers at once or runs the call as a
- * task — polling all of its tasks on one shared scheduler.
+ * task — polling all of its tasks on one shared scheduler. Each handle is driven by a `TaskRun`, the
+ * interpreter of the pure lifecycle in `src/lifecycle`.
  */
+import { EventEmitter } from "eventemitter3";
 import type { CallToolResult, JSONObject } from "../schema/index.js";
 import { Method } from "../protocol/constants.js";
-import { McpTasksError } from "../protocol/errors.js";
+import { McpTasksError, TaskCancelledError, TaskFailedError, ProtocolError } from "../protocol/errors.js";
+import { parseCallToolResult } from "../protocol/codec.js";
+import { redactTaskId } from "../protocol/redact.js";
 import { PollScheduler } from "../scheduler/scheduler.js";
 import { resolvePollTiming, resolveRetryTiming } from "../scheduler/timing.js";
+import { backoffDelay } from "../scheduler/retry.js";
 import type { PollTiming, RetryTiming } from "../scheduler/types.js";
 import { Session } from "../session/session.js";
 import { resolveTransport, type ConnectTarget } from "../session/targets.js";
 import type { McpTransport, ServerInfo } from "../session/types.js";
 import type { TaskHandle } from "../task/handle.js";
+import type { OutcomeMapper, TaskOutcome } from "../task/types.js";
+import { TaskRefError, foreignServer, readTaskRef, type TaskRef } from "../task/ref.js";
 import { capabilitiesFor } from "../input/index.js";
+import type { CallState } from "../lifecycle/types.js";
+import { safeLogger, type Logger } from "./logger.js";
 import {
   deadlineOf,
   resolveClientOptions,
@@ -21,41 +30,96 @@ import {
   type ResolvedClientOptions,
   type TaskClientOptions,
 } from "./options.js";
-import { TaskDriver, type DriverContext } from "./task-driver.js";
+import type { RunContext } from "./run-context.js";
+import { TaskRequests } from "./task-requests.js";
+import { TaskRun } from "./task-run.js";
 
-export class TaskClient {
-  private readonly drivers = new Set<TaskDriver>();
-  private readonly context: DriverContext;
+/** Events of a `TaskClient` (eventemitter3; an `error` without listeners is not thrown). */
+export interface TaskClientEvents {
+  /** A handle learned its task id (the server created a task, or `client.task()` resumed one). */
+  task: (handle: TaskHandle<CallToolResult>, taskId: string) => void;
+  /** A handle ended. */
+  settled: (handle: TaskHandle<CallToolResult>, outcome: TaskOutcome<CallToolResult>) => void;
+  /** A fault no single handle owns: a transport error, a dropped connection, a failing scheduler job. */
+  error: (error: unknown) => void;
+  /** The connection ended (by `close()` or because the server went away). */
+  closed: () => void;
+}
+
+export class TaskClient extends EventEmitter<TaskClientEvents> {
+  private readonly runs = new Set<TaskRun>();
+  private readonly context: RunContext;
+  private readonly serverInfo: ServerInfo;
+  private readonly url: string | undefined;
   private closing: Promise<void> | undefined;
 
   private constructor(
     private readonly session: Session,
     server: ServerInfo,
     settings: ClientSettings,
-    serverUrl: string | undefined,
+    url: string | undefined,
   ) {
+    super();
+    this.serverInfo = server;
+    this.url = url;
+    const log = settings.log;
+    const onJobError = (error: unknown) => {
+      log.error("a scheduled task job failed", error);
+      this.emit("error", error);
+    };
     this.context = {
       channel: session,
-      scheduler: new PollScheduler({ maxInFlight: settings.options.maxInFlight }),
+      tasks: new TaskRequests(session, settings.retry),
+      scheduler: new PollScheduler({ maxInFlight: settings.options.maxInFlight, onJobError }),
+      alarms: new PollScheduler({ maxInFlight: Infinity, onJobError }),
       polling: settings.polling,
       retry: settings.retry,
       options: settings.options,
-      server,
-      serverUrl,
+      config: {
+        pollRetries: settings.retry.retries,
+        cancelGraceMs: settings.options.cancelGraceMs,
+        ttlGraceMs: settings.options.ttlGraceMs,
+      },
+      identity: { name: server.serverInfo?.name, version: server.serverInfo?.version, url },
+      tasksDeclared: server.era === "modern",
+      log,
       now: () => Date.now(),
-      released: (driver) => this.drivers.delete(driver),
+      retryDelay: (attempt) => backoffDelay(attempt - 1, settings.retry),
+      toOutcome: toolOutcome,
+      redact: redactTaskId,
+      refFor: (fields) => ({ v: 1, server: this.serverRef(), ...fields }),
+      adopted: (run, taskId) => this.emit("task", run.handle, taskId),
+      released: (run) => {
+        this.runs.delete(run);
+        const outcome = run.outcome;
+        if (outcome !== undefined) this.emit("settled", run.handle, outcome);
+      },
     };
+    session.onError((error) => {
+      log.warn("transport error", error);
+      this.emit("error", error);
+    });
+    session.onClose(() => {
+      if (!this.closing) log.error("the connection to the server ended; open tasks will fail on their next request");
+      this.emit("closed");
+    });
   }
 
   /**
    * Connects to a server and negotiates the protocol: a URL (Streamable HTTP), a stdio server command
    * (`{ command, args }`), or any MCP SDK `Transport` (from `@modelcontextprotocol/client` or
-   * `@modelcontextprotocol/sdk`).
+   * `@modelcontextprotocol/sdk`). A failed connection closes the transport it opened (a stdio child exits).
    */
   static async connect(target: ConnectTarget, options: TaskClientOptions = {}): Promise<TaskClient> {
     const settings = settingsOf(options); // bad options fail here, before any connection is made
     const session = sessionFor(await resolveTransport(target), settings);
-    const server = await session.connect();
+    let server: ServerInfo;
+    try {
+      server = await session.connect();
+    } catch (error) {
+      await session.close().catch(() => undefined);
+      throw error;
+    }
     const url = typeof target === "string" ? target : target instanceof URL ? target.href : undefined;
     return new TaskClient(session, server, settings, url);
   }
@@ -74,52 +138,71 @@ export class TaskClient {
 
   /** What the server said about itself when the client connected. */
   get server(): ServerInfo {
-    return this.context.server;
+    return this.serverInfo;
   }
 
   /** How many handles are still waiting for an outcome. */
   get activeTasks(): number {
-    return this.drivers.size;
+    return this.runs.size;
+  }
+
+  /** The handles that have not ended yet, oldest first. */
+  tasks(): TaskHandle<CallToolResult>[] {
+    return [...this.runs].map((run) => run.handle);
   }
 
   /**
    * Calls a tool. Returns at once with a handle: await it for the `CallToolResult`, iterate it for status
    * updates, listen to its events, or cancel it. Works the same whether the server answers immediately or
-   * creates a task.
+   * creates a task. Caller mistakes (a name that is not a string, arguments that are not an object) throw a
+   * `TypeError` here, before anything is sent.
    */
   callTool(name: string, args: JSONObject = {}, options: CallToolOptions = {}): TaskHandle<CallToolResult> {
     this.assertOpen();
     const params: Record<string, unknown> = { name, arguments: args };
     if (options.meta) params._meta = { ...options.meta };
-    const driver = new TaskDriver(
+    const run = new TaskRun(
       this.context,
       { method: Method.toolsCall, params, toolName: name },
       deadlineOf(options, this.context.now()),
       options.signal,
     );
-    this.drivers.add(driver);
-    driver.start();
-    return driver.handle;
+    this.runs.add(run);
+    run.start();
+    return run.handle;
   }
 
   /**
-   * Observes a task that already exists, by its id (kept from an earlier handle or from storage). The handle
-   * behaves like one from `callTool`, from its next poll on.
+   * A handle for a task that already exists: a `TaskRef` (from `await handle.ref`, also stored by another
+   * process) or a bare task id. It behaves like one from `callTool` from its next poll on. A ref naming a task
+   * on another server is refused with `TaskRefError`.
    */
-  task(taskId: string, options: Omit<CallToolOptions, "meta"> = {}): TaskHandle<CallToolResult> {
+  task(task: TaskRef | string, options: Omit<CallToolOptions, "meta"> = {}): TaskHandle<CallToolResult> {
     this.assertOpen();
-    if (typeof taskId !== "string" || taskId.length === 0) {
-      throw new TypeError("TaskClient.task: `taskId` must be a non-empty string");
-    }
-    const driver = new TaskDriver(
+    const ref = this.refOf(task, "task");
+    const run = new TaskRun(
       this.context,
       undefined,
       deadlineOf(options, this.context.now()),
       options.signal,
+      ref,
     );
-    this.drivers.add(driver);
-    driver.resume(taskId);
-    return driver.handle;
+    this.runs.add(run);
+    run.start(ref.taskId);
+    return run.handle;
+  }
+
+  /**
+   * Sends `tasks/cancel` for a task, whether or not any handle is watching it, and resolves with the server's
+   * acknowledgement. Transient faults are retried; a refusal (unknown task) rejects with a typed error. A live
+   * handle of this client for the same task notices the outcome on its next poll.
+   */
+  async cancel(task: TaskRef | string): Promise<Record<string, unknown>> {
+    this.assertOpen();
+    const ref = this.refOf(task, "cancel");
+    return this.context.tasks.cancel(ref.taskId, undefined, (attempt, error) =>
+      this.context.log.debug(`tasks/cancel: retry ${attempt} after a transient fault`, error),
+    );
   }
 
   /**
@@ -128,8 +211,9 @@ export class TaskClient {
    */
   close(): Promise<void> {
     this.closing ??= (async () => {
-      for (const driver of [...this.drivers]) driver.closeForClient();
+      for (const run of [...this.runs]) run.closeForClient();
       this.context.scheduler.close();
+      this.context.alarms.close();
       await this.session.close();
     })();
     return this.closing;
@@ -142,6 +226,57 @@ export class TaskClient {
   private assertOpen(): void {
     if (this.closing) throw new McpTasksError("TaskClient is closed");
   }
+
+  private serverRef(): TaskRef["server"] {
+    const info = this.serverInfo.serverInfo;
+    const server: TaskRef["server"] = { protocolVersion: this.serverInfo.protocolVersion };
+    if (this.url !== undefined) server.url = this.url;
+    if (info?.name !== undefined) server.name = info.name;
+    if (info?.version !== undefined) server.version = info.version;
+    return server;
+  }
+
+  private refOf(task: TaskRef | string, caller: string): Partial<TaskRef> & { taskId: string } {
+    if (typeof task === "string") {
+      if (task.length === 0) throw new TypeError(`TaskClient.${caller}: the task id must be a non-empty string`);
+      return { taskId: task };
+    }
+    if (typeof task !== "object" || task === null) {
+      throw new TypeError(`TaskClient.${caller}: expected a TaskRef or a task id`);
+    }
+    const ref = readTaskRef(task);
+    const problem = foreignServer(ref, this.serverRef());
+    if (problem !== undefined) throw new TaskRefError(`TaskClient.${caller}: ${problem}`);
+    return ref;
+  }
+}
+
+/** The outcome of a terminal snapshot of a `tools/call` task: the result is validated as a `CallToolResult`. */
+function toolOutcome(state: CallState): OutcomeMapper<CallToolResult> {
+  return (snapshot) => {
+    switch (snapshot.status) {
+      case "completed":
+        return {
+          kind: "completed",
+          taskId: snapshot.taskId,
+          result: parseCallToolResult(snapshot.result, Method.tasksGet),
+        };
+      case "failed":
+        return {
+          kind: "failed",
+          taskId: snapshot.taskId,
+          error: new TaskFailedError(snapshot.taskId, snapshot.error, snapshot.statusMessage),
+        };
+      case "cancelled":
+        return {
+          kind: "cancelled",
+          taskId: snapshot.taskId,
+          error: new TaskCancelledError(snapshot.taskId, true, state.cancel?.reason),
+        };
+      default:
+        throw new ProtocolError(`status "${String(snapshot)}" is not terminal`, Method.tasksGet, snapshot);
+    }
+  };
 }
 
 /** Every option checked and defaulted, once per client. */
@@ -149,6 +284,7 @@ interface ClientSettings {
   options: ResolvedClientOptions;
   polling: PollTiming;
   retry: RetryTiming;
+  log: Logger;
 }
 
 function settingsOf(options: TaskClientOptions): ClientSettings {
@@ -156,6 +292,7 @@ function settingsOf(options: TaskClientOptions): ClientSettings {
     options: resolveClientOptions(options),
     polling: resolvePollTiming(options.polling ?? {}),
     retry: resolveRetryTiming(options.retry ?? {}),
+    log: safeLogger(options.logger),
   };
 }
 

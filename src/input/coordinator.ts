@@ -55,6 +55,8 @@ export interface InputCoordinatorDeps {
   maxUpdateFailures?: number;
   /** Backoff for transient `tasks/update` faults. Default: the scheduler's retry timing. */
   retry?: RetryTiming;
+  /** Keys answered before (a task resumed from its ref): they are never asked again. */
+  answered?: readonly string[];
   /** Aborted when the task's answers are no longer wanted (handle ended, detached, client closed). */
   signal?: AbortSignal;
   /** A key is offered (handle event `input`). */
@@ -128,6 +130,11 @@ export class InputCoordinator {
     else deps.signal?.addEventListener("abort", this.onAbort, { once: true });
   }
 
+  /** Keys whose answers the server acknowledged (for the task's ref). */
+  answeredKeys(): string[] {
+    return this.ledger?.submittedKeys() ?? [...(this.deps.answered ?? [])];
+  }
+
   /** Whether the coordinator has stopped (task ended, policy applied, protocol error, or disposed). */
   get closed(): boolean {
     return this.lifetime.signal.aborted;
@@ -159,7 +166,7 @@ export class InputCoordinator {
       this.stop(new ProtocolError("an input request cannot be read", source, snapshot, { cause: error }));
       return;
     }
-    this.ledger ??= new InputLedger();
+    this.ledger ??= new InputLedger(this.deps.answered);
     const changes = this.ledger.observe(listed);
     const [conflict] = changes.conflicts;
     if (conflict !== undefined) {

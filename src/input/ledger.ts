@@ -54,6 +54,19 @@ const ANSWER_PENDING: ReadonlySet<InputKeyState> = new Set(["offered", "answerin
 
 export class InputLedger {
   private readonly entries = new Map<string, Entry>();
+  /** Keys answered before this ledger existed (a task resumed from its ref): never offered again. */
+  private readonly answeredBefore: ReadonlySet<string>;
+
+  constructor(answeredBefore: Iterable<string> = []) {
+    this.answeredBefore = new Set(answeredBefore);
+  }
+
+  /** Keys whose answer the server acknowledged, including those answered before a resume. */
+  submittedKeys(): string[] {
+    const keys = new Set(this.answeredBefore);
+    for (const [key, entry] of this.entries) if (entry.state === "submitted") keys.add(key);
+    return [...keys];
+  }
 
   /**
    * Takes the `inputRequests` of one snapshot, as key → fingerprint of the request. A snapshot without input
@@ -70,8 +83,9 @@ export class InputLedger {
     for (const [key, print] of listed) {
       const entry = this.entries.get(key);
       if (entry === undefined) {
-        this.entries.set(key, { fingerprint: print, state: "offered", failedUpdates: 0 });
-        fresh.push(key);
+        const before = this.answeredBefore.has(key);
+        this.entries.set(key, { fingerprint: print, state: before ? "submitted" : "offered", failedUpdates: 0 });
+        if (!before) fresh.push(key);
       } else if (WAITING_FOR_LISTING.has(entry.state)) {
         entry.state = "offered";
         fresh.push(key);

@@ -4,31 +4,23 @@
  * status updates, listen to its events, or ask for its `outcome()`.
  */
 import type { EventEmitter } from "eventemitter3";
-import type { CallToolResult, InputResponse, TaskStatus } from "../schema/index.js";
-import { McpTasksError, TaskDetachedError } from "../protocol/errors.js";
+import type { CallToolResult, DetailedTask, InputResponse, TaskStatus } from "../schema/index.js";
+import { McpTasksError } from "../protocol/errors.js";
 import { TaskCore } from "./core.js";
-import type { TaskController, TaskHandleEvents, TaskOutcome, TaskSink, TaskUpdate } from "./types.js";
+import type {
+  CancelResult,
+  TaskController,
+  TaskDescription,
+  TaskHandleEvents,
+  TaskOutcome,
+  TaskSink,
+  TaskUpdate,
+} from "./types.js";
+import type { TaskRef } from "./ref.js";
 
 export type { TaskSink } from "./types.js";
 
 type Listener<T, E extends keyof TaskHandleEvents<T>> = EventEmitter.EventListener<TaskHandleEvents<T>, E>;
-
-/**
- * Whether the server has said its last word, so nothing is left running to cancel. An unconfirmed cancellation
- * (the client stopped waiting) and endings like detach, close or a deadline leave the task possibly running.
- */
-function serverIsDone(outcome: TaskOutcome<unknown>): boolean {
-  switch (outcome.kind) {
-    case "completed":
-    case "failed":
-    case "not_found":
-      return true;
-    case "cancelled":
-      return outcome.error.confirmed;
-    default:
-      return false;
-  }
-}
 
 /**
  * One tool call, immediate or running as a task.
@@ -95,28 +87,57 @@ export class TaskHandle<T = CallToolResult>
   }
 
   /**
-   * Asks the server to cancel the task (`tasks/cancel`). Cancellation is cooperative: the handle then reports
-   * what the server finally said, which may still be `completed`. Resolves once the request was made; does
-   * nothing when the server has already said its last word. After the handle ended without that word
-   * (detached, closed, deadline, unconfirmed cancel) the request still goes to the client, which decides
-   * whether it can send it.
+   * Asks the server to cancel the task (`tasks/cancel`, sent once) and resolves with what happened: the
+   * server's acknowledgement and how the handle ended. Cancellation is cooperative, so the outcome may still be
+   * `completed`; if the server says nothing final within `cancelGraceMs` (counted from this call, whatever the
+   * cancel request does), the outcome is an unconfirmed cancellation. Before the task id is known, the cancel
+   * goes out the moment the call's answer brings it. After the handle ended without the server's last word
+   * (detached, deadline, unconfirmed cancel, error), this still sends `tasks/cancel` when the task id is known.
+   * Never rejects: a refused cancel is in `error`.
    */
-  cancel(reason?: unknown): Promise<void> {
-    const outcome = this.core.outcome;
-    if (outcome !== undefined && serverIsDone(outcome)) return Promise.resolve();
-    return this.core.controller.cancel(reason);
+  cancel(reason?: unknown): Promise<CancelResult<T>> {
+    return this.core.controller.cancel(reason) as unknown as Promise<CancelResult<T>>;
   }
 
   /**
    * Stops observing the task without cancelling it: polling stops, iterators finish after what they hold, and
    * the handle ends with outcome `detached` (awaiting it rejects with `TaskDetachedError`). The task keeps
-   * running on the server; `taskId` lets you resume it later.
+   * running on the server; keep `await handle.ref` to resume it later. Called before the server answered the
+   * call, the handle ends when the answer arrives, so the outcome still carries the task id.
    */
   detach(): void {
-    const core = this.core;
-    if (core.isSettled) return;
-    if (core.controller.detach() === "deferred") return;
-    core.settle({ kind: "detached", taskId: core.taskId, error: new TaskDetachedError(core.taskId) });
+    if (!this.core.isSettled) this.core.controller.detach();
+  }
+
+  /**
+   * The task's reference once the server created it: plain JSON naming the task on its server, for
+   * `client.task(ref)` and `client.cancel(ref)`, also in another process. Resolves with undefined when there is
+   * no task (the server answered at once, or the handle ended before the answer). Never rejects.
+   */
+  get ref(): Promise<TaskRef | undefined> {
+    return this.core.created().then(() => this.core.controller.ref());
+  }
+
+  /**
+   * Asks the server for the task's state now (one `tasks/get`, outside the polling cadence) and returns it. The
+   * answer also updates the handle. Rejects when there is no task id (yet) or the request fails.
+   */
+  async describe(): Promise<TaskDescription> {
+    const snapshot = await this.core.controller.describe();
+    return {
+      taskId: snapshot.taskId,
+      status: snapshot.status,
+      statusMessage: snapshot.statusMessage,
+      lastUpdatedAt: snapshot.lastUpdatedAt,
+      pollIntervalMs: snapshot.pollIntervalMs,
+      ttlMs: snapshot.ttlMs,
+      snapshot,
+    };
+  }
+
+  /** The latest task state the handle knows (from a poll, a notification or `describe()`), synchronously. */
+  get snapshot(): DetailedTask | undefined {
+    return this.core.snapshot;
   }
 
   /** Answers the server's input request `key` out of band (instead of, or ahead of, an input handler). */
@@ -167,7 +188,7 @@ export class TaskHandle<T = CallToolResult>
   /**
    * Leaving an `await using` scope cancels a task that has not ended: the scope owns the work, and work nobody
    * waits for any more must not keep running, orphaned, on the server. A finished or detached handle is left
-   * alone. Resolves once the cancel was requested, not when the server confirms it.
+   * alone. Resolves when the handle has ended (at most `cancelGraceMs` after the scope ends).
    */
   async [Symbol.asyncDispose](): Promise<void> {
     if (!this.core.isSettled) await this.cancel("disposed: the await using scope of the handle ended");

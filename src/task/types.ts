@@ -22,6 +22,7 @@ import type {
   TaskFailedError,
   TaskNotFoundError,
 } from "../protocol/errors.js";
+import type { TaskRef } from "./ref.js";
 
 /**
  * One status update, as yielded by `for await (const update of handle)` and emitted as the `update` event.
@@ -97,15 +98,41 @@ export interface TaskHandleEvents<T = CallToolResult> {
 /** What happens when an input request cannot be answered (no handler for its kind, or the handler threw). */
 export type UnansweredInputAction = "decline" | "cancel" | "fail";
 
+/** What `handle.cancel()` resolves with. It never rejects: a refused cancel is reported in `error`. */
+export interface CancelResult<T = CallToolResult> {
+  /**
+   * The server's acknowledgement of `tasks/cancel`; undefined when none came: nothing was sent (no task, or
+   * the server had already said its last word), the server refused (`error`), or the handle ended first.
+   */
+  ack: Record<string, unknown> | undefined;
+  /** Why `tasks/cancel` failed, when it did (a typed error, with the task id redacted). */
+  error: unknown;
+  /** How the handle ended: the server's final word, or an unconfirmed cancellation after `cancelGraceMs`. */
+  outcome: TaskOutcome<T>;
+}
+
+/** One `tasks/get` answer, as `handle.describe()` returns it. */
+export interface TaskDescription {
+  taskId: string;
+  status: TaskStatus;
+  statusMessage: string | undefined;
+  lastUpdatedAt: string;
+  pollIntervalMs: number | undefined;
+  ttlMs: number | null | undefined;
+  /** The whole snapshot, for fields not listed above. */
+  snapshot: DetailedTask;
+}
+
 /** Internal: what the handle asks of whoever drives the task. */
 export interface TaskController {
-  cancel(reason?: unknown): Promise<void>;
-  /**
-   * Stops observing. Returns `"deferred"` when the controller will end the handle itself later (the task id
-   * is still on its way and must not be lost); otherwise the handle ends as detached at once.
-   */
-  detach(): void | "deferred";
+  /** Resolves once the handle has ended (at most the cancel grace period after the first call). */
+  cancel(reason?: unknown): Promise<CancelResult>;
+  /** Stops observing; the controller ends the handle (later, if the task id is still on its way). */
+  detach(): void;
   respond(key: string, response: InputResponse): Promise<void>;
+  describe(): Promise<DetailedTask>;
+  /** The task's ref as of now; undefined until the task id is known. */
+  ref(): TaskRef | undefined;
 }
 
 /** A snapshot in one of the statuses that end a task. */
@@ -124,6 +151,8 @@ export type OutcomeMapper<T> = (snapshot: TerminalTask) => TaskOutcome<T>;
 export interface TaskSink<T = CallToolResult> {
   /** Whether the handle has ended. */
   readonly isSettled: boolean;
+  /** How the handle ended, once it has. */
+  readonly outcome: TaskOutcome<T> | undefined;
   /** Resolves with the outcome when the handle ends (created on first read; never rejects). */
   readonly settled: Promise<TaskOutcome<T>>;
   /** The newest accepted server snapshot, including ones that changed nothing visible (fresher TTL, interval). */

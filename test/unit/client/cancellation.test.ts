@@ -94,7 +94,7 @@ describe("cancel()", () => {
     const client = await connect(server);
     const handle = client.callTool("compute");
     await vi.advanceTimersByTimeAsync(300);
-    await handle.cancel();
+    void handle.cancel();
     await vi.advanceTimersByTimeAsync(0);
     expect(server.times("tasks/get")).toEqual([300]);
   });
@@ -104,7 +104,7 @@ describe("cancel()", () => {
     const client = await connect(server);
     const handle = client.callTool("compute");
     await vi.advanceTimersByTimeAsync(0);
-    await handle.cancel();
+    void handle.cancel();
     await vi.advanceTimersByTimeAsync(0);
     await expect(handle).resolves.toEqual({ content: [{ type: "text", text: "finished anyway" }] });
   });
@@ -114,8 +114,13 @@ describe("cancel()", () => {
     const client = await connect(server);
     const handle = client.callTool("compute");
     await vi.advanceTimersByTimeAsync(0);
-    await handle.cancel("no longer needed");
+    const cancelling = handle.cancel("no longer needed");
     await vi.advanceTimersByTimeAsync(0);
+    await expect(cancelling).resolves.toMatchObject({
+      ack: {},
+      error: undefined,
+      outcome: { kind: "cancelled", taskId: TASK_ID },
+    });
     const error = await handle.then(
       () => undefined,
       (rejection: unknown) => rejection,
@@ -129,7 +134,7 @@ describe("cancel()", () => {
     const client = await connect(server, { cancelGraceMs: 2500 });
     const handle = client.callTool("compute");
     await vi.advanceTimersByTimeAsync(0);
-    await handle.cancel();
+    void handle.cancel();
 
     await vi.advanceTimersByTimeAsync(2499);
     expect(handle.isSettled).toBe(false);
@@ -151,7 +156,7 @@ describe("cancel()", () => {
     const handle = client.callTool("compute");
     await vi.advanceTimersByTimeAsync(100);
     await handle;
-    await handle.cancel();
+    await expect(handle.cancel()).resolves.toMatchObject({ ack: undefined, outcome: { kind: "completed" } });
     expect(server.sent("tasks/cancel")).toEqual([]);
   });
 });

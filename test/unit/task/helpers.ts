@@ -7,6 +7,7 @@ import type {
   JSONRPCErrorObject,
 } from "../../../src/schema/index.js";
 import type { TaskCore } from "../../../src/task/core.js";
+import { TaskCancelledError, TaskDetachedError } from "../../../src/protocol/errors.js";
 import { createTask } from "../../../src/task/handle.js";
 import type { TaskController, TaskUpdate } from "../../../src/task/types.js";
 
@@ -60,19 +61,34 @@ export function toolResult(text: string, isError?: boolean): CallToolResult {
   return isError === undefined ? { content } : { content, isError };
 }
 
-export function fakeController() {
+/**
+ * A recording controller for handle units. Like the real one, it ends the handle itself on `detach()`, and
+ * `cancel()` resolves once the handle has ended: here as if the server confirmed the cancellation at once.
+ */
+export function fakeController(sink: () => TaskCore<CallToolResult>) {
   return {
-    cancel: vi.fn<TaskController["cancel"]>(() => Promise.resolve()),
-    detach: vi.fn<TaskController["detach"]>(),
+    cancel: vi.fn<TaskController["cancel"]>(() => {
+      const core = sink();
+      core.settle({ kind: "cancelled", taskId: core.taskId, error: new TaskCancelledError(core.taskId, true) });
+      return core.settled.then((outcome) => ({ ack: {}, error: undefined, outcome }));
+    }),
+    detach: vi.fn<TaskController["detach"]>(() => {
+      const core = sink();
+      core.settle({ kind: "detached", taskId: core.taskId, error: new TaskDetachedError(core.taskId) });
+    }),
     respond: vi.fn<TaskController["respond"]>(() => Promise.resolve()),
+    describe: vi.fn<TaskController["describe"]>(() => Promise.reject(new Error("no task"))),
+    ref: vi.fn<TaskController["ref"]>(() => undefined),
   };
 }
 
 /** A handle, its sink (typed as the core behind it, to count iterators) and its recording controller. */
 export function newTask() {
-  const controller = fakeController();
+  let core: TaskCore<CallToolResult> | undefined;
+  const controller = fakeController(() => core as TaskCore<CallToolResult>);
   const { handle, sink } = createTask<CallToolResult>(controller);
-  return { handle, sink: sink as TaskCore<CallToolResult>, controller };
+  core = sink as TaskCore<CallToolResult>;
+  return { handle, sink: core, controller };
 }
 
 /** Lets every pending promise callback and one macrotask run (no timers involved). */

@@ -1,0 +1,72 @@
+/**
+ * From a lifecycle `Ending` to the outcome the handle reports. The transition says *why* a handle ends; the
+ * typed errors (with the task id, redacted messages and the cancel reason) are made here, in one place.
+ */
+import type { CallToolResult, DetailedTask } from "../schema/index.js";
+import {
+  ClientClosedError,
+  DeadlineExceededError,
+  McpTasksError,
+  RpcError,
+  TaskCancelledError,
+  TaskDetachedError,
+  TaskExpiredError,
+  TaskNotFoundError,
+  redactIn,
+} from "../protocol/errors.js";
+import type { CallState, Ending } from "../lifecycle/types.js";
+import type { TaskOutcome } from "../task/types.js";
+
+/** The outcome for an ending; a terminal snapshot is handed back so the handle maps it (and shows it) itself. */
+export function outcomeOf(
+  ending: Ending,
+  state: CallState,
+): TaskOutcome<CallToolResult> | { snapshot: DetailedTask } {
+  const taskId = state.taskId;
+  const reason = state.cancel?.reason;
+  switch (ending.kind) {
+    case "result":
+      return { kind: "completed", taskId: undefined, result: ending.result };
+    case "snapshot":
+      return { snapshot: ending.snapshot };
+    case "local":
+      switch (ending.reason) {
+        case "detached":
+          return { kind: "detached", taskId, error: new TaskDetachedError(taskId) };
+        case "closed":
+          return { kind: "closed", taskId, error: new ClientClosedError(taskId) };
+        case "deadline_exceeded":
+          return {
+            kind: "deadline_exceeded",
+            taskId,
+            error: new DeadlineExceededError(taskId, new Date(state.deadline ?? Date.now())),
+          };
+        case "expired":
+          return {
+            kind: "expired",
+            taskId: taskId as string,
+            error: new TaskExpiredError(taskId as string, new Date(state.ttl?.lapsesAt ?? Number.NaN)),
+          };
+        case "not_found": {
+          const message = ending.error instanceof RpcError ? ending.error.rpcMessage : String(ending.error);
+          const id = taskId as string;
+          return { kind: "not_found", taskId: id, error: new TaskNotFoundError(id, redactIn(message, id)) };
+        }
+        case "cancel_unconfirmed":
+        case "cancelled_before_task":
+          return { kind: "cancelled", taskId, error: new TaskCancelledError(taskId, false, reason) };
+        case "error":
+          return errorOutcome(ending.error, taskId);
+      }
+  }
+}
+
+function errorOutcome(error: unknown, taskId: string | undefined): TaskOutcome<CallToolResult> {
+  if (error instanceof TaskCancelledError) return { kind: "cancelled", taskId, error };
+  if (error instanceof McpTasksError) {
+    if (taskId !== undefined) error.message = redactIn(error.message, taskId);
+    return { kind: "error", taskId, error };
+  }
+  return { kind: "error", taskId, error: new McpTasksError(String(error), { cause: error }) };
+}
+

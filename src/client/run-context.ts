@@ -1,0 +1,47 @@
+/**
+ * What every task run of one client shares: the connection, the scheduler and alarm clock, the settings, and
+ * the client's bookkeeping hooks. Built once per client by `TaskClient`.
+ */
+import type { CallToolResult } from "../schema/index.js";
+import type { PollScheduler } from "../scheduler/scheduler.js";
+import type { PollTiming, RetryTiming } from "../scheduler/types.js";
+import type { RpcChannel } from "../session/types.js";
+import type { InputContext } from "../input/types.js";
+import type { OutcomeMapper } from "../task/types.js";
+import type { TaskRef } from "../task/ref.js";
+import type { CallState, LifecycleConfig } from "../lifecycle/types.js";
+import type { Logger } from "./logger.js";
+import type { ResolvedClientOptions } from "./options.js";
+import type { TaskRequests } from "./task-requests.js";
+import type { TaskRun } from "./task-run.js";
+
+export interface RunContext {
+  channel: RpcChannel;
+  tasks: TaskRequests;
+  /** Polls, at most `maxInFlight` at once. */
+  scheduler: PollScheduler;
+  /** Time limits: never capped, so a deadline fires while every poll slot is taken. */
+  alarms: PollScheduler;
+  polling: PollTiming;
+  retry: RetryTiming;
+  options: ResolvedClientOptions;
+  config: LifecycleConfig;
+  /** Which server asks, as input handlers see it. */
+  identity: InputContext["server"];
+  /** Whether calls declare the tasks extension (the modern era), so a task answer is legitimate. */
+  tasksDeclared: boolean;
+  log: Logger;
+  /** Epoch milliseconds. */
+  now(): number;
+  /** The wait before poll retry number `attempt` after `error` (backoff with jitter, or the server's Retry-After). */
+  retryDelay(attempt: number, error: unknown): number;
+  /** Maps a terminal snapshot to the handle's outcome (validating the result). */
+  toOutcome(state: CallState): OutcomeMapper<CallToolResult>;
+  redact(taskId: string): string;
+  /** Completes a ref with the server's identity. */
+  refFor(fields: Omit<TaskRef, "v" | "server">): TaskRef;
+  /** A run learned its task id. */
+  adopted(run: TaskRun, taskId: string): void;
+  /** A run's handle ended. */
+  released(run: TaskRun): void;
+}

@@ -1,0 +1,53 @@
+/**
+ * The `tasks/*` requests a client sends about a task it already knows: one `tasks/get`, and `tasks/cancel`
+ * with transient retries. Shared by every handle, by `describe()` and by `client.cancel(ref)`, so a cancel
+ * works the same whether or not a handle is alive.
+ */
+import type { DetailedTask } from "../schema/index.js";
+import { Method } from "../protocol/constants.js";
+import { ProtocolError, isTransientError } from "../protocol/errors.js";
+import { parseAck, parseGetTaskResult } from "../protocol/codec.js";
+import { retryAfterFault } from "../scheduler/retry.js";
+import type { RetryTiming } from "../scheduler/types.js";
+import type { RpcChannel } from "../session/types.js";
+
+export class TaskRequests {
+  constructor(
+    private readonly channel: RpcChannel,
+    private readonly retry: RetryTiming,
+  ) {}
+
+  /** One `tasks/get`, validated; the answer must be about the task asked for. No retry: the caller decides. */
+  async get(taskId: string): Promise<DetailedTask> {
+    const raw = await this.channel.request(Method.tasksGet, { taskId });
+    const snapshot = parseGetTaskResult(raw);
+    if (snapshot.taskId !== taskId) {
+      throw new ProtocolError("answered with another task's state", Method.tasksGet, raw);
+    }
+    return snapshot;
+  }
+
+  /**
+   * `tasks/cancel`, retrying transient faults until `signal` aborts or the retries run out. Resolves with the
+   * server's acknowledgement. `onRetry` hears of each retry before its wait.
+   */
+  async cancel(
+    taskId: string,
+    signal: AbortSignal | undefined,
+    onRetry?: (attempt: number, error: unknown) => void,
+  ): Promise<Record<string, unknown>> {
+    const send = () => this.channel.request(Method.tasksCancel, { taskId }, signal ? { signal } : undefined);
+    let raw: Record<string, unknown>;
+    try {
+      raw = await send();
+    } catch (error) {
+      if (!isTransientError(error)) throw error;
+      raw = await retryAfterFault(send, error, {
+        timing: this.retry,
+        ...(signal !== undefined && { signal }),
+        onRetry: ({ attempt, error: fault }) => onRetry?.(attempt, fault),
+      });
+    }
+    return parseAck(Method.tasksCancel, raw);
+  }
+}

@@ -1,0 +1,442 @@
+/**
+ * The interpreter of one call's lifecycle. It owns nothing but resources: the handle's sink, a place in the
+ * shared poll scheduler and the alarm clock, the input machinery. Every decision is the pure `transition`
+ * (src/lifecycle); this file feeds it events and performs the effects it returns, so a request in flight never
+ * keeps a deadline, a grace period or a `close()` from acting.
+ */
+import type { CallToolResult, CreateTaskResult, DetailedTask, InputResponse } from "../schema/index.js";
+import { ErrorCode, Method } from "../protocol/constants.js";
+import {
+  McpTasksError,
+  OrphanedTaskError,
+  RpcError,
+  isTransientError,
+} from "../protocol/errors.js";
+import { classifyResult } from "../protocol/codec.js";
+import { pollDelay } from "../scheduler/timing.js";
+import type { PollJob } from "../scheduler/types.js";
+import { createTask, type TaskHandle, type TaskSink } from "../task/handle.js";
+import type { CancelResult, TaskController, TaskOutcome } from "../task/types.js";
+import type { TaskRef } from "../task/ref.js";
+import { InputCoordinator, InputRespondError, InputRounds } from "../input/index.js";
+import { initialState, nextAlarm, transition } from "../lifecycle/transition.js";
+import type { CallEvent, CallState, Effect } from "../lifecycle/types.js";
+import type { RunContext } from "./run-context.js";
+import { outcomeOf } from "./endings.js";
+
+/** What to call: the method and its params, without the envelope (the session adds it). */
+export interface CallSpec {
+  method: string;
+  params: Record<string, unknown>;
+  /** The tool name, for input handler contexts and refs. */
+  toolName: string;
+}
+
+/** What came of this handle's `tasks/cancel`: the acknowledgement, or why there is none. */
+interface CancelReply {
+  ack?: Record<string, unknown>;
+  error?: unknown;
+}
+
+export class TaskRun implements TaskController, PollJob {
+  readonly handle: TaskHandle<CallToolResult>;
+  private readonly sink: TaskSink<CallToolResult>;
+  private state: CallState;
+  private readonly queue: CallEvent[] = [];
+  private dispatching = false;
+  /** The `tasks/get` in flight, returned to the scheduler so it counts against `maxInFlight` until answered. */
+  private poll: Promise<void> | undefined;
+  private alarmAt: number | undefined;
+  private readonly alarm: PollJob = { run: () => this.onAlarm() };
+  private rounds: { abort: AbortController; rounds: InputRounds } | undefined;
+  private input: InputCoordinator | undefined;
+  private created: CreateTaskResult | undefined;
+  /** The `tasks/cancel` of this handle: its acknowledgement, or why there is none. */
+  private cancelReply: Promise<CancelReply> | undefined;
+  private cancelRetries: AbortController | undefined;
+  private removeAbortListener: (() => void) | undefined;
+
+  constructor(
+    private readonly context: RunContext,
+    private readonly call: CallSpec | undefined,
+    deadline: number | undefined,
+    private readonly signal: AbortSignal | undefined,
+    private readonly known: Partial<TaskRef> = {},
+  ) {
+    this.state = initialState(deadline);
+    const { handle, sink } = createTask<CallToolResult>(this);
+    this.handle = handle;
+    this.sink = sink;
+  }
+
+  /** Sends the call (or, with `taskId`, follows a task that already exists). */
+  start(taskId?: string): void {
+    const signal = this.signal;
+    if (signal?.aborted) {
+      // Nothing was sent: the caller cancelled before the call began.
+      this.state = { ...this.state, cancel: { reason: signal.reason, graceUntil: 0, sent: false } };
+      this.dispatch({ type: "callFailed", error: signal.reason });
+      return;
+    }
+    if (signal) {
+      const onAbort = () => void this.cancel(signal.reason);
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.removeAbortListener = () => signal.removeEventListener("abort", onAbort);
+    }
+    this.dispatch(taskId === undefined ? { type: "start" } : { type: "resume", taskId });
+  }
+
+  /** How the handle ended, once it has. */
+  get outcome(): TaskOutcome<CallToolResult> | undefined {
+    return this.sink.outcome;
+  }
+
+  /** The phase, for `client.tasks()` and tests. */
+  get phase(): CallState["phase"] {
+    return this.state.phase;
+  }
+
+  /* ---- TaskController: what the handle asks -------------------------------------------------------- */
+
+  cancel(reason?: unknown): Promise<CancelResult<CallToolResult>> {
+    if (this.state.phase !== "ended") this.dispatch({ type: "cancelRequested", reason });
+    else if (this.cancelReply === undefined) this.cancelAfterEnd();
+    const reply = this.cancelReply ?? Promise.resolve<CancelReply>({});
+    return Promise.all([reply, this.sink.settled]).then(([{ ack, error }, outcome]) => ({
+      ack,
+      error,
+      outcome,
+    }));
+  }
+
+  detach(): "deferred" {
+    this.dispatch({ type: "detachRequested" });
+    return "deferred"; // the transition ends the handle itself, with the task id when one is coming
+  }
+
+  respond(key: string, response: InputResponse): Promise<void> {
+    if (this.rounds) return this.rounds.rounds.respond(key, response);
+    if (this.input) return this.input.respond(key, response);
+    return Promise.reject(new InputRespondError(key, "unknown_key", "no input request is outstanding"));
+  }
+
+  /** One `tasks/get` now, outside the cadence; the snapshot also updates the handle. */
+  async describe(): Promise<DetailedTask> {
+    const taskId = this.state.taskId;
+    if (taskId === undefined) {
+      throw new McpTasksError(
+        this.sink.isSettled
+          ? "describe: the call ended without a task (the server answered at once, or the handle ended first)"
+          : "describe: the server has not created the task yet; await handle.ref first",
+      );
+    }
+    const snapshot = await this.context.tasks.get(taskId);
+    this.dispatch({ type: "observed", snapshot });
+    return snapshot;
+  }
+
+  /** The task's reference as of now (answered input keys included), once the id is known. */
+  ref(): TaskRef | undefined {
+    const taskId = this.state.taskId;
+    if (taskId === undefined) return undefined;
+    const task = this.created;
+    const latest = this.sink.snapshot;
+    return this.context.refFor({
+      taskId,
+      method: this.call?.method ?? this.known.method ?? Method.toolsCall,
+      toolName: this.call?.toolName ?? this.known.toolName ?? "",
+      createdAt: latest?.createdAt ?? task?.createdAt ?? this.known.createdAt,
+      ttlMs: latest?.ttlMs ?? task?.ttlMs ?? this.known.ttlMs,
+      answeredInputKeys: this.input?.answeredKeys() ?? this.known.answeredInputKeys ?? [],
+    });
+  }
+
+  /** Ends the handle because the client is closing. */
+  closeForClient(): void {
+    this.dispatch({ type: "close" });
+  }
+
+  /** Feeds a snapshot observed elsewhere (a pushed notification). */
+  observe(snapshot: DetailedTask): void {
+    this.dispatch({ type: "observed", snapshot });
+  }
+
+  /* ---- PollJob: the scheduler says the next poll is due -------------------------------------------- */
+
+  run(): Promise<void> {
+    this.dispatch({ type: "pollDue" });
+    const poll = this.poll;
+    this.poll = undefined;
+    return poll ?? Promise.resolve();
+  }
+
+  private onAlarm(): Promise<void> {
+    this.alarmAt = undefined;
+    this.dispatch({ type: "alarm" });
+    return Promise.resolve();
+  }
+
+  /* ---- The interpreter ----------------------------------------------------------------------------- */
+
+  /**
+   * Applies an event. Events raised while effects run (a listener that cancels, a handler that answers at
+   * once) wait in a queue, so every transition sees the state the previous one left.
+   */
+  private dispatch(event: CallEvent): void {
+    this.queue.push(event);
+    if (this.dispatching) return;
+    this.dispatching = true;
+    try {
+      for (let next = this.queue.shift(); next !== undefined; next = this.queue.shift()) {
+        const wasLive = this.state.phase !== "ended";
+        const step = transition(this.state, next, this.context.config, this.context.now());
+        this.state = step.state;
+        for (const effect of step.effects) this.perform(effect);
+        if (wasLive && this.state.phase === "ended") this.release();
+        else this.armAlarm();
+      }
+    } finally {
+      this.dispatching = false;
+    }
+  }
+
+  private perform(effect: Effect): void {
+    switch (effect.type) {
+      case "sendCall":
+        this.sendCall();
+        return;
+      case "runInputRounds":
+        this.runInputRounds(effect.first);
+        return;
+      case "stopInputRounds":
+        this.rounds?.abort.abort(effect.reason);
+        return;
+      case "adopt":
+        this.created = effect.task;
+        this.sink.setTaskId(effect.taskId);
+        this.context.adopted(this, effect.taskId);
+        return;
+      case "show":
+        this.show(effect.snapshot);
+        return;
+      case "schedulePoll":
+        this.context.scheduler.schedule(
+          this,
+          effect.afterMs ?? pollDelay(effect.serverIntervalMs, this.context.polling),
+        );
+        return;
+      case "sendPoll":
+        this.poll = this.sendPoll(effect.taskId);
+        return;
+      case "sendCancel":
+        this.cancelReply = this.sendCancel(effect.taskId);
+        return;
+      case "retrying":
+        this.sink.emitRetry({ method: effect.method, error: effect.error, attempt: effect.attempt });
+        this.context.log.debug(`${effect.method}: retry ${effect.attempt} after a transient fault`, effect.error);
+        return;
+      case "settle":
+        this.settle(outcomeOf(effect.ending, this.state));
+        return;
+      case "cancelOrphan":
+        this.cancelOrphan(effect.taskId);
+        return;
+    }
+  }
+
+  /* ---- Effects ------------------------------------------------------------------------------------- */
+
+  private sendCall(): void {
+    const call = this.call as CallSpec;
+    // tools/call is not retried: a lost answer may hide a task the server already created (no tasks/list).
+    this.context.channel.request(call.method, call.params).then(
+      (raw) => this.answered(call, raw),
+      (error: unknown) => this.dispatch({ type: "callFailed", error }),
+    );
+  }
+
+  private answered(call: CallSpec, raw: Record<string, unknown>): void {
+    let answer: ReturnType<typeof classifyResult>;
+    try {
+      answer = classifyResult(call.method, raw, { tasksDeclared: this.context.tasksDeclared });
+    } catch (error) {
+      // A task the client cannot follow (wrong method, not declared): ask the server to stop it.
+      if (error instanceof OrphanedTaskError && error.taskId !== undefined) this.cancelOrphan(error.taskId);
+      this.dispatch({ type: "callFailed", error });
+      return;
+    }
+    if (answer.kind === "complete") {
+      const result = answer.result as unknown as CallToolResult; // classifyResult validated it
+      this.dispatch({ type: "callAnswered", answer: { kind: "complete", result } });
+    } else if (answer.kind === "task") {
+      this.dispatch({ type: "callAnswered", answer: { kind: "task", task: answer.task } });
+    } else {
+      this.dispatch({ type: "callAnswered", answer: { kind: "input_required", result: answer.result } });
+    }
+  }
+
+  /** Multi-round-trip input before a task exists: answer, send the call again, until the server stops asking. */
+  private runInputRounds(first: object): void {
+    const call = this.call as CallSpec;
+    const options = this.context.options;
+    const abort = new AbortController();
+    const rounds = new InputRounds({
+      handlers: options.inputHandlers,
+      policy: options.unansweredInput,
+      maxRounds: options.maxInputRounds,
+      concurrency: options.inputConcurrency,
+      context: { toolName: call.toolName, server: this.context.identity },
+      signal: abort.signal,
+      emitInput: (event) => this.sink.emitInput(event),
+      emitUnanswered: (event) => this.sink.emitInputUnanswered(event),
+      method: call.method,
+    });
+    this.rounds = { abort, rounds };
+    // No abort signal on the resent calls: an answer may carry a task id that must not be lost.
+    rounds
+      .run(first, (retry) => this.context.channel.request(call.method, { ...call.params, ...retry }))
+      .then(
+        (raw) => {
+          this.rounds = undefined;
+          this.answered(call, raw);
+        },
+        (error: unknown) => {
+          this.rounds = undefined;
+          this.dispatch({ type: "callFailed", error });
+        },
+      );
+  }
+
+  private show(snapshot: DetailedTask): void {
+    this.sink.accept(snapshot);
+    // Every snapshot goes to the coordinator once it exists: a working one tells it which keys are no longer wanted.
+    if (snapshot.status === "input_required" || this.input) this.inputCoordinator().observe(snapshot);
+  }
+
+  private async sendPoll(taskId: string): Promise<void> {
+    let snapshot: DetailedTask;
+    try {
+      snapshot = await this.context.tasks.get(taskId);
+    } catch (error) {
+      const fault =
+        error instanceof RpcError && error.code === ErrorCode.invalidParams
+          ? "not_found"
+          : isTransientError(error)
+            ? "transient"
+            : "fatal";
+      const retryDelayMs = this.context.retryDelay(this.state.pollFailures + 1, error);
+      this.dispatch({ type: "pollFailed", error, fault, retryDelayMs });
+      return;
+    }
+    this.dispatch({ type: "pollAnswered", snapshot });
+  }
+
+  /** `tasks/cancel` with transient retries; the retries stop when the handle ends (the grace bounds them). */
+  private sendCancel(taskId: string): Promise<CancelReply> {
+    const abort = (this.cancelRetries = new AbortController());
+    return this.context.tasks.cancel(taskId, abort.signal, (attempt, error) => {
+      this.dispatch({ type: "cancelFailed", error }); // poll meanwhile: the task may have ended anyway
+      this.sink.emitRetry({ method: Method.tasksCancel, error, attempt });
+    }).then(
+      (ack) => {
+        this.dispatch({ type: "cancelAnswered" });
+        return { ack };
+      },
+      (error: unknown) => {
+        this.dispatch({ type: "cancelFailed", error });
+        return { error };
+      },
+    );
+  }
+
+  /** `cancel()` after the handle ended: the task may still run on the server; ask it to stop, if we can. */
+  private cancelAfterEnd(): void {
+    const taskId = this.state.taskId;
+    const outcome = this.sink.outcome;
+    if (taskId === undefined || outcome === undefined || serverIsDone(outcome)) return;
+    this.cancelReply = this.context.tasks.cancel(taskId, undefined).then(
+      (ack) => ({ ack }),
+      (error: unknown) => ({ error }),
+    );
+  }
+
+  private cancelOrphan(taskId: string): void {
+    this.context.log.warn(
+      "the server created a task after its handle had ended; sending tasks/cancel for it",
+      { taskId: this.context.redact(taskId) },
+    );
+    this.context.tasks.cancel(taskId, undefined).catch((error: unknown) => {
+      this.context.log.warn("tasks/cancel for a task nobody observes failed", error);
+    });
+  }
+
+  private settle(outcome: TaskOutcome<CallToolResult> | { snapshot: DetailedTask }): void {
+    if ("snapshot" in outcome) this.sink.accept(outcome.snapshot, this.context.toOutcome(this.state));
+    else this.sink.settle(outcome);
+  }
+
+  private inputCoordinator(): InputCoordinator {
+    if (this.input) return this.input;
+    const options = this.context.options;
+    this.input = new InputCoordinator({
+      channel: this.context.channel,
+      taskId: this.state.taskId as string,
+      toolName: this.call?.toolName ?? this.known.toolName ?? "",
+      server: this.context.identity,
+      handlers: options.inputHandlers,
+      policy: options.unansweredInput,
+      concurrency: options.inputConcurrency,
+      retry: this.context.retry,
+      answered: this.known.answeredInputKeys,
+      emitInput: (event) => this.sink.emitInput(event),
+      emitUnanswered: (event) => this.sink.emitInputUnanswered(event),
+      emitRetry: (event) => this.sink.emitRetry(event),
+      pollSoon: () => {
+        if (this.state.phase !== "ended") this.context.scheduler.runSoon(this);
+      },
+      cancelTask: (reason) => this.dispatch({ type: "cancelRequested", reason }),
+      fail: (error) => this.dispatch({ type: "inputFailed", error }),
+    });
+    return this.input;
+  }
+
+  /** Keeps the alarm clock set for the nearest time limit of the current state. */
+  private armAlarm(): void {
+    const at = nextAlarm(this.state);
+    if (at === this.alarmAt) return;
+    this.alarmAt = at;
+    if (at === undefined) this.context.alarms.unschedule(this.alarm);
+    else this.context.alarms.schedule(this.alarm, Math.max(0, at - this.context.now()));
+  }
+
+  /** Lets go of everything the run holds; a `tasks/cancel` already sent is not withdrawn. */
+  private release(): void {
+    this.context.scheduler.unschedule(this);
+    this.context.alarms.unschedule(this.alarm);
+    this.alarmAt = undefined;
+    this.removeAbortListener?.();
+    this.removeAbortListener = undefined;
+    this.rounds?.abort.abort(new McpTasksError("the task handle ended"));
+    this.cancelRetries?.abort(new McpTasksError("the task handle ended"));
+    this.input?.dispose();
+    this.context.released(this);
+  }
+}
+
+/**
+ * Whether the server has said its last word, so nothing is left running to cancel. An unconfirmed cancellation
+ * and endings like detach, close or a deadline leave the task possibly running.
+ */
+export function serverIsDone(outcome: TaskOutcome<unknown>): boolean {
+  switch (outcome.kind) {
+    case "completed":
+    case "failed":
+    case "not_found":
+      return true;
+    case "cancelled":
+      return outcome.error.confirmed;
+    default:
+      return false;
+  }
+}
+

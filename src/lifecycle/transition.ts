@@ -1,0 +1,285 @@
+/**
+ * The one place that decides what happens to a call: `(state, event) → (state, effects)`. Pure: no I/O, no
+ * clock (the time comes in as `now`), no randomness. Every phase answers every event, including the time
+ * limits and `close`, so "a deadline while a poll hangs" or "a cancel racing the last snapshot" is a row of a
+ * table rather than a gap between mutable fields.
+ */
+import type { CreateTaskResult, DetailedTask } from "../schema/index.js";
+import { Method, isTerminalStatus } from "../protocol/constants.js";
+import { parseTimestamp } from "../task/timestamp.js";
+import type { CallEvent, CallState, Effect, Ending, LifecycleConfig, LocalEnding, Step } from "./types.js";
+
+/** The state of a call that has not started yet. */
+export function initialState(deadline: number | undefined): CallState {
+  return {
+    phase: "calling",
+    taskId: undefined,
+    pollInFlight: false,
+    pollFailures: 0,
+    cancel: undefined,
+    detachOnAnswer: false,
+    deadline,
+    ttl: undefined,
+  };
+}
+
+const none: readonly Effect[] = [];
+
+export function transition(state: CallState, event: CallEvent, config: LifecycleConfig, now: number): Step {
+  if (state.phase === "ended") return afterEnd(state, event);
+  switch (event.type) {
+    case "start":
+      return { state, effects: [{ type: "sendCall" }] };
+    case "resume":
+      return {
+        state: { ...state, phase: "polling", taskId: event.taskId },
+        effects: [{ type: "adopt", task: undefined, taskId: event.taskId }, ...pollNow],
+      };
+    case "callAnswered":
+      return onAnswer(state, event.answer, config, now);
+    case "callFailed":
+      return onCallFailed(state, event.error);
+    case "pollDue":
+      return onPollDue(state);
+    case "pollAnswered":
+      return onSnapshot({ ...state, pollInFlight: false, pollFailures: 0 }, event.snapshot, config, now, true);
+    case "observed":
+      return onSnapshot(state, event.snapshot, config, now, false);
+    case "pollFailed":
+      return onPollFailed(state, event, config);
+    case "cancelRequested":
+      return onCancel(state, event.reason, config, now);
+    case "cancelAnswered":
+      // The server took the cancel: ask at once for its final word.
+      return { state, effects: schedulePollSoon(state) };
+    case "cancelFailed":
+      // The server refused or never answered: the next poll says what the task really is, within the grace.
+      return { state, effects: schedulePollSoon(state) };
+    case "detachRequested":
+      return onDetach(state);
+    case "alarm":
+      return onAlarm(state, now);
+    case "inputFailed":
+      return end(state, { kind: "local", reason: "error", error: event.error });
+    case "close":
+      return end(state, { kind: "local", reason: "closed" }, stopRounds(state, "the client closed"));
+  }
+}
+
+/** When the handle's alarm must fire next: the nearest limit that applies in this state, if any. */
+export function nextAlarm(state: CallState): number | undefined {
+  if (state.phase === "ended") return undefined;
+  let at = state.deadline;
+  if (state.taskId !== undefined && state.ttl) at = earlier(at, state.ttl.expiresAt);
+  if (state.phase === "cancelling" && state.cancel) at = earlier(at, state.cancel.graceUntil);
+  return at;
+}
+
+/** The limit that has passed at `now`, in the order deadline, TTL, cancel grace. */
+export function passedLimit(state: CallState, now: number): LocalEnding | undefined {
+  if (state.deadline !== undefined && now >= state.deadline) return "deadline_exceeded";
+  if (state.taskId !== undefined && state.ttl && now >= state.ttl.expiresAt) return "expired";
+  if (state.phase === "cancelling" && state.cancel && now >= state.cancel.graceUntil) {
+    return state.taskId === undefined ? "cancelled_before_task" : "cancel_unconfirmed";
+  }
+  return undefined;
+}
+
+/* ---- The call's answer ------------------------------------------------------------------------------ */
+
+function onAnswer(
+  state: CallState,
+  answer: Extract<CallEvent, { type: "callAnswered" }>["answer"],
+  config: LifecycleConfig,
+  now: number,
+): Step {
+  if (state.taskId !== undefined) return { state, effects: none }; // a resumed handle has no call
+  switch (answer.kind) {
+    case "input_required":
+      if (state.detachOnAnswer || state.cancel) {
+        // Nobody wants this call's answers any more and no task exists yet: stop here.
+        return end(state, endingBeforeTask(state));
+      }
+      return {
+        state: { ...state, phase: "inputRounds" },
+        effects: [{ type: "runInputRounds", first: answer.result }],
+      };
+    case "complete":
+      return end(state, { kind: "result", result: answer.result });
+    case "task":
+      return onTaskCreated(state, answer.task, config, now);
+  }
+}
+
+function onTaskCreated(state: CallState, task: CreateTaskResult, config: LifecycleConfig, now: number): Step {
+  const taskId = task.taskId;
+  const known = withTtl({ ...state, taskId }, task.createdAt, task.ttlMs, config, now);
+  const adopt: Effect = { type: "adopt", task, taskId };
+  if (state.detachOnAnswer) {
+    // A cancel asked for earlier still goes out; the handle ends as detached, carrying the id.
+    const cancel: Effect[] = state.cancel ? [{ type: "cancelOrphan", taskId }] : [];
+    return end(known, { kind: "local", reason: "detached" }, [adopt, ...cancel]);
+  }
+  if (state.cancel) {
+    return {
+      state: { ...known, phase: "cancelling", cancel: { ...state.cancel, sent: true } },
+      effects: [adopt, { type: "sendCancel", taskId }],
+    };
+  }
+  const polling: CallState = { ...known, phase: "polling" };
+  if (task.status === "working") {
+    // A working seed carries everything a working snapshot has: show it now, poll after the interval.
+    const seed = { ...task, status: "working" } as DetailedTask;
+    return {
+      state: polling,
+      effects: [adopt, { type: "show", snapshot: seed }, schedule(task.pollIntervalMs)],
+    };
+  }
+  // Any other seed status has its payload only in tasks/get: fetch it now.
+  return { state: polling, effects: [adopt, ...pollNow] };
+}
+
+function onCallFailed(state: CallState, error: unknown): Step {
+  if (state.taskId !== undefined) return { state, effects: none };
+  if (state.detachOnAnswer) return end(state, { kind: "local", reason: "detached" });
+  if (state.cancel) return end(state, { kind: "local", reason: "cancelled_before_task", error });
+  return end(state, { kind: "local", reason: "error", error });
+}
+
+/* ---- Polls and snapshots ----------------------------------------------------------------------------- */
+
+function onPollDue(state: CallState): Step {
+  if (state.taskId === undefined || state.pollInFlight) return { state, effects: none };
+  return { state: { ...state, pollInFlight: true }, effects: [{ type: "sendPoll", taskId: state.taskId }] };
+}
+
+function onSnapshot(
+  state: CallState,
+  snapshot: DetailedTask,
+  config: LifecycleConfig,
+  now: number,
+  fromPoll: boolean,
+): Step {
+  if (state.taskId === undefined || snapshot.taskId !== state.taskId) return { state, effects: none };
+  const next = withTtl(state, snapshot.createdAt, snapshot.ttlMs, config, now);
+  if (isTerminalStatus(snapshot.status)) return end(next, { kind: "snapshot", snapshot });
+  const effects: Effect[] = [{ type: "show", snapshot }];
+  // Only the scheduled poll plans the next one; an extra observation leaves the cadence alone.
+  if (fromPoll) effects.push(schedule(snapshot.pollIntervalMs));
+  return { state: next, effects };
+}
+
+function onPollFailed(
+  state: CallState,
+  event: Extract<CallEvent, { type: "pollFailed" }>,
+  config: LifecycleConfig,
+): Step {
+  const idle = { ...state, pollInFlight: false };
+  if (event.fault === "not_found") return end(idle, { kind: "local", reason: "not_found", error: event.error });
+  if (event.fault === "transient" && state.pollFailures < config.pollRetries) {
+    const attempt = state.pollFailures + 1;
+    // The backoff wait is a scheduled poll like any other: it holds no in-flight slot while it waits.
+    return {
+      state: { ...idle, pollFailures: attempt },
+      effects: [
+        { type: "retrying", method: Method.tasksGet, error: event.error, attempt },
+        { type: "schedulePoll", serverIntervalMs: undefined, afterMs: event.retryDelayMs },
+      ],
+    };
+  }
+  return end(idle, { kind: "local", reason: "error", error: event.error });
+}
+
+/* ---- Caller intents ---------------------------------------------------------------------------------- */
+
+function onCancel(state: CallState, reason: unknown, config: LifecycleConfig, now: number): Step {
+  if (state.cancel) return { state, effects: none }; // one cancel per handle
+  // The grace period starts now, whatever the cancel request then does (fails, hangs, waits for an id).
+  const cancel = { reason, graceUntil: now + config.cancelGraceMs, sent: state.taskId !== undefined };
+  const cancelling: CallState = { ...state, phase: "cancelling", cancel };
+  if (state.taskId === undefined) {
+    // No id yet: the call keeps going (cutting it would orphan a task the server may have made already).
+    return { state: cancelling, effects: stopRounds(state, reason) };
+  }
+  return { state: cancelling, effects: [{ type: "sendCancel", taskId: state.taskId }] };
+}
+
+function onDetach(state: CallState): Step {
+  if (state.taskId !== undefined) return end(state, { kind: "local", reason: "detached" });
+  if (state.phase === "inputRounds") {
+    // Stop asking for input now; an answer already on its way may still bring a task id, which is kept.
+    return {
+      state: { ...state, detachOnAnswer: true },
+      effects: stopRounds(state, "the handle was detached"),
+    };
+  }
+  return { state: { ...state, detachOnAnswer: true }, effects: none };
+}
+
+function onAlarm(state: CallState, now: number): Step {
+  const passed = passedLimit(state, now);
+  if (passed === undefined) return { state, effects: none };
+  return end(state, { kind: "local", reason: passed }, stopRounds(state, passed));
+}
+
+/* ---- After the end ----------------------------------------------------------------------------------- */
+
+function afterEnd(state: CallState, event: CallEvent): Step {
+  // A task made after its handle ended can be reached by nobody: ask the server to stop it.
+  if (event.type === "callAnswered" && event.answer.kind === "task" && state.taskId === undefined) {
+    return { state, effects: [{ type: "cancelOrphan", taskId: event.answer.task.taskId }] };
+  }
+  return { state, effects: none };
+}
+
+/* ---- Helpers ----------------------------------------------------------------------------------------- */
+
+function end(state: CallState, ending: Ending, before: readonly Effect[] = none): Step {
+  return {
+    state: { ...state, phase: "ended", pollInFlight: false },
+    effects: [...before, { type: "settle", ending }],
+  };
+}
+
+function endingBeforeTask(state: CallState): Ending {
+  return state.detachOnAnswer
+    ? { kind: "local", reason: "detached" }
+    : { kind: "local", reason: "cancelled_before_task" };
+}
+
+function stopRounds(state: CallState, reason: unknown): readonly Effect[] {
+  return state.phase === "inputRounds" ? [{ type: "stopInputRounds", reason }] : none;
+}
+
+function schedule(serverIntervalMs: unknown): Effect {
+  return { type: "schedulePoll", serverIntervalMs };
+}
+
+const pollNow: readonly Effect[] = [{ type: "schedulePoll", serverIntervalMs: undefined, afterMs: 0 }];
+
+function schedulePollSoon(state: CallState): readonly Effect[] {
+  return state.taskId === undefined ? none : pollNow;
+}
+
+/** Follows the task's latest `createdAt` and `ttlMs` (both may change over its life). */
+function withTtl(
+  state: CallState,
+  createdAt: string,
+  ttlMs: number | null | undefined,
+  config: LifecycleConfig,
+  now: number,
+): CallState {
+  const ttl = state.ttl;
+  if (typeof ttlMs !== "number" || !Number.isFinite(ttlMs)) {
+    return ttl === undefined ? state : { ...state, ttl: undefined }; // null: no expiry
+  }
+  if (ttl !== undefined && ttl.createdAt === createdAt && ttl.ttlMs === ttlMs) return state;
+  const created = parseTimestamp(createdAt);
+  // An unreadable createdAt never crashes polling; the backstop is then measured from now.
+  const lapsesAt = (Number.isFinite(created) ? created : now) + ttlMs;
+  return { ...state, ttl: { createdAt, ttlMs, lapsesAt, expiresAt: lapsesAt + config.ttlGraceMs } };
+}
+
+function earlier(a: number | undefined, b: number): number {
+  return a === undefined ? b : Math.min(a, b);
+}
