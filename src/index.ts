@@ -2,12 +2,16 @@
  * mcp-tasks: a client for the MCP Tasks extension (`io.modelcontextprotocol/tasks`, protocol 2026-07-28).
  * Call a tool, get a handle: await it, iterate its status updates, listen to its events, cancel it.
  */
-export { TaskClient } from "./client/task-client.js";
+export { TaskClient, type TaskClientEvents } from "./client/task-client.js";
+export type { Logger } from "./client/logger.js";
+export { TaskRefError, readTaskRef, type TaskRef } from "./task/ref.js";
 export type { TaskClientOptions, CallToolOptions } from "./client/options.js";
 export { TaskHandle } from "./task/handle.js";
 export type {
   TaskUpdate,
   TaskOutcome,
+  CancelResult,
+  TaskDescription,
   TaskHandleEvents,
   InputRequestEvent,
   RetryEvent,

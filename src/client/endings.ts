@@ -69,4 +69,3 @@ function errorOutcome(error: unknown, taskId: string | undefined): TaskOutcome<C
   }
   return { kind: "error", taskId, error: new McpTasksError(String(error), { cause: error }) };
 }
-

@@ -100,7 +100,8 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
       this.emit("error", error);
     });
     session.onClose(() => {
-      if (!this.closing) log.error("the connection to the server ended; open tasks will fail on their next request");
+      if (!this.closing)
+        log.error("the connection to the server ended; open tasks will fail on their next request");
       this.emit("closed");
     });
   }
@@ -238,7 +239,8 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
 
   private refOf(task: TaskRef | string, caller: string): Partial<TaskRef> & { taskId: string } {
     if (typeof task === "string") {
-      if (task.length === 0) throw new TypeError(`TaskClient.${caller}: the task id must be a non-empty string`);
+      if (task.length === 0)
+        throw new TypeError(`TaskClient.${caller}: the task id must be a non-empty string`);
       return { taskId: task };
     }
     if (typeof task !== "object" || task === null) {

@@ -6,12 +6,7 @@
  */
 import type { CallToolResult, CreateTaskResult, DetailedTask, InputResponse } from "../schema/index.js";
 import { ErrorCode, Method } from "../protocol/constants.js";
-import {
-  McpTasksError,
-  OrphanedTaskError,
-  RpcError,
-  isTransientError,
-} from "../protocol/errors.js";
+import { McpTasksError, OrphanedTaskError, RpcError, isTransientError } from "../protocol/errors.js";
 import { classifyResult } from "../protocol/codec.js";
 import { pollDelay } from "../scheduler/timing.js";
 import type { PollJob } from "../scheduler/types.js";
@@ -73,8 +68,8 @@ export class TaskRun implements TaskController, PollJob {
   start(taskId?: string): void {
     const signal = this.signal;
     if (signal?.aborted) {
-      // Nothing was sent: the caller cancelled before the call began.
-      this.state = { ...this.state, cancel: { reason: signal.reason, graceUntil: 0, sent: false } };
+      // Nothing is sent: the caller cancelled before the call began.
+      this.dispatch({ type: "cancelRequested", reason: signal.reason });
       this.dispatch({ type: "callFailed", error: signal.reason });
       return;
     }
@@ -101,12 +96,11 @@ export class TaskRun implements TaskController, PollJob {
   cancel(reason?: unknown): Promise<CancelResult<CallToolResult>> {
     if (this.state.phase !== "ended") this.dispatch({ type: "cancelRequested", reason });
     else if (this.cancelReply === undefined) this.cancelAfterEnd();
-    const reply = this.cancelReply ?? Promise.resolve<CancelReply>({});
-    return Promise.all([reply, this.sink.settled]).then(([{ ack, error }, outcome]) => ({
-      ack,
-      error,
-      outcome,
-    }));
+    // The reply is read after the end: a cancel made before the task id existed is sent only when it arrives.
+    return this.sink.settled.then(async (outcome) => {
+      const { ack, error } = (await this.cancelReply) ?? {};
+      return { ack, error, outcome };
+    });
   }
 
   detach(): "deferred" {
@@ -233,7 +227,10 @@ export class TaskRun implements TaskController, PollJob {
         return;
       case "retrying":
         this.sink.emitRetry({ method: effect.method, error: effect.error, attempt: effect.attempt });
-        this.context.log.debug(`${effect.method}: retry ${effect.attempt} after a transient fault`, effect.error);
+        this.context.log.debug(
+          `${effect.method}: retry ${effect.attempt} after a transient fault`,
+          effect.error,
+        );
         return;
       case "settle":
         this.settle(outcomeOf(effect.ending, this.state));
@@ -334,19 +331,23 @@ export class TaskRun implements TaskController, PollJob {
   /** `tasks/cancel` with transient retries; the retries stop when the handle ends (the grace bounds them). */
   private sendCancel(taskId: string): Promise<CancelReply> {
     const abort = (this.cancelRetries = new AbortController());
-    return this.context.tasks.cancel(taskId, abort.signal, (attempt, error) => {
-      this.dispatch({ type: "cancelFailed", error }); // poll meanwhile: the task may have ended anyway
-      this.sink.emitRetry({ method: Method.tasksCancel, error, attempt });
-    }).then(
-      (ack) => {
-        this.dispatch({ type: "cancelAnswered" });
-        return { ack };
-      },
-      (error: unknown) => {
-        this.dispatch({ type: "cancelFailed", error });
-        return { error };
-      },
-    );
+    return this.context.tasks
+      .cancel(taskId, abort.signal, (attempt, error) => {
+        this.dispatch({ type: "cancelFailed", error }); // poll meanwhile: the task may have ended anyway
+        this.sink.emitRetry({ method: Method.tasksCancel, error, attempt });
+      })
+      .then(
+        (ack) => {
+          this.dispatch({ type: "cancelAnswered" });
+          return { ack };
+        },
+        (error: unknown) => {
+          // Stopped because the handle ended (grace over, detached, closed): no answer came, nothing failed.
+          if (abort.signal.aborted) return {};
+          this.dispatch({ type: "cancelFailed", error });
+          return { error };
+        },
+      );
   }
 
   /** `cancel()` after the handle ended: the task may still run on the server; ask it to stop, if we can. */
@@ -439,4 +440,3 @@ export function serverIsDone(outcome: TaskOutcome<unknown>): boolean {
       return false;
   }
 }
-

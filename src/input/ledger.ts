@@ -84,7 +84,11 @@ export class InputLedger {
       const entry = this.entries.get(key);
       if (entry === undefined) {
         const before = this.answeredBefore.has(key);
-        this.entries.set(key, { fingerprint: print, state: before ? "submitted" : "offered", failedUpdates: 0 });
+        this.entries.set(key, {
+          fingerprint: print,
+          state: before ? "submitted" : "offered",
+          failedUpdates: 0,
+        });
         if (!before) fresh.push(key);
       } else if (WAITING_FOR_LISTING.has(entry.state)) {
         entry.state = "offered";

@@ -42,7 +42,13 @@ export function transition(state: CallState, event: CallEvent, config: Lifecycle
     case "pollDue":
       return onPollDue(state);
     case "pollAnswered":
-      return onSnapshot({ ...state, pollInFlight: false, pollFailures: 0 }, event.snapshot, config, now, true);
+      return onSnapshot(
+        { ...state, pollInFlight: false, pollFailures: 0 },
+        event.snapshot,
+        config,
+        now,
+        true,
+      );
     case "observed":
       return onSnapshot(state, event.snapshot, config, now, false);
     case "pollFailed":
@@ -175,7 +181,8 @@ function onPollFailed(
   config: LifecycleConfig,
 ): Step {
   const idle = { ...state, pollInFlight: false };
-  if (event.fault === "not_found") return end(idle, { kind: "local", reason: "not_found", error: event.error });
+  if (event.fault === "not_found")
+    return end(idle, { kind: "local", reason: "not_found", error: event.error });
   if (event.fault === "transient" && state.pollFailures < config.pollRetries) {
     const attempt = state.pollFailures + 1;
     // The backoff wait is a scheduled poll like any other: it holds no in-flight slot while it waits.

@@ -48,7 +48,10 @@ export function readTaskRef(value: unknown): TaskRef {
                 : undefined;
   if (problem !== undefined) throw new TaskRefError(`invalid task ref: ${problem}`);
   const checked = ref as TaskRef;
-  return { ...checked, answeredInputKeys: (checked.answeredInputKeys ?? []).filter((k) => typeof k === "string") };
+  return {
+    ...checked,
+    answeredInputKeys: (checked.answeredInputKeys ?? []).filter((k) => typeof k === "string"),
+  };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { InputRequest } from "../../../src/schema/index.js";
-import { McpTasksError, TaskCancelledError, TaskDetachedError } from "../../../src/protocol/errors.js";
+import { McpTasksError, TaskDetachedError } from "../../../src/protocol/errors.js";
 import { TASK_ID, collect, newTask, snap, toolResult } from "./helpers.js";
 
 const ask: InputRequest = { method: "roots/list", params: {} };

@@ -69,7 +69,11 @@ export function fakeController(sink: () => TaskCore<CallToolResult>) {
   return {
     cancel: vi.fn<TaskController["cancel"]>(() => {
       const core = sink();
-      core.settle({ kind: "cancelled", taskId: core.taskId, error: new TaskCancelledError(core.taskId, true) });
+      core.settle({
+        kind: "cancelled",
+        taskId: core.taskId,
+        error: new TaskCancelledError(core.taskId, true),
+      });
       return core.settled.then((outcome) => ({ ack: {}, error: undefined, outcome }));
     }),
     detach: vi.fn<TaskController["detach"]>(() => {
@@ -84,11 +88,11 @@ export function fakeController(sink: () => TaskCore<CallToolResult>) {
 
 /** A handle, its sink (typed as the core behind it, to count iterators) and its recording controller. */
 export function newTask() {
-  let core: TaskCore<CallToolResult> | undefined;
-  const controller = fakeController(() => core as TaskCore<CallToolResult>);
+  const made: { core?: TaskCore<CallToolResult> } = {};
+  const controller = fakeController(() => made.core as TaskCore<CallToolResult>);
   const { handle, sink } = createTask<CallToolResult>(controller);
-  core = sink as TaskCore<CallToolResult>;
-  return { handle, sink: core, controller };
+  made.core = sink as TaskCore<CallToolResult>;
+  return { handle, sink: made.core, controller };
 }
 
 /** Lets every pending promise callback and one macrotask run (no timers involved). */
