@@ -37,12 +37,14 @@ export class TaskRun implements TaskController, PollJob {
   readonly handle: TaskHandle<CallToolResult>;
   private readonly sink: TaskSink<CallToolResult>;
   private state: CallState;
-  private readonly queue: CallEvent[] = [];
+  /** Events raised while a transition's effects run; created only when that happens. */
+  private queue: CallEvent[] | undefined;
   private dispatching = false;
   /** The `tasks/get` in flight, returned to the scheduler so it counts against `maxInFlight` until answered. */
   private poll: Promise<void> | undefined;
   private alarmAt: number | undefined;
-  private readonly alarm: PollJob = { run: () => this.onAlarm() };
+  /** The alarm-clock job, made when a first time limit applies (most calls have none). */
+  private alarm: PollJob | undefined;
   private rounds: { abort: AbortController; rounds: InputRounds } | undefined;
   private input: InputCoordinator | undefined;
   private created: CreateTaskResult | undefined;
@@ -177,11 +179,13 @@ export class TaskRun implements TaskController, PollJob {
    * once) wait in a queue, so every transition sees the state the previous one left.
    */
   private dispatch(event: CallEvent): void {
-    this.queue.push(event);
-    if (this.dispatching) return;
+    if (this.dispatching) {
+      (this.queue ??= []).push(event);
+      return;
+    }
     this.dispatching = true;
     try {
-      for (let next = this.queue.shift(); next !== undefined; next = this.queue.shift()) {
+      for (let next: CallEvent | undefined = event; next !== undefined; next = this.queue?.shift()) {
         const wasLive = this.state.phase !== "ended";
         const step = transition(this.state, next, this.context.config, this.context.now());
         this.state = step.state;
@@ -406,14 +410,18 @@ export class TaskRun implements TaskController, PollJob {
     const at = nextAlarm(this.state);
     if (at === this.alarmAt) return;
     this.alarmAt = at;
-    if (at === undefined) this.context.alarms.unschedule(this.alarm);
-    else this.context.alarms.schedule(this.alarm, Math.max(0, at - this.context.now()));
+    if (at === undefined) {
+      if (this.alarm) this.context.alarms.unschedule(this.alarm);
+      return;
+    }
+    this.alarm ??= { run: () => this.onAlarm() };
+    this.context.alarms.schedule(this.alarm, Math.max(0, at - this.context.now()));
   }
 
   /** Lets go of everything the run holds; a `tasks/cancel` already sent is not withdrawn. */
   private release(): void {
     this.context.scheduler.unschedule(this);
-    this.context.alarms.unschedule(this.alarm);
+    if (this.alarm) this.context.alarms.unschedule(this.alarm);
     this.alarmAt = undefined;
     this.removeAbortListener?.();
     this.removeAbortListener = undefined;
