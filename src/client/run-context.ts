@@ -15,6 +15,14 @@ import type { ResolvedClientOptions } from "./options.js";
 import type { TaskRequests } from "./task-requests.js";
 import type { TaskRun } from "./task-run.js";
 
+/** What to call: the method and its params, without the envelope (the session adds it). */
+export interface CallSpec {
+  method: string;
+  params: Record<string, unknown>;
+  /** The tool name, for input handler contexts and refs. */
+  toolName: string;
+}
+
 export interface RunContext {
   channel: RpcChannel;
   tasks: TaskRequests;

@@ -13,19 +13,13 @@ import type { PollJob } from "../scheduler/types.js";
 import { createTask, type TaskHandle, type TaskSink } from "../task/handle.js";
 import type { CancelResult, TaskController, TaskOutcome } from "../task/types.js";
 import type { TaskRef } from "../task/ref.js";
-import { InputCoordinator, InputRespondError, InputRounds } from "../input/index.js";
+import { InputRespondError, type InputCoordinator, type InputRounds } from "../input/index.js";
+import { serverIsDone } from "../task/outcome.js";
 import { initialState, nextAlarm, transition } from "../lifecycle/transition.js";
-import type { CallEvent, CallState, Effect } from "../lifecycle/types.js";
-import type { RunContext } from "./run-context.js";
+import type { CallAnswer, CallEvent, CallState, Effect } from "../lifecycle/types.js";
+import type { CallSpec, RunContext } from "./run-context.js";
 import { outcomeOf } from "./endings.js";
-
-/** What to call: the method and its params, without the envelope (the session adds it). */
-export interface CallSpec {
-  method: string;
-  params: Record<string, unknown>;
-  /** The tool name, for input handler contexts and refs. */
-  toolName: string;
-}
+import { inputCoordinatorFor, inputRoundsFor } from "./run-input.js";
 
 /** What came of this handle's `tasks/cancel`: the acknowledgement, or why there is none. */
 interface CancelReply {
@@ -88,11 +82,6 @@ export class TaskRun implements TaskController, PollJob {
     return this.sink.outcome;
   }
 
-  /** The phase, for `client.tasks()` and tests. */
-  get phase(): CallState["phase"] {
-    return this.state.phase;
-  }
-
   /* ---- TaskController: what the handle asks -------------------------------------------------------- */
 
   cancel(reason?: unknown): Promise<CancelResult<CallToolResult>> {
@@ -105,9 +94,9 @@ export class TaskRun implements TaskController, PollJob {
     });
   }
 
-  detach(): "deferred" {
+  /** The transition ends the handle: at once, or when the call's answer brings the task id. */
+  detach(): void {
     this.dispatch({ type: "detachRequested" });
-    return "deferred"; // the transition ends the handle itself, with the task id when one is coming
   }
 
   respond(key: string, response: InputResponse): Promise<void> {
@@ -266,32 +255,15 @@ export class TaskRun implements TaskController, PollJob {
       this.dispatch({ type: "callFailed", error });
       return;
     }
-    if (answer.kind === "complete") {
-      const result = answer.result as unknown as CallToolResult; // classifyResult validated it
-      this.dispatch({ type: "callAnswered", answer: { kind: "complete", result } });
-    } else if (answer.kind === "task") {
-      this.dispatch({ type: "callAnswered", answer: { kind: "task", task: answer.task } });
-    } else {
-      this.dispatch({ type: "callAnswered", answer: { kind: "input_required", result: answer.result } });
-    }
+    // classifyResult validated a complete tools/call answer as a CallToolResult.
+    this.dispatch({ type: "callAnswered", answer: answer as CallAnswer });
   }
 
   /** Multi-round-trip input before a task exists: answer, send the call again, until the server stops asking. */
   private runInputRounds(first: object): void {
     const call = this.call as CallSpec;
-    const options = this.context.options;
     const abort = new AbortController();
-    const rounds = new InputRounds({
-      handlers: options.inputHandlers,
-      policy: options.unansweredInput,
-      maxRounds: options.maxInputRounds,
-      concurrency: options.inputConcurrency,
-      context: { toolName: call.toolName, server: this.context.identity },
-      signal: abort.signal,
-      emitInput: (event) => this.sink.emitInput(event),
-      emitUnanswered: (event) => this.sink.emitInputUnanswered(event),
-      method: call.method,
-    });
+    const rounds = inputRoundsFor(this.context, call, this.sink, abort.signal);
     this.rounds = { abort, rounds };
     // No abort signal on the resent calls: an answer may carry a task id that must not be lost.
     rounds
@@ -381,21 +353,11 @@ export class TaskRun implements TaskController, PollJob {
   }
 
   private inputCoordinator(): InputCoordinator {
-    if (this.input) return this.input;
-    const options = this.context.options;
-    this.input = new InputCoordinator({
-      channel: this.context.channel,
+    this.input ??= inputCoordinatorFor(this.context, {
       taskId: this.state.taskId as string,
       toolName: this.call?.toolName ?? this.known.toolName ?? "",
-      server: this.context.identity,
-      handlers: options.inputHandlers,
-      policy: options.unansweredInput,
-      concurrency: options.inputConcurrency,
-      retry: this.context.retry,
       answered: this.known.answeredInputKeys,
-      emitInput: (event) => this.sink.emitInput(event),
-      emitUnanswered: (event) => this.sink.emitInputUnanswered(event),
-      emitRetry: (event) => this.sink.emitRetry(event),
+      sink: this.sink,
       pollSoon: () => {
         if (this.state.phase !== "ended") this.context.scheduler.runSoon(this);
       },
@@ -429,22 +391,5 @@ export class TaskRun implements TaskController, PollJob {
     this.cancelRetries?.abort(new McpTasksError("the task handle ended"));
     this.input?.dispose();
     this.context.released(this);
-  }
-}
-
-/**
- * Whether the server has said its last word, so nothing is left running to cancel. An unconfirmed cancellation
- * and endings like detach, close or a deadline leave the task possibly running.
- */
-export function serverIsDone(outcome: TaskOutcome<unknown>): boolean {
-  switch (outcome.kind) {
-    case "completed":
-    case "failed":
-    case "not_found":
-      return true;
-    case "cancelled":
-      return outcome.error.confirmed;
-    default:
-      return false;
   }
 }

@@ -66,3 +66,20 @@ function violation<T>(
 ): TaskOutcome<T> {
   return { kind: "error", taskId, error: new ProtocolError(message, Method.tasksGet, snapshot, { cause }) };
 }
+
+/**
+ * Whether the server has said its last word, so nothing is left running to cancel. An unconfirmed cancellation
+ * and endings like detach, close or a deadline leave the task possibly running.
+ */
+export function serverIsDone(outcome: TaskOutcome<unknown>): boolean {
+  switch (outcome.kind) {
+    case "completed":
+    case "failed":
+    case "not_found":
+      return true;
+    case "cancelled":
+      return outcome.error.confirmed;
+    default:
+      return false;
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * The input machinery of one task run, built from the client's settings: multi-round-trip rounds before a task
+ * exists, and the coordinator that answers `input_required` once it does. Kept apart from the interpreter so
+ * that file reads as the lifecycle and nothing else.
+ */
+import type { CallToolResult } from "../schema/index.js";
+import { InputCoordinator, InputRounds } from "../input/index.js";
+import type { InputUnansweredError, ProtocolError } from "../protocol/errors.js";
+import type { TaskSink } from "../task/types.js";
+import type { RunContext } from "./run-context.js";
+
+/** Rounds for a call the server answered with `input_required`; `signal` stops asking the handlers. */
+export function inputRoundsFor(
+  context: RunContext,
+  call: { method: string; toolName: string },
+  sink: TaskSink<CallToolResult>,
+  signal: AbortSignal,
+): InputRounds {
+  const options = context.options;
+  return new InputRounds({
+    handlers: options.inputHandlers,
+    policy: options.unansweredInput,
+    maxRounds: options.maxInputRounds,
+    concurrency: options.inputConcurrency,
+    context: { toolName: call.toolName, server: context.identity },
+    signal,
+    emitInput: (event) => sink.emitInput(event),
+    emitUnanswered: (event) => sink.emitInputUnanswered(event),
+    method: call.method,
+  });
+}
+
+export interface CoordinatorHooks {
+  taskId: string;
+  toolName: string;
+  /** Keys answered before (a task resumed from its ref). */
+  answered: readonly string[] | undefined;
+  sink: TaskSink<CallToolResult>;
+  pollSoon(): void;
+  cancelTask(reason: InputUnansweredError): void;
+  fail(error: InputUnansweredError | ProtocolError): void;
+}
+
+/** The coordinator for a task that asked for input; `tasks/update` retries follow the client's retry timing. */
+export function inputCoordinatorFor(context: RunContext, hooks: CoordinatorHooks): InputCoordinator {
+  const options = context.options;
+  const { sink } = hooks;
+  return new InputCoordinator({
+    channel: context.channel,
+    taskId: hooks.taskId,
+    toolName: hooks.toolName,
+    server: context.identity,
+    handlers: options.inputHandlers,
+    policy: options.unansweredInput,
+    concurrency: options.inputConcurrency,
+    retry: context.retry,
+    ...(hooks.answered !== undefined && { answered: hooks.answered }),
+    emitInput: (event) => sink.emitInput(event),
+    emitUnanswered: (event) => sink.emitInputUnanswered(event),
+    emitRetry: (event) => sink.emitRetry(event),
+    pollSoon: hooks.pollSoon,
+    cancelTask: hooks.cancelTask,
+    fail: hooks.fail,
+  });
+}
