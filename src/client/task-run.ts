@@ -108,13 +108,8 @@ export class TaskRun implements TaskController, PollJob {
   /** One `tasks/get` now, outside the cadence; the snapshot also updates the handle. */
   async describe(): Promise<DetailedTask> {
     const taskId = this.state.taskId;
-    if (taskId === undefined) {
-      throw new McpTasksError(
-        this.sink.isSettled
-          ? "describe: the call ended without a task (the server answered at once, or the handle ended first)"
-          : "describe: the server has not created the task yet; await handle.ref first",
-      );
-    }
+    if (taskId === undefined)
+      throw new McpTasksError("describe: there is no task id (yet); see `handle.ref`");
     const snapshot = await this.context.tasks.get(taskId);
     this.dispatch({ type: "observed", snapshot });
     return snapshot;
@@ -178,7 +173,15 @@ export class TaskRun implements TaskController, PollJob {
         const wasLive = this.state.phase !== "ended";
         const step = transition(this.state, next, this.context.config, this.context.now());
         this.state = step.state;
-        for (const effect of step.effects) this.perform(effect);
+        for (const effect of step.effects) {
+          try {
+            this.perform(effect);
+          } catch (error) {
+            // A bug or a broken dependency must end this handle with the error, never escape into a callback.
+            this.context.log.error(`task run: effect ${effect.type} failed`, error);
+            (this.queue ??= []).push({ type: "failed", error });
+          }
+        }
         if (wasLive && this.state.phase === "ended") this.release();
         else this.armAlarm();
       }
@@ -362,7 +365,7 @@ export class TaskRun implements TaskController, PollJob {
         if (this.state.phase !== "ended") this.context.scheduler.runSoon(this);
       },
       cancelTask: (reason) => this.dispatch({ type: "cancelRequested", reason }),
-      fail: (error) => this.dispatch({ type: "inputFailed", error }),
+      fail: (error) => this.dispatch({ type: "failed", error }),
     });
     return this.input;
   }

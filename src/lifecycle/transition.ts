@@ -65,7 +65,7 @@ export function transition(state: CallState, event: CallEvent, config: Lifecycle
       return onDetach(state);
     case "alarm":
       return onAlarm(state, now);
-    case "inputFailed":
+    case "failed":
       return end(state, { kind: "local", reason: "error", error: event.error });
     case "close":
       return end(state, { kind: "local", reason: "closed" }, stopRounds(state, "the client closed"));

@@ -97,8 +97,11 @@ export type CallEvent =
   | { type: "detachRequested" }
   /** The handle's alarm went off: whatever limit has passed at `now` applies. */
   | { type: "alarm" }
-  /** The input coordinator ended the task (policy `fail`, or a server that broke the input rules). */
-  | { type: "inputFailed"; error: unknown }
+  /**
+   * Something on this side ended the task: the input coordinator (policy `fail`, a server that broke the input
+   * rules), or an effect that threw.
+   */
+  | { type: "failed"; error: unknown }
   | { type: "close" };
 
 /** How the handle ends. */
