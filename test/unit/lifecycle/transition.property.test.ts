@@ -34,7 +34,7 @@ type Action = { advance: number } & (
   | { kind: "cancelAnswered" }
   | { kind: "cancelFailed"; final: boolean }
   | { kind: "detach" }
-  | { kind: "inputFailed" }
+  | { kind: "failed" }
   | { kind: "alarm"; atNextLimit: boolean }
   | { kind: "close" }
 );
@@ -106,7 +106,7 @@ const bodyArb = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("cancelAnswered" as const) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("cancelFailed" as const), final: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("detach" as const) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant("inputFailed" as const) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("failed" as const) }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant("alarm" as const), atNextLimit: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("close" as const) }) },
 );
@@ -242,8 +242,8 @@ function run(scenario: Scenario): Entry[] {
       case "detach":
         apply({ type: "detachRequested" });
         break;
-      case "inputFailed":
-        apply({ type: "inputFailed", error: new Error("input policy") });
+      case "failed":
+        apply({ type: "failed", error: new Error("input policy") });
         break;
       case "alarm": {
         const at = nextAlarm(state);

@@ -146,7 +146,7 @@ const events = {
   cancelAnswered: { phrase: "a cancel acknowledgement", event: { type: "cancelAnswered" }, now: AT },
   cancelFailed: { phrase: "a failed cancel", event: { type: "cancelFailed", error: "503" }, now: AT },
   detach: { phrase: "a detach", event: { type: "detachRequested" }, now: AT },
-  inputFailed: { phrase: "an input failure", event: { type: "inputFailed", error: "policy" }, now: AT },
+  failed: { phrase: "an input failure", event: { type: "failed", error: "policy" }, now: AT },
   alarmEarly: { phrase: "an early alarm (no limit passed)", event: { type: "alarm" }, now: T0 + 5_000 },
   alarmGrace: { phrase: "an alarm at the cancel grace", event: { type: "alarm" }, now: GRACE_UNTIL },
   alarmTtl: { phrase: "an alarm at the TTL backstop", event: { type: "alarm" }, now: TTL_EXPIRES },
@@ -394,10 +394,10 @@ const table: Record<EventName, readonly Row[]> = {
     ["endedBeforeTask",      "ended",       "—"],
     ["ended",                "ended",       "—"],
   ],
-  inputFailed: [
+  failed: [
     ["calling",              "ended",       "settle(error)"],
     ["detachPending",        "ended",       "settle(error)"],
-    ["inputRounds",          "ended",       "settle(error)"],
+    ["inputRounds",          "ended",       "stopInputRounds, settle(error)"],
     ["cancellingBeforeTask", "ended",       "settle(error)"],
     ["polling",              "ended",       "settle(error)"],
     ["pollInFlight",         "ended",       "settle(error)"],
@@ -527,7 +527,7 @@ describe("the table itself", () => {
       cancelFailed: true,
       detachRequested: true,
       alarm: true,
-      inputFailed: true,
+      failed: true,
       close: true,
     };
     expect([...types].sort()).toEqual(Object.keys(allTypes).sort());
