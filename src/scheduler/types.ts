@@ -17,9 +17,15 @@ export interface PollTiming {
   defaultIntervalMs: number;
   /** Floor for any interval, protecting the server from 0 or negative suggestions. Default 100. */
   minIntervalMs: number;
-  /** Ceiling for any interval, protecting the caller from huge suggestions. Default 60000. */
+  /**
+   * Ceiling for any delay, protecting the caller from huge suggestions. The server's `pollIntervalMs` is a floor
+   * for the delay unless it exceeds this ceiling: then the ceiling wins. Default 60000.
+   */
   maxIntervalMs: number;
-  /** Random spread added to each delay, as a fraction of it (0.1 = up to ±10 %). Default 0.1. */
+  /**
+   * Random lengthening of each delay, as a fraction of the interval (0.1 = up to +10 %). Jitter never shortens
+   * a delay and never crosses `maxIntervalMs`. Default 0.1.
+   */
   jitter: number;
 }
 
