@@ -49,8 +49,9 @@ export function pollDelay(
   const { minIntervalMs, maxIntervalMs } = timing;
   const interval = clamp(suggestedInterval(serverIntervalMs, timing), minIntervalMs, maxIntervalMs);
   const headroom = Math.max(Math.min(interval * timing.jitter, maxIntervalMs - interval), 0);
-  // Truncating the lengthening keeps the sum an integer that stays within the headroom.
-  return Math.min(interval + Math.trunc(headroom * unitRandom(random)), MAX_TIMER_DELAY_MS);
+  // Truncating the lengthening keeps the sum an integer within the headroom; no draw when there is no room.
+  const lengthening = headroom > 0 ? Math.trunc(headroom * unitRandom(random)) : 0;
+  return Math.min(interval + lengthening, MAX_TIMER_DELAY_MS);
 }
 
 function suggestedInterval(value: unknown, timing: PollTiming): number {

@@ -29,13 +29,19 @@ export interface PollTiming {
   jitter: number;
 }
 
-/** How transient faults are retried (passed to p-retry). */
+/**
+ * How transient faults are retried: exponential backoff with equal jitter, never shorter than the server's
+ * `Retry-After` (see `retryDelay`).
+ */
 export interface RetryTiming {
   /** Retries after the first failure before the fault is reported as final. Default 8. */
   retries: number;
-  /** Delay before the first retry. Default 250. */
+  /** Backoff before the first retry, before jitter (the wait is drawn from [half of it, all of it]). Default 250. */
   minTimeoutMs: number;
-  /** Longest delay between two retries. Default 30000. */
+  /**
+   * Longest backoff, and the longest `Retry-After` honoured. A wait set by `Retry-After` is lengthened by jitter
+   * and may exceed this by up to half of it. Default 30000.
+   */
   maxTimeoutMs: number;
   /** Growth factor between retries. Default 2. */
   factor: number;
