@@ -179,11 +179,13 @@ export class InputCoordinator {
       this.live.delete(key);
     }
     for (const key of this.live.keys()) {
-      // A key whose update failed and that the server no longer lists is not outstanding any more.
+      // A key whose update failed and that the server no longer lists is not outstanding any more (its answer
+      // stays in the ledger, and goes out again if the key is listed again).
       if (!listed.has(key) && this.ledger.state(key) === "released") this.live.delete(key);
     }
-    if (changes.fresh.length === 0) return;
     const byKey = requests as Record<string, unknown>;
+    for (const key of changes.resend) this.resend(key, byKey[key]);
+    if (changes.fresh.length === 0) return;
     for (const key of changes.fresh)
       this.live.set(key, { raw: byKey[key], input: readInputRequest(byKey[key]) });
     // Handlers start after the `input` events, so a listener that answers at once (respond) wins the key.
@@ -313,9 +315,20 @@ export class InputCoordinator {
 
   /* ---- Sending answers ---------------------------------------------------------------------------------- */
 
+  /**
+   * A key whose update failed is listed again: its kept answer goes into the next update. The user (or handler)
+   * is not asked again and no `input` event is emitted: the question was already answered.
+   */
+  private resend(key: string, raw: unknown): void {
+    const answer = this.ledger?.pendingAnswer(key);
+    if (answer === undefined) return; // cannot happen: a released key always keeps its answer
+    if (!this.live.has(key)) this.live.set(key, { raw, input: readInputRequest(raw) });
+    void this.submit(key, answer);
+  }
+
   /** Puts an answer into the next `tasks/update`; answers ready in the same turn share one request. */
   private submit(key: string, response: InputResponse): Promise<void> {
-    this.ledger?.answered(key);
+    this.ledger?.answered(key, response);
     if (this.batch === undefined) {
       const batch = openBatch();
       this.batch = batch;
@@ -366,9 +379,10 @@ export class InputCoordinator {
   }
 
   /**
-   * The update failed: its keys are offered again when a snapshot still lists them. A key whose updates keep
-   * failing is given up, so a server that rejects an answer cannot make the client ask the user forever.
-   * `decline` is not possible then (it would need the same failing update).
+   * The update failed: the ledger keeps its answers, and they are re-sent (not asked again) when a snapshot
+   * still lists their keys. A key whose updates keep failing is given up, so a server that rejects an answer
+   * cannot make the client re-send it forever. `decline` is not possible then (it would need the same failing
+   * update).
    */
   private release(keys: readonly string[], error: unknown): void {
     const ledger = this.ledger;
