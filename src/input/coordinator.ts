@@ -11,6 +11,7 @@ import { Method, isTerminalStatus } from "../protocol/constants.js";
 import { McpTasksError, ProtocolError, type InputUnansweredError } from "../protocol/errors.js";
 import type { InputRequest, InputResponse } from "../schema/index.js";
 import { withTransientRetry } from "../scheduler/retry.js";
+import { DEFAULT_RETRY_TIMING } from "../scheduler/timing.js";
 import type { RetryTiming } from "../scheduler/types.js";
 import type { RpcChannel } from "../session/types.js";
 import type { InputRequestEvent, RetryEvent, UnansweredInputAction } from "../task/types.js";
@@ -53,7 +54,10 @@ export interface InputCoordinatorDeps {
   concurrency?: number;
   /** Failed `tasks/update` requests carrying one key before the key is given up. Default 3. */
   maxUpdateFailures?: number;
-  /** Backoff for transient `tasks/update` faults. Default: the scheduler's retry timing. */
+  /**
+   * Backoff for transient `tasks/update` faults: pass the client's resolved `retry` options, so updates follow
+   * the same policy as polls (`retryDelay`). Default {@link DEFAULT_RETRY_TIMING}, which ignores the client's.
+   */
   retry?: RetryTiming;
   /** Aborted when the task's answers are no longer wanted (handle ended, detached, client closed). */
   signal?: AbortSignal;
@@ -61,12 +65,19 @@ export interface InputCoordinatorDeps {
   emitInput(event: InputRequestEvent): void;
   /** A key could not be answered and the policy was applied (handle event `inputUnanswered`). */
   emitUnanswered(event: InputUnansweredEvent): void;
-  /** A `tasks/update` is retried after a transient fault (handle event `retry`). */
+  /**
+   * A `tasks/update` is retried after a transient fault (handle event `retry`), once per retry. Default: not
+   * reported.
+   */
   emitRetry?(event: RetryEvent): void;
   /** An update was acknowledged: poll once promptly, then resume the usual cadence. */
   pollSoon(): void;
-  /** Policy `cancel`: send `tasks/cancel` and keep observing for the server's final word. */
-  cancelTask(reason: InputUnansweredError): void;
+  /**
+   * Policy `cancel`: send `tasks/cancel` and keep observing for the server's final word. A returned promise is
+   * observed here (its rejection is dropped: the driver reports a failed cancel through its next poll), so
+   * returning `this.cancel(reason)` as is leaves no unhandled rejection.
+   */
+  cancelTask(reason: InputUnansweredError): void | PromiseLike<unknown>;
   /**
    * End the handle with this error: policy `fail` (an `InputUnansweredError`), or the server broke the input
    * rules (a `ProtocolError`: a key reused for another request, unreadable `inputRequests`, an invalid ack).
@@ -113,11 +124,13 @@ export class InputCoordinator {
   private readonly lifetime = new AbortController();
   private readonly policy: UnansweredInputAction;
   private readonly maxUpdateFailures: number;
+  private readonly retry: RetryTiming;
   private readonly onAbort = () => this.dispose(this.deps.signal?.reason);
 
   constructor(private readonly deps: InputCoordinatorDeps) {
     this.policy = checkPolicy(deps.policy);
     this.limiter = createLimiter(deps.concurrency ?? DEFAULT_INPUT_CONCURRENCY);
+    this.retry = deps.retry ?? DEFAULT_RETRY_TIMING;
     this.maxUpdateFailures = deps.maxUpdateFailures ?? DEFAULT_MAX_UPDATE_FAILURES;
     if (!Number.isInteger(this.maxUpdateFailures) || this.maxUpdateFailures < 1) {
       throw new RangeError(
@@ -198,8 +211,8 @@ export class InputCoordinator {
   /**
    * Answers a key out of band (`handle.respond`). A handler already working on it is aborted; a key waiting for
    * a handler slot never reaches one. Resolves when the server acknowledged the update carrying the answer;
-   * rejects with `InputRespondError` when the answer cannot be taken, or with the update's error (the key is
-   * then offered again if the server still lists it).
+   * rejects with `InputRespondError` when the answer cannot be taken, or with the update's error (the answer is
+   * then kept and re-sent if the server still lists the key).
    */
   async respond(key: string, response: InputResponse): Promise<void> {
     if (this.closed) throw new InputRespondError(key, "closed", "the task is no longer asking for input");
@@ -309,7 +322,7 @@ export class InputCoordinator {
     }
     if (ending === undefined || this.closed) return;
     this.dispose(ending.error);
-    if (ending.action === "cancel") this.deps.cancelTask(ending.error);
+    if (ending.action === "cancel") observe(this.deps.cancelTask(ending.error));
     else this.deps.fail(ending.error);
   }
 
@@ -353,7 +366,7 @@ export class InputCoordinator {
       const ack = await withTransientRetry(
         () => this.deps.channel.request(Method.tasksUpdate, params, { signal }),
         {
-          timing: this.deps.retry,
+          timing: this.retry,
           signal,
           onRetry: ({ error, attempt }) =>
             this.deps.emitRetry?.({ method: Method.tasksUpdate, error, attempt }),
@@ -407,6 +420,11 @@ export class InputCoordinator {
     this.running.add(settled);
     void settled.finally(() => this.running.delete(settled));
   }
+}
+
+/** Marks a promise someone handed us as handled, so its rejection is never reported as unhandled. */
+function observe(result: void | PromiseLike<unknown>): void {
+  if (result !== undefined && typeof result.then === "function") result.then(undefined, () => undefined);
 }
 
 function openBatch(): Batch {
