@@ -11,6 +11,7 @@ import { Method, isTerminalStatus } from "../protocol/constants.js";
 import { McpTasksError, ProtocolError, type InputUnansweredError } from "../protocol/errors.js";
 import type { InputRequest, InputResponse } from "../schema/index.js";
 import { withTransientRetry } from "../scheduler/retry.js";
+import { DEFAULT_RETRY_TIMING } from "../scheduler/timing.js";
 import type { RetryTiming } from "../scheduler/types.js";
 import type { RpcChannel } from "../session/types.js";
 import type { InputRequestEvent, RetryEvent, UnansweredInputAction } from "../task/types.js";
@@ -53,7 +54,10 @@ export interface InputCoordinatorDeps {
   concurrency?: number;
   /** Failed `tasks/update` requests carrying one key before the key is given up. Default 3. */
   maxUpdateFailures?: number;
-  /** Backoff for transient `tasks/update` faults. Default: the scheduler's retry timing. */
+  /**
+   * Backoff for transient `tasks/update` faults: pass the client's resolved `retry` options, so updates follow
+   * the same policy as polls (`retryDelay`). Default {@link DEFAULT_RETRY_TIMING}, which ignores the client's.
+   */
   retry?: RetryTiming;
   /** Keys answered before (a task resumed from its ref): they are never asked again. */
   answered?: readonly string[];
@@ -63,12 +67,19 @@ export interface InputCoordinatorDeps {
   emitInput(event: InputRequestEvent): void;
   /** A key could not be answered and the policy was applied (handle event `inputUnanswered`). */
   emitUnanswered(event: InputUnansweredEvent): void;
-  /** A `tasks/update` is retried after a transient fault (handle event `retry`). */
+  /**
+   * A `tasks/update` is retried after a transient fault (handle event `retry`), once per retry. Default: not
+   * reported.
+   */
   emitRetry?(event: RetryEvent): void;
   /** An update was acknowledged: poll once promptly, then resume the usual cadence. */
   pollSoon(): void;
-  /** Policy `cancel`: send `tasks/cancel` and keep observing for the server's final word. */
-  cancelTask(reason: InputUnansweredError): void;
+  /**
+   * Policy `cancel`: send `tasks/cancel` and keep observing for the server's final word. A returned promise is
+   * observed here (its rejection is dropped: the driver reports a failed cancel through its next poll), so
+   * returning `this.cancel(reason)` as is leaves no unhandled rejection.
+   */
+  cancelTask(reason: InputUnansweredError): void | PromiseLike<unknown>;
   /**
    * End the handle with this error: policy `fail` (an `InputUnansweredError`), or the server broke the input
    * rules (a `ProtocolError`: a key reused for another request, unreadable `inputRequests`, an invalid ack).
@@ -115,11 +126,13 @@ export class InputCoordinator {
   private readonly lifetime = new AbortController();
   private readonly policy: UnansweredInputAction;
   private readonly maxUpdateFailures: number;
+  private readonly retry: RetryTiming;
   private readonly onAbort = () => this.dispose(this.deps.signal?.reason);
 
   constructor(private readonly deps: InputCoordinatorDeps) {
     this.policy = checkPolicy(deps.policy);
     this.limiter = createLimiter(deps.concurrency ?? DEFAULT_INPUT_CONCURRENCY);
+    this.retry = deps.retry ?? DEFAULT_RETRY_TIMING;
     this.maxUpdateFailures = deps.maxUpdateFailures ?? DEFAULT_MAX_UPDATE_FAILURES;
     if (!Number.isInteger(this.maxUpdateFailures) || this.maxUpdateFailures < 1) {
       throw new RangeError(
@@ -186,11 +199,13 @@ export class InputCoordinator {
       this.live.delete(key);
     }
     for (const key of this.live.keys()) {
-      // A key whose update failed and that the server no longer lists is not outstanding any more.
+      // A key whose update failed and that the server no longer lists is not outstanding any more (its answer
+      // stays in the ledger, and goes out again if the key is listed again).
       if (!listed.has(key) && this.ledger.state(key) === "released") this.live.delete(key);
     }
-    if (changes.fresh.length === 0) return;
     const byKey = requests as Record<string, unknown>;
+    for (const key of changes.resend) this.resend(key, byKey[key]);
+    if (changes.fresh.length === 0) return;
     for (const key of changes.fresh)
       this.live.set(key, { raw: byKey[key], input: readInputRequest(byKey[key]) });
     // Handlers start after the `input` events, so a listener that answers at once (respond) wins the key.
@@ -203,8 +218,8 @@ export class InputCoordinator {
   /**
    * Answers a key out of band (`handle.respond`). A handler already working on it is aborted; a key waiting for
    * a handler slot never reaches one. Resolves when the server acknowledged the update carrying the answer;
-   * rejects with `InputRespondError` when the answer cannot be taken, or with the update's error (the key is
-   * then offered again if the server still lists it).
+   * rejects with `InputRespondError` when the answer cannot be taken, or with the update's error (the answer is
+   * then kept and re-sent if the server still lists the key).
    */
   async respond(key: string, response: InputResponse): Promise<void> {
     if (this.closed) throw new InputRespondError(key, "closed", "the task is no longer asking for input");
@@ -314,15 +329,26 @@ export class InputCoordinator {
     }
     if (ending === undefined || this.closed) return;
     this.dispose(ending.error);
-    if (ending.action === "cancel") this.deps.cancelTask(ending.error);
+    if (ending.action === "cancel") observe(this.deps.cancelTask(ending.error));
     else this.deps.fail(ending.error);
   }
 
   /* ---- Sending answers ---------------------------------------------------------------------------------- */
 
+  /**
+   * A key whose update failed is listed again: its kept answer goes into the next update. The user (or handler)
+   * is not asked again and no `input` event is emitted: the question was already answered.
+   */
+  private resend(key: string, raw: unknown): void {
+    const answer = this.ledger?.pendingAnswer(key);
+    if (answer === undefined) return; // cannot happen: a released key always keeps its answer
+    if (!this.live.has(key)) this.live.set(key, { raw, input: readInputRequest(raw) });
+    void this.submit(key, answer);
+  }
+
   /** Puts an answer into the next `tasks/update`; answers ready in the same turn share one request. */
   private submit(key: string, response: InputResponse): Promise<void> {
-    this.ledger?.answered(key);
+    this.ledger?.answered(key, response);
     if (this.batch === undefined) {
       const batch = openBatch();
       this.batch = batch;
@@ -347,7 +373,7 @@ export class InputCoordinator {
       const ack = await withTransientRetry(
         () => this.deps.channel.request(Method.tasksUpdate, params, { signal }),
         {
-          timing: this.deps.retry,
+          timing: this.retry,
           signal,
           onRetry: ({ error, attempt }) =>
             this.deps.emitRetry?.({ method: Method.tasksUpdate, error, attempt }),
@@ -373,9 +399,10 @@ export class InputCoordinator {
   }
 
   /**
-   * The update failed: its keys are offered again when a snapshot still lists them. A key whose updates keep
-   * failing is given up, so a server that rejects an answer cannot make the client ask the user forever.
-   * `decline` is not possible then (it would need the same failing update).
+   * The update failed: the ledger keeps its answers, and they are re-sent (not asked again) when a snapshot
+   * still lists their keys. A key whose updates keep failing is given up, so a server that rejects an answer
+   * cannot make the client re-send it forever. `decline` is not possible then (it would need the same failing
+   * update).
    */
   private release(keys: readonly string[], error: unknown): void {
     const ledger = this.ledger;
@@ -400,6 +427,11 @@ export class InputCoordinator {
     this.running.add(settled);
     void settled.finally(() => this.running.delete(settled));
   }
+}
+
+/** Marks a promise someone handed us as handled, so its rejection is never reported as unhandled. */
+function observe(result: void | PromiseLike<unknown>): void {
+  if (result !== undefined && typeof result.then === "function") result.then(undefined, () => undefined);
 }
 
 function openBatch(): Batch {

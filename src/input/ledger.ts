@@ -5,14 +5,19 @@
  *
  * A key's life:
  *
- *   offered ──► answering ──► submitting ──► submitted           (the server acknowledged the answer)
- *      │            │              └──────► released ──► offered (the update failed; offered again if still listed)
- *      │            └──────────────────────► unanswered          (the unanswerable-input policy ended it)
- *      └──(no longer listed)─► superseded ──► offered            (listed again later)
+ *   offered ──► answering ──► submitting ──► submitted              (the server acknowledged the answer)
+ *      │            │            ▲   └──► released ─┐               (the update failed; the answer is kept)
+ *      │            │            └──────────────────┘               (listed again: the kept answer is re-sent)
+ *      │            └──────────────────────► unanswered             (the unanswerable-input policy ended it)
+ *      └──(no longer listed)─► superseded ──► offered               (listed again later)
+ *
+ * An answer given but not yet delivered is kept with its key, so a failed `tasks/update` never makes the client
+ * ask the user again: the next snapshot that still lists the key re-sends the same answer.
  *
  * Every key keeps the fingerprint of its request until the task ends, so a key reused for another request is
  * caught even after it was answered.
  */
+import type { InputResponse } from "../schema/index.js";
 
 export type InputKeyState =
   /** Shown to the app and waiting for an answer (from a handler slot or from `respond`). */
@@ -23,7 +28,7 @@ export type InputKeyState =
   | "submitting"
   /** The server acknowledged a `tasks/update` carrying the answer. Final. */
   | "submitted"
-  /** The `tasks/update` carrying the answer failed; offered again when a snapshot still lists the key. */
+  /** The `tasks/update` carrying the answer failed; the answer is re-sent when a snapshot still lists the key. */
   | "released"
   /** No longer listed before it was answered; offered again if it comes back. */
   | "superseded"
@@ -32,8 +37,13 @@ export type InputKeyState =
 
 /** What one snapshot's `inputRequests` changes. */
 export interface LedgerChanges {
-  /** Keys to offer now: never seen, or listed again after a failed update or after they vanished. */
+  /** Keys to offer now: never seen, or listed again after they vanished unanswered. */
   fresh: string[];
+  /**
+   * Keys whose update failed and that are listed again: re-send the kept answer ({@link InputLedger.pendingAnswer}),
+   * never ask again.
+   */
+  resend: string[];
   /** Keys that were offered or being answered and are no longer listed: their answer is not wanted now. */
   vanished: string[];
   /** Keys listed with a different request than before. When non-empty, nothing else was changed. */
@@ -45,10 +55,10 @@ interface Entry {
   state: InputKeyState;
   /** How many `tasks/update` requests carrying this key failed. */
   failedUpdates: number;
+  /** The answer while it is being delivered (`submitting`) or waits to be re-sent (`released`). */
+  answer?: InputResponse;
 }
 
-/** States in which a key needs nothing from the client right now. */
-const WAITING_FOR_LISTING: ReadonlySet<InputKeyState> = new Set(["released", "superseded"]);
 /** States in which a listed key is simply left alone. */
 const ANSWER_PENDING: ReadonlySet<InputKeyState> = new Set(["offered", "answering"]);
 
@@ -77,9 +87,12 @@ export class InputLedger {
       const entry = this.entries.get(key);
       return entry !== undefined && entry.fingerprint !== print;
     });
-    if (conflicts.length > 0) return { fresh: [], vanished: [], conflicts: conflicts.map(([key]) => key) };
+    if (conflicts.length > 0) {
+      return { fresh: [], resend: [], vanished: [], conflicts: conflicts.map(([key]) => key) };
+    }
 
     const fresh: string[] = [];
+    const resend: string[] = [];
     for (const [key, print] of listed) {
       const entry = this.entries.get(key);
       if (entry === undefined) {
@@ -90,9 +103,11 @@ export class InputLedger {
           failedUpdates: 0,
         });
         if (!before) fresh.push(key);
-      } else if (WAITING_FOR_LISTING.has(entry.state)) {
+      } else if (entry.state === "superseded") {
         entry.state = "offered";
         fresh.push(key);
+      } else if (entry.state === "released") {
+        resend.push(key); // stays released until the coordinator puts the kept answer into an update
       }
     }
     const vanished: string[] = [];
@@ -102,12 +117,17 @@ export class InputLedger {
         vanished.push(key);
       }
     }
-    return { fresh, vanished, conflicts: [] };
+    return { fresh, resend, vanished, conflicts: [] };
   }
 
   /** The state of a key, or undefined for a key never listed. */
   state(key: string): InputKeyState | undefined {
     return this.entries.get(key)?.state;
+  }
+
+  /** The answer given for this key and not yet acknowledged by the server, if any. */
+  pendingAnswer(key: string): InputResponse | undefined {
+    return this.entries.get(key)?.answer;
   }
 
   /** How many updates carrying this key failed so far. */
@@ -120,17 +140,24 @@ export class InputLedger {
     this.move(key, ["offered"], "answering");
   }
 
-  /** An answer exists (from a handler, from `respond`, or a policy decline) and goes into an update. */
-  answered(key: string): void {
+  /**
+   * An answer exists (from a handler, from `respond`, a policy decline, or the kept answer of a released key)
+   * and goes into an update. It is kept until the server acknowledges it.
+   */
+  answered(key: string, answer: InputResponse): void {
     this.move(key, ["offered", "answering", "released"], "submitting");
+    this.require(key).answer = answer;
   }
 
-  /** The server acknowledged the update carrying these keys. */
+  /** The server acknowledged the update carrying these keys: their answers are delivered and forgotten. */
   submitted(keys: Iterable<string>): void {
-    for (const key of keys) this.move(key, ["submitting"], "submitted");
+    for (const key of keys) {
+      this.move(key, ["submitting"], "submitted");
+      delete this.require(key).answer;
+    }
   }
 
-  /** The update carrying these keys failed: they may be offered again. */
+  /** The update carrying these keys failed: their answers are kept, to be re-sent while the key is listed. */
   released(keys: Iterable<string>): void {
     for (const key of keys) {
       this.move(key, ["submitting"], "released");
@@ -141,6 +168,7 @@ export class InputLedger {
   /** The unanswerable-input policy ended this key without an answer. */
   unanswered(key: string): void {
     this.move(key, ["offered", "answering", "released"], "unanswered");
+    delete this.require(key).answer;
   }
 
   private move(key: string, from: readonly InputKeyState[], to: InputKeyState): void {

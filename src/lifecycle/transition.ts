@@ -66,7 +66,11 @@ export function transition(state: CallState, event: CallEvent, config: Lifecycle
     case "alarm":
       return onAlarm(state, now);
     case "failed":
-      return end(state, { kind: "local", reason: "error", error: event.error }, stopRounds(state, event.error));
+      return end(
+        state,
+        { kind: "local", reason: "error", error: event.error },
+        stopRounds(state, event.error),
+      );
     case "close":
       return end(state, { kind: "local", reason: "closed" }, stopRounds(state, "the client closed"));
   }

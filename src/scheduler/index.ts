@@ -19,7 +19,9 @@ export {
 } from "./scheduler.js";
 export {
   backoffDelay,
+  nextRetryDelay,
   retryAfterFault,
+  retryDelay,
   withTransientRetry,
   type RetryAttempt,
   type TransientRetryOptions,

@@ -1,11 +1,12 @@
 /**
  * Retrying transient faults (network errors, 5xx, 429, timeouts, -32603) of requests that are safe to repeat:
  * `tasks/get`, `tasks/update` with the same keys, `tasks/cancel` (requestor checklist §4.20). What counts as
- * transient is decided in one place, `isTransientError`; when and how often to retry is p-retry's job.
+ * transient is decided in one place, `isTransientError`; how long to wait, in one place, `retryDelay`; p-retry
+ * counts the attempts.
  */
 import pRetry, { type RetryContext } from "p-retry";
 import { TransportError, isTransientError } from "../protocol/errors.js";
-import { DEFAULT_RETRY_TIMING } from "./timing.js";
+import { DEFAULT_RETRY_TIMING, MAX_TIMER_DELAY_MS, unitRandom } from "./timing.js";
 import type { RetryTiming } from "./types.js";
 
 /** One retry about to happen. */
@@ -14,7 +15,7 @@ export interface RetryAttempt {
   error: unknown;
   /** 1 for the first retry. */
   attempt: number;
-  /** How long the retry waits: the backoff, or the server's `Retry-After` when that is longer. */
+  /** How long the retry waits, from {@link retryDelay}: jittered backoff, never less than `Retry-After`. */
   delayMs: number;
 }
 
@@ -28,14 +29,15 @@ export interface TransientRetryOptions {
    * (p-retry's rule for its `onFailedAttempt`).
    */
   onRetry?: (attempt: RetryAttempt) => void;
+  /** The jitter's random source, numbers in [0, 1]. Default `Math.random`. */
+  random?: () => number;
 }
 
 /**
  * Runs `fn`, retrying it while it fails with a transient error. Resolves with the first success; rejects at
  * once with a non-transient error, with `signal.reason` when aborted, and with the last error when the retries
- * run out. Delays grow from `minTimeoutMs` by `factor` up to `maxTimeoutMs`; a `TransportError` carrying
- * `retryAfterMs` (HTTP `Retry-After`) makes the next attempt wait at least that long, but never more than
- * `maxTimeoutMs`, so a server cannot park a poll for an hour.
+ * run out. Each wait is {@link retryDelay}: exponential backoff with equal jitter, never shorter than the
+ * server's `Retry-After`.
  *
  * The first call runs without p-retry, so a request that succeeds (nearly all of them) pays for nothing but
  * one `await`.
@@ -55,9 +57,12 @@ export async function withTransientRetry<T>(
 
 /**
  * Retries `fn` after it already failed once with the transient `firstError` (for callers that made the first
- * attempt themselves). Hands the rest of the work to p-retry. Its first "attempt" re-raises the fault the fast path already saw,
- * so p-retry's own counting (retries left, backoff from `minTimeoutMs`, abort) starts exactly where the fast
- * path stopped and `fn` runs at most `retries + 1` times in total.
+ * attempt themselves). Hands the counting to p-retry. Its first "attempt" re-raises the fault the fast path
+ * already saw, so p-retry's own counting (retries left, abort) starts exactly where the fast path stopped and
+ * `fn` runs at most `retries + 1` times in total.
+ *
+ * p-retry's own wait is switched off (zero timeouts): every wait is {@link retryDelay}, the same policy a
+ * caller uses to schedule a retry itself, so both paths back off alike.
  */
 export function retryAfterFault<T>(
   fn: () => Promise<T>,
@@ -65,33 +70,75 @@ export function retryAfterFault<T>(
   options: TransientRetryOptions,
 ): Promise<T> {
   const timing = options.timing ?? DEFAULT_RETRY_TIMING;
-  const { signal, onRetry } = options;
+  const { signal, onRetry, random = Math.random } = options;
   return pRetry((attemptNumber) => (attemptNumber === 1 ? Promise.reject(firstError) : fn()), {
     retries: timing.retries,
-    minTimeout: timing.minTimeoutMs,
-    maxTimeout: timing.maxTimeoutMs,
+    minTimeout: 0,
+    maxTimeout: 0,
     factor: timing.factor,
     randomize: false,
     signal,
     shouldRetry: ({ error }) => isTransientError(error),
     onFailedAttempt: async (context: RetryContext) => {
       if (context.retriesLeft <= 0 || !isTransientError(context.error)) return;
-      const backoff = backoffDelay(context.retriesConsumed, timing);
-      const asked = retryAfterMs(context.error, timing);
-      onRetry?.({
-        error: context.error,
-        attempt: context.retriesConsumed + 1,
-        delayMs: Math.max(backoff, asked),
-      });
-      // p-retry waits `backoff` after this returns; wait only what the server asked for beyond that.
-      if (asked > backoff) await delay(asked - backoff, signal);
+      const attempt = context.retriesConsumed + 1;
+      const delayMs = retryDelay(attempt, timing, context.error, random);
+      onRetry?.({ error: context.error, attempt, delayMs });
+      await delay(delayMs, signal);
     },
   });
 }
 
 /**
- * The wait p-retry applies before retry number `retriesConsumed + 1` (its `calculateDelay` without
- * randomisation). Needed to top it up to a server's `Retry-After`, never to replace it.
+ * The wait before retry number `attempt` (1 for the first retry) after the transient `fault`, in whole
+ * milliseconds. A pure function: callers that schedule retries themselves (the poll scheduler, so a backoff
+ * does not hold an in-flight slot) and {@link retryAfterFault} share it.
+ *
+ * Equal jitter (not full jitter): with `b` the exponential backoff {@link backoffDelay} (`minTimeoutMs ×
+ * factor^(attempt-1)`, at most `maxTimeoutMs`), the wait is drawn from `[b/2, b]`. Half of it is fixed, so a
+ * retry never hammers a recovering server at once, and half is random, so many clients that failed together
+ * (a server restart) do not retry in lockstep.
+ *
+ * `Retry-After` (a `TransportError`'s `retryAfterMs`) is a floor: the wait is never shorter. It is bounded by
+ * `maxTimeoutMs` first, so a server cannot park a request for an hour. Jitter only lengthens it, by up to half
+ * of the longer of `b` and `Retry-After`, so a crowd told to come back at the same moment does not; such a wait
+ * can therefore exceed `maxTimeoutMs` by up to half of it. Formally, with `r` the bounded `Retry-After` (0 when
+ * absent): `wait = max(r, ⌈b/2⌉) + random × max(b, r)/2`, truncated, at most {@link MAX_TIMER_DELAY_MS}.
+ *
+ * @param random a source of numbers in [0, 1] (outside values are clamped, NaN counts as 0); 0 gives the
+ *   shortest wait, 1 the longest.
+ */
+export function retryDelay(
+  attempt: number,
+  timing: RetryTiming,
+  fault?: unknown,
+  random: () => number = Math.random,
+): number {
+  const backoff = backoffDelay(Math.max(Math.floor(attempt), 1) - 1, timing);
+  const asked = retryAfterMs(fault, timing);
+  const least = Math.max(asked, Math.ceil(backoff / 2));
+  const spread = Math.max(backoff, asked) / 2;
+  return Math.min(least + Math.trunc(spread * unitRandom(random)), MAX_TIMER_DELAY_MS);
+}
+
+/**
+ * Whether to retry after `fault` ended attempt number `attempt` (1 for the first request), and after how long:
+ * the {@link retryDelay} of the next retry, or `undefined` when the fault is not transient or the retries are
+ * used up. For callers that schedule retries themselves.
+ */
+export function nextRetryDelay(
+  attempt: number,
+  timing: RetryTiming,
+  fault: unknown,
+  random: () => number = Math.random,
+): number | undefined {
+  if (!isTransientError(fault) || !(attempt >= 1 && attempt <= timing.retries)) return undefined;
+  return retryDelay(attempt, timing, fault, random);
+}
+
+/**
+ * The exponential backoff before retry number `retriesConsumed + 1`, before jitter: `minTimeoutMs ×
+ * factor^retriesConsumed`, at most `maxTimeoutMs`. {@link retryDelay} jitters it.
  */
 export function backoffDelay(retriesConsumed: number, timing: RetryTiming): number {
   return Math.min(Math.round(timing.minTimeoutMs * timing.factor ** retriesConsumed), timing.maxTimeoutMs);
@@ -105,7 +152,7 @@ function retryAfterMs(error: unknown, timing: RetryTiming): number {
   return Math.min(Math.ceil(asked), timing.maxTimeoutMs);
 }
 
-/** Waits on the same global timer p-retry uses, so fake timers drive both waits alike. */
+/** Waits on the global timer (fake timers drive it); rejects with `signal.reason` when aborted. */
 function delay(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     signal?.throwIfAborted();

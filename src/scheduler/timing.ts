@@ -26,12 +26,20 @@ export const DEFAULT_RETRY_TIMING: Readonly<RetryTiming> = Object.freeze({
  *
  * `serverIntervalMs` is the latest `pollIntervalMs` the server sent (requestor checklist §4.1): absent
  * (`undefined` or `null`) means "no suggestion" and uses the default; anything that is not a positive number
- * (0, negative, NaN, a string) uses the floor; fractions are rounded. The interval is clamped to
- * `[minIntervalMs, maxIntervalMs]`, then spread by up to ±`jitter` of itself so many tasks created together do
- * not poll in lockstep. The result never leaves `[minIntervalMs, maxIntervalMs]` and never exceeds
+ * (0, negative, NaN, a string) uses the floor; fractions are rounded up, so a poll never goes out before the
+ * interval the server asked for.
+ *
+ * Which bound wins: the interval is clamped to `[minIntervalMs, maxIntervalMs]`. The server's interval is a
+ * floor for the delay unless it exceeds `maxIntervalMs`: then the caller's ceiling wins, so a server cannot
+ * park a task's polling for an hour. `minIntervalMs` only ever raises the delay.
+ *
+ * Jitter only lengthens: the delay is the clamped interval plus up to `jitter` of it, so tasks created together
+ * drift apart without any of them polling before the server's interval. The lengthening never crosses
+ * `maxIntervalMs` (it shrinks to fit, and is 0 at the ceiling), and the result never exceeds
  * {@link MAX_TIMER_DELAY_MS}.
  *
- * @param random a source of numbers in [0, 1]; 0 gives the shortest delay, 1 the longest, 0.5 no jitter.
+ * @param random a source of numbers in [0, 1]; 0 (or anything unusable, like NaN) gives the clamped interval
+ *   itself, 1 the longest delay. Values outside [0, 1] are clamped into it.
  */
 export function pollDelay(
   serverIntervalMs: unknown,
@@ -40,15 +48,22 @@ export function pollDelay(
 ): number {
   const { minIntervalMs, maxIntervalMs } = timing;
   const interval = clamp(suggestedInterval(serverIntervalMs, timing), minIntervalMs, maxIntervalMs);
-  // Truncating the spread (not rounding the sum) keeps an integer interval within ±jitter exactly.
-  const spread = Math.trunc(interval * timing.jitter * (2 * random() - 1));
-  return Math.min(clamp(interval + spread, minIntervalMs, maxIntervalMs), MAX_TIMER_DELAY_MS);
+  const headroom = Math.max(Math.min(interval * timing.jitter, maxIntervalMs - interval), 0);
+  // Truncating the lengthening keeps the sum an integer within the headroom; no draw when there is no room.
+  const lengthening = headroom > 0 ? Math.trunc(headroom * unitRandom(random)) : 0;
+  return Math.min(interval + lengthening, MAX_TIMER_DELAY_MS);
 }
 
 function suggestedInterval(value: unknown, timing: PollTiming): number {
   if (value === undefined || value === null) return timing.defaultIntervalMs;
   if (typeof value !== "number" || !(value > 0)) return timing.minIntervalMs;
-  return Math.round(value);
+  return Math.ceil(value);
+}
+
+/** A draw from `random`, forced into [0, 1]; NaN and other junk count as 0 (no jitter). */
+export function unitRandom(random: () => number): number {
+  const value = random();
+  return value > 0 ? (value < 1 ? value : 1) : 0;
 }
 
 function clamp(value: number, min: number, max: number): number {

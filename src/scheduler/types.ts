@@ -17,19 +17,31 @@ export interface PollTiming {
   defaultIntervalMs: number;
   /** Floor for any interval, protecting the server from 0 or negative suggestions. Default 100. */
   minIntervalMs: number;
-  /** Ceiling for any interval, protecting the caller from huge suggestions. Default 60000. */
+  /**
+   * Ceiling for any delay, protecting the caller from huge suggestions. The server's `pollIntervalMs` is a floor
+   * for the delay unless it exceeds this ceiling: then the ceiling wins. Default 60000.
+   */
   maxIntervalMs: number;
-  /** Random spread added to each delay, as a fraction of it (0.1 = up to ±10 %). Default 0.1. */
+  /**
+   * Random lengthening of each delay, as a fraction of the interval (0.1 = up to +10 %). Jitter never shortens
+   * a delay and never crosses `maxIntervalMs`. Default 0.1.
+   */
   jitter: number;
 }
 
-/** How transient faults are retried (passed to p-retry). */
+/**
+ * How transient faults are retried: exponential backoff with equal jitter, never shorter than the server's
+ * `Retry-After` (see `retryDelay`).
+ */
 export interface RetryTiming {
   /** Retries after the first failure before the fault is reported as final. Default 8. */
   retries: number;
-  /** Delay before the first retry. Default 250. */
+  /** Backoff before the first retry, before jitter (the wait is drawn from [half of it, all of it]). Default 250. */
   minTimeoutMs: number;
-  /** Longest delay between two retries. Default 30000. */
+  /**
+   * Longest backoff, and the longest `Retry-After` honoured. A wait set by `Retry-After` is lengthened by jitter
+   * and may exceed this by up to half of it. Default 30000.
+   */
   maxTimeoutMs: number;
   /** Growth factor between retries. Default 2. */
   factor: number;

@@ -37,6 +37,7 @@ function faultyServer(...faults: Reply[]): ScriptedServer {
 
 describe("transient faults on tasks/get", () => {
   it("-32603 is retried with growing backoff and the task still completes", async () => {
+    vi.spyOn(Math, "random").mockReturnValue(1); // the top of each jitter window: the full backoff
     const server = faultyServer(internalError, internalError, internalError);
     const client = await connect(server, { retry });
     const handle = client.callTool("compute");
@@ -55,6 +56,7 @@ describe("transient faults on tasks/get", () => {
   });
 
   it("a transient transport error thrown by send() is retried and the task still completes", async () => {
+    vi.spyOn(Math, "random").mockReturnValue(1);
     const dropped = new TransportError("tasks/get: socket hang up", { transient: true });
     const reset = Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" });
     const server = faultyServer({ throws: dropped }, { throws: reset });
@@ -68,6 +70,7 @@ describe("transient faults on tasks/get", () => {
   });
 
   it("Retry-After delays the next attempt at least that long", async () => {
+    vi.spyOn(Math, "random").mockReturnValue(0); // no lengthening: exactly the Retry-After
     const throttled = new TransportError("tasks/get: the server answered HTTP 429", {
       status: 429,
       retryAfterMs: 3000,
@@ -82,6 +85,22 @@ describe("transient faults on tasks/get", () => {
     await vi.advanceTimersByTimeAsync(1);
     expect(server.times("tasks/get")).toEqual([1000, 4000]);
     await expect(handle).resolves.toBeDefined();
+  });
+
+  it("jitters retry waits: tasks that fail together do not retry in lockstep", async () => {
+    let failures = 3; // the first poll of each of the three tasks
+    const server = new ScriptedServer({
+      "tools/call": () => frame.created({ pollIntervalMs: 1000 }),
+      "tasks/get": () => (failures-- > 0 ? internalError : frame.completed("survived")),
+    });
+    const draws = [0, 0.5, 0.999];
+    vi.spyOn(Math, "random").mockImplementation(() => draws.shift() ?? 0);
+    const client = await connect(server, { retry });
+    const handles = [client.callTool("compute"), client.callTool("compute"), client.callTool("compute")];
+    await vi.advanceTimersByTimeAsync(1200);
+    const retried = server.times("tasks/get").filter((at) => at > 1000);
+    expect(retried).toEqual([1050, 1075, 1099]);
+    for (const handle of handles) await expect(handle).resolves.toBeDefined();
   });
 
   it("a fault that outlasts the retries ends the handle with the last error", async () => {

@@ -159,7 +159,7 @@ describe("answering a task's input requests", () => {
     expect(recorded.input).toHaveLength(1);
   });
 
-  it("offers a key again when the update carrying it failed", async () => {
+  it("re-sends the kept answer, without asking again, when the update carrying it failed", async () => {
     const handler = vi.fn(async () => accepted);
     const { coordinator, channel, recorded } = coordinatorHarness({ handlers: { elicitation: handler } });
     channel.answer = async () => {
@@ -168,16 +168,40 @@ describe("answering a task's input requests", () => {
     const snapshot = inputRequired({ confirm: elicitation("Delete the file?") });
     coordinator.observe(snapshot);
     await settle();
-    expect(channel.updates).toHaveLength(1);
+    expect(channel.updates).toEqual([{ confirm: accepted }]);
     expect(recorded.polls).toBe(0);
 
     channel.answer = async () => ({ resultType: "complete" });
     coordinator.observe(snapshot);
     await settle();
-    expect(handler).toHaveBeenCalledTimes(2);
-    expect(recorded.input).toHaveLength(2);
-    expect(channel.updates).toHaveLength(2);
+    expect(handler).toHaveBeenCalledTimes(1);
+    expect(recorded.input).toHaveLength(1);
+    expect(channel.updates).toEqual([{ confirm: accepted }, { confirm: accepted }]);
     expect(recorded.polls).toBe(1);
+    coordinator.observe(snapshot); // acknowledged now: neither asked nor sent again
+    await settle();
+    expect(channel.updates).toHaveLength(2);
+  });
+
+  it("re-sends an answer given through respond() after its update failed, and only while the key is listed", async () => {
+    const handler = vi.fn(() => new Promise<ElicitResult>(() => undefined));
+    const { coordinator, channel, recorded } = coordinatorHarness({ handlers: { elicitation: handler } });
+    channel.answer = async () => {
+      throw new TransportError("HTTP 400", { status: 400, transient: false });
+    };
+    const snapshot = inputRequired({ confirm: elicitation("Delete the file?") });
+    coordinator.observe(snapshot);
+    await settle();
+    await expect(coordinator.respond("confirm", accepted)).rejects.toMatchObject({ status: 400 });
+    channel.answer = async () => ({ resultType: "complete" });
+    coordinator.observe({ status: "working" });
+    await settle();
+    expect(channel.updates).toHaveLength(1); // not listed: nothing to re-send yet
+    coordinator.observe(snapshot);
+    await settle();
+    expect(channel.updates).toEqual([{ confirm: accepted }, { confirm: accepted }]);
+    expect(handler).toHaveBeenCalledTimes(1);
+    expect(recorded.input).toHaveLength(1);
   });
 
   it("retries an update after a transient fault instead of asking again", async () => {
@@ -202,7 +226,7 @@ describe("answering a task's input requests", () => {
     expect(recorded.polls).toBe(1);
   });
 
-  it("gives a key up when the server keeps rejecting its answer, so the user is not asked forever", async () => {
+  it("gives a key up when the server keeps rejecting its answer, so it is not re-sent forever", async () => {
     const handler = vi.fn(async () => accepted);
     const { coordinator, channel, recorded } = coordinatorHarness({
       handlers: { elicitation: handler },
@@ -216,7 +240,8 @@ describe("answering a task's input requests", () => {
       coordinator.observe(snapshot);
       await settle();
     }
-    expect(handler).toHaveBeenCalledTimes(2);
+    expect(handler).toHaveBeenCalledTimes(1);
+    expect(channel.updates).toEqual([{ confirm: accepted }, { confirm: accepted }]);
     expect(recorded.failed).toHaveLength(1);
     expect(recorded.failed[0]).toBeInstanceOf(InputUnansweredError);
     expect(recorded.unanswered[0]?.reason).toMatch(/did not take the answer after 2/);

@@ -6,6 +6,9 @@ function listing(entries: Record<string, string>): Map<string, string> {
   return new Map(Object.entries(entries));
 }
 
+const yes = { action: "accept" as const, content: { ok: true } };
+const no = { action: "decline" as const };
+
 describe("the input ledger", () => {
   it("offers a key the first time it is listed, and not again while it waits", () => {
     const ledger = new InputLedger();
@@ -18,19 +21,64 @@ describe("the input ledger", () => {
     const ledger = new InputLedger();
     ledger.observe(listing({ a: "p1" }));
     ledger.startAnswering("a");
-    ledger.answered("a");
+    ledger.answered("a", yes);
     ledger.submitted(["a"]);
-    expect(ledger.observe(listing({ a: "p1" }))).toEqual({ fresh: [], vanished: [], conflicts: [] });
+    expect(ledger.observe(listing({ a: "p1" }))).toEqual({
+      fresh: [],
+      resend: [],
+      vanished: [],
+      conflicts: [],
+    });
     expect(ledger.state("a")).toBe("submitted");
+    expect(ledger.pendingAnswer("a")).toBeUndefined();
   });
 
-  it("offers a key again after the update carrying it failed", () => {
+  it("keeps the answer of a failed update and asks for it to be re-sent, never to ask the user again", () => {
     const ledger = new InputLedger();
     ledger.observe(listing({ a: "p1" }));
-    ledger.answered("a");
+    ledger.startAnswering("a");
+    ledger.answered("a", yes);
+    expect(ledger.pendingAnswer("a")).toBe(yes);
     ledger.released(["a"]);
     expect(ledger.failedUpdates("a")).toBe(1);
-    expect(ledger.observe(listing({ a: "p1" })).fresh).toEqual(["a"]);
+    expect(ledger.pendingAnswer("a")).toBe(yes);
+    expect(ledger.observe(listing({ a: "p1" }))).toEqual({
+      fresh: [],
+      resend: ["a"],
+      vanished: [],
+      conflicts: [],
+    });
+    ledger.answered("a", ledger.pendingAnswer("a")!);
+    expect(ledger.state("a")).toBe("submitting");
+    expect(ledger.observe(listing({ a: "p1" })).resend).toEqual([]); // on its way: not twice
+    ledger.submitted(["a"]);
+    expect(ledger.pendingAnswer("a")).toBeUndefined();
+  });
+
+  it("keeps a released answer while the key is not listed, and re-sends it if the key returns", () => {
+    const ledger = new InputLedger();
+    ledger.observe(listing({ a: "p1" }));
+    ledger.answered("a", no);
+    ledger.released(["a"]);
+    expect(ledger.observe(listing({}))).toEqual({ fresh: [], resend: [], vanished: [], conflicts: [] });
+    expect(ledger.state("a")).toBe("released");
+    expect(ledger.observe(listing({ a: "p1" })).resend).toEqual(["a"]);
+    expect(ledger.pendingAnswer("a")).toBe(no);
+  });
+
+  it("forgets the kept answer of a key given up on", () => {
+    const ledger = new InputLedger();
+    ledger.observe(listing({ a: "p1" }));
+    ledger.answered("a", yes);
+    ledger.released(["a"]);
+    ledger.unanswered("a");
+    expect(ledger.pendingAnswer("a")).toBeUndefined();
+    expect(ledger.observe(listing({ a: "p1" }))).toEqual({
+      fresh: [],
+      resend: [],
+      vanished: [],
+      conflicts: [],
+    });
   });
 
   it("reports a key reused for another request and changes nothing", () => {
@@ -38,6 +86,7 @@ describe("the input ledger", () => {
     ledger.observe(listing({ a: "p1" }));
     expect(ledger.observe(listing({ a: "p2", b: "p3" }))).toEqual({
       fresh: [],
+      resend: [],
       vanished: [],
       conflicts: ["a"],
     });
@@ -56,9 +105,9 @@ describe("the input ledger", () => {
   it("refuses transitions that would answer a key twice", () => {
     const ledger = new InputLedger();
     ledger.observe(listing({ a: "p1" }));
-    ledger.answered("a");
+    ledger.answered("a", yes);
     ledger.submitted(["a"]);
-    expect(() => ledger.answered("a")).toThrow(/cannot go from submitted/);
+    expect(() => ledger.answered("a", yes)).toThrow(/cannot go from submitted/);
     expect(() => ledger.submitted(["a"])).toThrow();
     expect(() => ledger.startAnswering("zzz")).toThrow(/unknown key/);
   });
@@ -99,11 +148,13 @@ const LIVE_WHILE_LISTED: ReadonlySet<InputKeyState | undefined> = new Set<InputK
 ]);
 
 describe("the input ledger, for any sequence of snapshots and update outcomes", () => {
-  it("never offers a key again after a successful update, and never loses a listed key", () => {
+  it("never offers a key again once answered, re-sends only kept answers, and never loses a listed key", () => {
     fc.assert(
       fc.property(fc.array(step, { maxLength: 60 }), (steps) => {
         const ledger = new InputLedger();
         const submitted = new Set<string>();
+        /** The answer each key was given (one object per key, so identity shows which one is re-sent). */
+        const given = new Map<string, { action: "accept"; content: { key: string } }>();
         const inState = (...states: InputKeyState[]) =>
           KEYS.filter((key) => states.includes(ledger.state(key)!));
         const pick = (keys: string[], index: number) => keys[index % Math.max(keys.length, 1)];
@@ -117,9 +168,16 @@ describe("the input ledger, for any sequence of snapshots and update outcomes", 
               expect(changes.conflicts).toEqual([]);
               for (const key of changes.fresh) {
                 expect(submitted.has(key)).toBe(false); // never offered again after a successful update
-                expect([undefined, "released", "superseded"]).toContain(before.get(key));
+                expect([undefined, "superseded"]).toContain(before.get(key)); // an answered key is never asked again
               }
-              for (const key of listed) expect(LIVE_WHILE_LISTED.has(ledger.state(key))).toBe(true); // none lost
+              for (const key of changes.resend) {
+                expect(before.get(key)).toBe("released");
+                expect(ledger.pendingAnswer(key)).toBe(given.get(key)); // the same answer goes out again
+              }
+              for (const key of listed) {
+                const kept = ledger.state(key) === "released" && changes.resend.includes(key);
+                expect(kept || LIVE_WHILE_LISTED.has(ledger.state(key))).toBe(true); // none lost
+              }
               break;
             }
             case "start": {
@@ -129,7 +187,14 @@ describe("the input ledger, for any sequence of snapshots and update outcomes", 
             }
             case "answer": {
               const key = pick(inState("offered", "answering", "released"), current.pick);
-              if (key) ledger.answered(key);
+              if (key === undefined) break;
+              if (ledger.state(key) === "released") {
+                ledger.answered(key, ledger.pendingAnswer(key)!); // what the coordinator does: re-send
+              } else {
+                const answer = { action: "accept" as const, content: { key } };
+                given.set(key, answer);
+                ledger.answered(key, answer);
+              }
               break;
             }
             case "update": {

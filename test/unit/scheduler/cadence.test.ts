@@ -24,7 +24,7 @@ function pollLoop(scheduler: PollScheduler, random: () => number) {
 
 it("polls at the server's interval and follows it when it changes", async () => {
   const scheduler = new PollScheduler();
-  const server = pollLoop(scheduler, () => 0.5);
+  const server = pollLoop(scheduler, () => 0);
   server.pollIntervalMs = 200;
   // The first delay was chosen before the server said anything: the 1000 ms default.
   await vi.advanceTimersByTimeAsync(1400);
@@ -37,7 +37,7 @@ it("polls at the server's interval and follows it when it changes", async () => 
 
 it("polls at the floor when the server asks for 0 ms, and at the ceiling for a huge interval", async () => {
   const scheduler = new PollScheduler();
-  const server = pollLoop(scheduler, () => 0.5);
+  const server = pollLoop(scheduler, () => 0);
   server.pollIntervalMs = 0;
   await vi.advanceTimersByTimeAsync(1300);
   expect(server.polls).toEqual([1000, 1100, 1200, 1300]);
@@ -48,11 +48,11 @@ it("polls at the floor when the server asks for 0 ms, and at the ceiling for a h
   expect(vi.getTimerCount()).toBe(0);
 });
 
-it("spreads polls of tasks created together across the jitter window", async () => {
+it("spreads polls of tasks created together across the jitter window, never before the interval", async () => {
   const scheduler = new PollScheduler();
   const randoms = [0, 0.25, 0.5, 0.75, 1];
   const servers = randoms.map((r) => pollLoop(scheduler, () => r));
   await vi.advanceTimersByTimeAsync(1100);
-  expect(servers.map((server) => server.polls[0])).toEqual([900, 950, 1000, 1050, 1100]);
+  expect(servers.map((server) => server.polls[0])).toEqual([1000, 1025, 1050, 1075, 1100]);
   scheduler.close();
 });

@@ -39,24 +39,35 @@ describe("pollDelay", () => {
     expect(pollDelay(Infinity, noJitter)).toBe(60_000);
   });
 
-  it("rounds non-integer intervals to whole milliseconds", () => {
-    expect(pollDelay(250.4, noJitter)).toBe(250);
+  it("rounds fractional intervals up, so a poll never goes out before the server's interval", () => {
+    expect(pollDelay(250.4, noJitter)).toBe(251);
     expect(pollDelay(250.6, noJitter)).toBe(251);
+    expect(pollDelay(250, noJitter)).toBe(250);
   });
 
-  it("spreads the delay by the jitter fraction in both directions", () => {
+  it("only lengthens the delay with jitter: never earlier than the server's interval", () => {
     const timing = { ...DEFAULT_POLL_TIMING, jitter: 0.1 };
-    expect(pollDelay(2000, timing, () => 0)).toBe(1800);
+    expect(pollDelay(2000, timing, () => 0)).toBe(2000);
+    expect(pollDelay(2000, timing, middle)).toBe(2100);
+    expect(pollDelay(2000, timing, () => 0.75)).toBe(2150);
     expect(pollDelay(2000, timing, () => 1)).toBe(2200);
-    expect(pollDelay(2000, timing, middle)).toBe(2000);
-    expect(pollDelay(2000, timing, () => 0.75)).toBe(2100);
   });
 
-  it("never jitters below the floor or above the ceiling", () => {
+  it("treats a random source outside [0, 1] as the nearest end, and NaN as no jitter", () => {
+    const timing = { ...DEFAULT_POLL_TIMING, jitter: 0.1 };
+    expect(pollDelay(2000, timing, () => -3)).toBe(2000);
+    expect(pollDelay(2000, timing, () => Number.NaN)).toBe(2000);
+    expect(pollDelay(2000, timing, () => 7)).toBe(2200);
+  });
+
+  it("lets the ceiling win over a longer server interval, and shrinks jitter to fit under it", () => {
     const timing = { ...DEFAULT_POLL_TIMING, jitter: 0.5 };
     expect(pollDelay(100, timing, () => 0)).toBe(100);
-    expect(pollDelay(150, timing, () => 0)).toBe(100);
+    expect(pollDelay(50, timing, () => 0)).toBe(100);
+    expect(pollDelay(59_000, timing, () => 1)).toBe(60_000);
+    expect(pollDelay(59_000, timing, middle)).toBe(59_500);
     expect(pollDelay(60_000, timing, () => 1)).toBe(60_000);
+    expect(pollDelay(90_000, timing, () => 1)).toBe(60_000);
   });
 
   it("never returns more than setTimeout can hold, even with unchecked bounds", () => {
@@ -70,34 +81,56 @@ describe("pollDelay", () => {
     expect(pollDelay(2 ** 40, unchecked, middle)).toBe(MAX_TIMER_DELAY_MS);
   });
 
-  it("keeps every delay within bounds and within ±jitter of the clamped interval (property)", () => {
-    const timingArb = fc
-      .tuple(
-        fc.integer({ min: 0, max: 100_000 }),
-        fc.integer({ min: 0, max: 100_000 }),
-        fc.integer({ min: 0, max: 100_000 }),
-        fc.double({ min: 0, max: 1, noNaN: true }),
-      )
-      .map(([a, b, c, jitter]): PollTiming => {
-        const [min, dflt, max] = [a, b, c].sort((x, y) => x - y) as [number, number, number];
-        return { minIntervalMs: min, defaultIntervalMs: dflt, maxIntervalMs: max, jitter };
-      });
-    const serverArb = fc.oneof(
-      fc.integer({ min: -1000, max: 200_000 }),
-      fc.double({ min: -1e6, max: 1e13 }),
-      fc.constantFrom(undefined, null, Number.NaN, Infinity, -Infinity, 0, "100"),
-      fc.anything(),
-    );
+  const timingArb = fc
+    .tuple(
+      fc.integer({ min: 0, max: 100_000 }),
+      fc.integer({ min: 0, max: 100_000 }),
+      fc.integer({ min: 0, max: 100_000 }),
+      fc.double({ min: 0, max: 1, noNaN: true }),
+    )
+    .map(([a, b, c, jitter]): PollTiming => {
+      const [min, dflt, max] = [a, b, c].sort((x, y) => x - y) as [number, number, number];
+      return { minIntervalMs: min, defaultIntervalMs: dflt, maxIntervalMs: max, jitter };
+    });
+  const serverArb = fc.oneof(
+    fc.integer({ min: -1000, max: 200_000 }),
+    fc.double({ min: -1e6, max: 1e13 }),
+    fc.double({ min: 0, max: 200_000, noNaN: true }),
+    fc.constantFrom(undefined, null, Number.NaN, Infinity, -Infinity, 0, "100"),
+    fc.anything(),
+  );
+  /** Any random source: a sequence of arbitrary doubles (NaN, ±Infinity and values outside [0, 1] included). */
+  const randomArb = fc.infiniteStream(fc.double()).map((stream) => {
+    const values = stream[Symbol.iterator]();
+    return () => values.next().value as number;
+  });
+
+  it("never polls before the server's interval unless it exceeds the ceiling (property)", () => {
     fc.assert(
-      fc.property(serverArb, timingArb, fc.double({ min: 0, max: 1, noNaN: true }), (server, timing, r) => {
-        const delay = pollDelay(server, timing, () => r);
-        const clamped = pollDelay(server, { ...timing, jitter: 0 });
+      fc.property(serverArb, timingArb, randomArb, (server, timing, random) => {
+        const delay = pollDelay(server, timing, random);
         expect(Number.isInteger(delay)).toBe(true);
         expect(delay).toBeGreaterThanOrEqual(timing.minIntervalMs);
         expect(delay).toBeLessThanOrEqual(timing.maxIntervalMs);
-        expect(Math.abs(delay - clamped)).toBeLessThanOrEqual(clamped * timing.jitter);
-        expect(clamped).toBeGreaterThanOrEqual(timing.minIntervalMs);
-        expect(clamped).toBeLessThanOrEqual(timing.maxIntervalMs);
+        if (server === undefined || server === null) {
+          expect(delay).toBeGreaterThanOrEqual(timing.defaultIntervalMs);
+        } else if (typeof server === "number" && server > timing.maxIntervalMs) {
+          expect(delay).toBe(timing.maxIntervalMs); // the ceiling wins
+        } else if (typeof server === "number" && server > 0) {
+          expect(delay).toBeGreaterThanOrEqual(server); // the server's interval is a floor
+        }
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it("lengthens by at most the jitter fraction of the clamped interval (property)", () => {
+    fc.assert(
+      fc.property(serverArb, timingArb, randomArb, (server, timing, random) => {
+        const delay = pollDelay(server, timing, random);
+        const clamped = pollDelay(server, { ...timing, jitter: 0 });
+        expect(delay).toBeGreaterThanOrEqual(clamped);
+        expect(delay - clamped).toBeLessThanOrEqual(clamped * timing.jitter);
       }),
       { numRuns: 2000 },
     );
