@@ -5,13 +5,25 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { TaskClient, TaskCancelledError, type TaskClientOptions } from "../../../src/index.js";
-import { defineTool, startTaskServer, step, type HttpTaskServer } from "../../../src/testing/index.js";
+import {
+  defineTool,
+  startTaskServer,
+  step,
+  textResult,
+  type HttpTaskServer,
+} from "../../../src/testing/index.js";
 import { startFaultProxy, type FaultProxy } from "./fault-proxy.js";
 import { FAST, closesAfterEach, macrotask, question } from "./helpers.js";
 
 const track = closesAfterEach();
 
 const tools = [
+  defineTool({
+    name: "finishes",
+    task: "required",
+    pollIntervalMs: 10,
+    steps: [step.complete(textResult("ok"))],
+  }),
   defineTool({ name: "stalls", task: "required", pollIntervalMs: 10, steps: [step.stall()] }),
   defineTool({
     name: "short_lived",
@@ -38,6 +50,8 @@ async function setup(options: TaskClientOptions = {}): Promise<{
   const client = track(
     await TaskClient.connect(proxy.url, { ...FAST, requestTimeoutMs: 60_000, ...options }),
   );
+  // Warm up the code paths, so a short deadline is not spent on the first call's module loading.
+  await client.callTool("finishes");
   return { server, proxy, client };
 }
 
