@@ -136,6 +136,8 @@ describe("unansweredInput: cancel with a tasks/cancel that fails", () => {
     const handle = client.callTool("asks");
     const outcome = await handle.outcome();
     expect(outcome.kind).toBe("cancelled");
+    // Reading only the outcome must not leave a rejection unhandled; awaiting the handle afterwards works too.
+    await expectNoUnhandledRejection();
     await expect(handle).rejects.toBeInstanceOf(TaskCancelledError);
     expect(proxy.faulted.get("tasks/cancel")).toBeGreaterThanOrEqual(1);
     await expectNoUnhandledRejection();
@@ -147,6 +149,8 @@ describe("unansweredInput: cancel with a tasks/cancel that fails", () => {
     const handle = client.callTool("asks");
     const outcome = await handle.outcome();
     expect(outcome.kind).toBe("cancelled");
+    // Reading only the outcome must not leave a rejection unhandled; awaiting the handle afterwards works too.
+    await expectNoUnhandledRejection();
     await expect(handle).rejects.toBeInstanceOf(TaskCancelledError);
     expect(proxy.faulted.get("tasks/cancel")).toBe(1);
     await expectNoUnhandledRejection();

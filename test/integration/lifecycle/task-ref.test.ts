@@ -76,6 +76,21 @@ describe("TaskRef round trip", () => {
     expect(outcome.kind).toBe("cancelled");
   });
 
+  it("resumes and cancels by a bare task id on a second client", async () => {
+    const { server, client } = await setup();
+    const handle = client.callTool("stalls");
+    const taskId = (await handle.created) as string;
+    handle.detach();
+
+    const client2 = track(await TaskClient.connect(server.url, FAST));
+    const resumed = client2.task(taskId);
+    expect((await resumed.describe()).status).toBe("working");
+    expect(await client2.cancel(taskId)).toBeTypeOf("object");
+    const outcome = await resumed.outcome();
+    expect(outcome.kind).toBe("cancelled");
+    expect(server.requests.forMethod("tasks/cancel")).toHaveLength(1);
+  });
+
   it("refuses a ref whose server.url differs with TaskRefError", async () => {
     const { server, client } = await setup();
     const handle = client.callTool("stalls");
