@@ -1,0 +1,158 @@
+/**
+ * Defects 8, 9 and 10: requests that fail or hang (injected by a proxy in front of the reference server) never
+ * keep a time limit from acting, never stretch a cancel beyond `cancelGraceMs`, and never leak an unhandled
+ * rejection. Timings are checked only as generous sanity bounds.
+ */
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { TaskClient, TaskCancelledError, type TaskClientOptions } from "../../../src/index.js";
+import {
+  defineTool,
+  startTaskServer,
+  step,
+  textResult,
+  type HttpTaskServer,
+} from "../../../src/testing/index.js";
+import { startFaultProxy, type FaultProxy } from "./fault-proxy.js";
+import { FAST, closesAfterEach, macrotask, question } from "./helpers.js";
+
+const track = closesAfterEach();
+
+const tools = [
+  defineTool({
+    name: "finishes",
+    task: "required",
+    pollIntervalMs: 10,
+    steps: [step.complete(textResult("ok"))],
+  }),
+  defineTool({ name: "stalls", task: "required", pollIntervalMs: 10, steps: [step.stall()] }),
+  defineTool({
+    name: "short_lived",
+    task: "required",
+    pollIntervalMs: 10,
+    ttlMs: 200,
+    steps: [step.stall()],
+  }),
+  defineTool({
+    name: "asks",
+    task: "required",
+    pollIntervalMs: 10,
+    steps: [step.input({ q: question }), step.stall()],
+  }),
+];
+
+async function setup(options: TaskClientOptions = {}): Promise<{
+  server: HttpTaskServer;
+  proxy: FaultProxy;
+  client: TaskClient;
+}> {
+  const server = track(await startTaskServer({ tools }));
+  const proxy = track(await startFaultProxy(server.url));
+  const client = track(
+    await TaskClient.connect(proxy.url, { ...FAST, requestTimeoutMs: 60_000, ...options }),
+  );
+  // Warm up the code paths, so a short deadline is not spent on the first call's module loading.
+  await client.callTool("finishes");
+  return { server, proxy, client };
+}
+
+describe("time limits while a tasks/get hangs", () => {
+  it("ends the handle with deadline_exceeded at the deadline, not at the request timeout", async () => {
+    const { proxy, client } = await setup();
+    proxy.fault("tasks/get", "hang");
+    const started = performance.now();
+    const handle = client.callTool("stalls", {}, { timeoutMs: 300 });
+    const outcome = await handle.outcome();
+    expect(outcome.kind).toBe("deadline_exceeded");
+    expect(outcome.taskId).toBeDefined();
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(proxy.faulted.get("tasks/get")).toBeGreaterThanOrEqual(1);
+  });
+
+  it("ends the handle with expired at the TTL backstop while the poll hangs", async () => {
+    const { proxy, client } = await setup({ ttlGraceMs: 0 });
+    proxy.fault("tasks/get", "hang");
+    const started = performance.now();
+    const handle = client.callTool("short_lived");
+    const outcome = await handle.outcome();
+    expect(outcome.kind).toBe("expired");
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(proxy.faulted.get("tasks/get")).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe("cancelGraceMs bounds a tasks/cancel that fails or hangs", () => {
+  it("ends the handle unconfirmed within the grace when tasks/cancel answers HTTP 500 forever", async () => {
+    const { server, proxy, client } = await setup({ cancelGraceMs: 300 });
+    proxy.fault("tasks/cancel", { status: 500 });
+    const handle = client.callTool("stalls");
+    const taskId = await handle.created;
+    const started = performance.now();
+    const cancelled = await handle.cancel("stop");
+    expect(performance.now() - started).toBeLessThan(3_000);
+    expect(cancelled.outcome.kind).toBe("cancelled");
+    expect((cancelled.outcome as { error: TaskCancelledError }).error.confirmed).toBe(false);
+    expect(cancelled.ack).toBeUndefined();
+    expect(cancelled.error).toBeDefined();
+    expect(proxy.faulted.get("tasks/cancel")).toBeGreaterThanOrEqual(1);
+    // The cancel never reached the server: the task is still running there.
+    expect(server.tasks.get(taskId as string)?.status).toBe("working");
+  });
+
+  it("ends the handle unconfirmed within the grace when tasks/cancel hangs", async () => {
+    const { proxy, client } = await setup({ cancelGraceMs: 300 });
+    proxy.fault("tasks/cancel", "hang");
+    const handle = client.callTool("stalls");
+    await handle.created;
+    const started = performance.now();
+    const cancelled = await handle.cancel("stop");
+    expect(performance.now() - started).toBeLessThan(3_000);
+    expect(cancelled.outcome.kind).toBe("cancelled");
+    expect((cancelled.outcome as { error: TaskCancelledError }).error.confirmed).toBe(false);
+    expect(cancelled.ack).toBeUndefined();
+    expect(proxy.faulted.get("tasks/cancel")).toBe(1);
+  });
+});
+
+describe("unansweredInput: cancel with a tasks/cancel that fails", () => {
+  const unhandled: unknown[] = [];
+  const listener = (reason: unknown) => void unhandled.push(reason);
+  beforeEach(() => {
+    unhandled.length = 0;
+    process.on("unhandledRejection", listener);
+  });
+  afterEach(() => {
+    process.off("unhandledRejection", listener);
+  });
+
+  async function expectNoUnhandledRejection(): Promise<void> {
+    await macrotask();
+    await macrotask();
+    expect(unhandled).toEqual([]);
+  }
+
+  it("lets the handle be awaited without an unhandled rejection when tasks/cancel answers HTTP 500", async () => {
+    const { proxy, client } = await setup({ unansweredInput: "cancel", cancelGraceMs: 300 });
+    proxy.fault("tasks/cancel", { status: 500 });
+    const handle = client.callTool("asks");
+    const outcome = await handle.outcome();
+    expect(outcome.kind).toBe("cancelled");
+    // Reading only the outcome must not leave a rejection unhandled; awaiting the handle afterwards works too.
+    await expectNoUnhandledRejection();
+    await expect(handle).rejects.toBeInstanceOf(TaskCancelledError);
+    expect(proxy.faulted.get("tasks/cancel")).toBeGreaterThanOrEqual(1);
+    await expectNoUnhandledRejection();
+  });
+
+  it("lets the handle be awaited without an unhandled rejection when tasks/cancel answers a JSON-RPC error", async () => {
+    const { proxy, client } = await setup({ unansweredInput: "cancel", cancelGraceMs: 300 });
+    proxy.fault("tasks/cancel", { error: { code: -32000, message: "cannot cancel now" } });
+    const handle = client.callTool("asks");
+    const outcome = await handle.outcome();
+    expect(outcome.kind).toBe("cancelled");
+    // Reading only the outcome must not leave a rejection unhandled; awaiting the handle afterwards works too.
+    await expectNoUnhandledRejection();
+    await expect(handle).rejects.toBeInstanceOf(TaskCancelledError);
+    expect(proxy.faulted.get("tasks/cancel")).toBe(1);
+    await expectNoUnhandledRejection();
+  });
+});
