@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { TaskClient, type CallToolResult, type TaskHandle, type TaskOutcome } from "../../../src/index.js";
 // Not exported from the package entry point (src/index.ts): imported from its module.
-import { TaskRefError, type TaskRef } from "../../../src/task/ref.js";
+import { TaskRefError, type TaskRef } from "mcp-tasks";
 import { defineTool, startTaskServer, step, textResult } from "../../../src/testing/index.js";
 import { FAST, closesAfterEach } from "./helpers.js";
 
