@@ -102,7 +102,7 @@ export class Session implements RpcChannel {
    * Sends a request and resolves with the raw `result` object of its answer. Rejects with `RpcError` (or
    * `MissingCapabilityError`) for a JSON-RPC error, `ProtocolError` for an answer that is not valid JSON-RPC,
    * `TransportError` when no answer arrived (`RequestTimeoutError` after the timeout), or the signal's reason
-   * when the caller aborted. On the modern era the params get the envelope; the caller's `_meta` keys win.
+   * when the caller aborted. On the modern era the params get the envelope; its own `_meta` keys win over the caller's.
    */
   request(
     method: string,
