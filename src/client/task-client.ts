@@ -15,6 +15,7 @@ import type { McpTransport, ServerInfo } from "../session/types.js";
 import type { TaskHandle } from "../task/handle.js";
 import { capabilitiesFor } from "../input/index.js";
 import {
+  checkToolCall,
   deadlineOf,
   resolveClientOptions,
   type CallToolOptions,
@@ -88,6 +89,7 @@ export class TaskClient {
    * creates a task.
    */
   callTool(name: string, args: JSONObject = {}, options: CallToolOptions = {}): TaskHandle<CallToolResult> {
+    checkToolCall(name, args, options);
     this.assertOpen();
     const params: Record<string, unknown> = { name, arguments: args };
     if (options.meta) params._meta = { ...options.meta };
