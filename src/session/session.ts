@@ -33,7 +33,15 @@ type ErrorListener = (error: Error) => void;
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_STDIO_PROBE_TIMEOUT_MS = 10_000;
-const ID_PREFIX = "mcp-tasks:";
+/** Every request id this library makes starts with this; each session adds its own tag (see `idPrefix`). */
+const ID_NAMESPACE = "mcp-tasks:";
+/**
+ * Several sessions may share one connection (two `tasksFor()` on one SDK Client), so each owns a namespace:
+ * `mcp-tasks:<tag>:<seq>`. The tag is a counter, salted per module load so that two copies of the library
+ * (an ESM and a CJS build in one process) sharing a Client cannot collide either.
+ */
+const LOAD_SALT = Math.random().toString(36).slice(2, 8);
+let sessionCount = 0;
 const NO_PARAMS: Record<string, unknown> = Object.freeze({});
 
 export class Session implements RpcChannel {
@@ -46,6 +54,7 @@ export class Session implements RpcChannel {
   private readonly kind: TransportKind;
   /** The envelope while the era is modern or not yet known (the probe carries it); none on the legacy era. */
   private framing: RequestEnvelope | undefined;
+  private readonly idPrefix = `${ID_NAMESPACE}${LOAD_SALT}.${(++sessionCount).toString(36)}:`;
   private nextId = 0;
   private connecting: Promise<ServerInfo> | undefined;
   private info: ServerInfo | undefined;
@@ -93,9 +102,14 @@ export class Session implements RpcChannel {
     this.connecting = Promise.resolve(server);
   }
 
-  /** Whether a JSON-RPC id is one this session made (so a shared transport can route answers to it). */
+  /** Whether a JSON-RPC id is in the namespace of this library's sessions (any of them). */
   static ownsId(id: unknown): boolean {
-    return typeof id === "string" && id.startsWith(ID_PREFIX);
+    return typeof id === "string" && id.startsWith(ID_NAMESPACE);
+  }
+
+  /** Whether a JSON-RPC id is one this session made (so a shared transport can route answers to it). */
+  ownsId(id: unknown): boolean {
+    return typeof id === "string" && id.startsWith(this.idPrefix);
   }
 
   /**
@@ -110,7 +124,7 @@ export class Session implements RpcChannel {
     options?: RequestOptions,
   ): Promise<Record<string, unknown>> {
     if (this.closed) return Promise.reject(closedError(method));
-    const id = `${ID_PREFIX}${++this.nextId}`;
+    const id = `${this.idPrefix}${++this.nextId}`;
     const framed = this.framing === undefined ? params : withEnvelope(params, this.framing);
     const message: OutgoingMessage = { jsonrpc: "2.0", id, method, params: framed };
     return new Promise((resolve, reject) => {
@@ -252,6 +266,7 @@ export class Session implements RpcChannel {
     const previousError = transport.onerror?.bind(transport);
     const previousClose = transport.onclose?.bind(transport);
     transport.onmessage = (message: unknown) => this.receive(message);
+    transport.claimResponses?.((id) => this.ownsId(id));
     transport.onerror = (error: Error) => {
       previousError?.(error);
       // The HTTP transports also report here every failure they throw from send(); the request that failed
