@@ -129,7 +129,15 @@ export class Session implements RpcChannel {
     const message: OutgoingMessage = { jsonrpc: "2.0", id, method, params: framed };
     return new Promise((resolve, reject) => {
       const timeoutMs = options?.timeoutMs ?? this.timeoutMs;
-      const entry = this.pending.add(id, method, resolve, reject, timeoutMs, options?.signal);
+      const entry = this.pending.add(
+        id,
+        method,
+        resolve,
+        reject,
+        timeoutMs,
+        options?.signal,
+        taskIdOf(method, params),
+      );
       if (entry === undefined) return;
       let sending: Promise<void>;
       try {
@@ -139,7 +147,7 @@ export class Session implements RpcChannel {
         sending = Promise.reject(error);
       }
       sending.then(undefined, (error: unknown) => {
-        if (this.pending.take(id) === entry) entry.reject(requestFailure(method, error));
+        if (this.pending.take(id) === entry) entry.fail(requestFailure(method, error));
       });
     });
   }
@@ -307,11 +315,11 @@ export class Session implements RpcChannel {
       return;
     }
     if ("error" in frame) {
-      entry.reject(errorFromRpc(entry.method, frame.error));
+      entry.fail(errorFromRpc(entry.method, frame.error));
     } else if (typeof frame.result === "object" && frame.result !== null && !Array.isArray(frame.result)) {
       entry.resolve(frame.result as Record<string, unknown>);
     } else {
-      entry.reject(
+      entry.fail(
         new ProtocolError("answered with a response that has no result object", entry.method, frame),
       );
     }
@@ -348,7 +356,7 @@ export class Session implements RpcChannel {
       // The request's response stream ended (server closed it, network dropped) without an answer.
       onRequestStreamEnd: () => {
         if (this.pending.take(entry.id) !== entry) return;
-        entry.reject(
+        entry.fail(
           new TransportError(`${entry.method}: the response stream ended without an answer`, {
             transient: true,
           }),
@@ -381,6 +389,14 @@ export class Session implements RpcChannel {
       }
     }
   }
+}
+
+/**
+ * The task a request is about, for `tasks/*` methods. Errors of such a request may quote the id (server text,
+ * an HTTP body); the session redacts it there, so every caller (polls, cancel, input, retries) is covered.
+ */
+function taskIdOf(method: string, params: Record<string, unknown>): string | undefined {
+  return method.startsWith("tasks/") && typeof params.taskId === "string" ? params.taskId : undefined;
 }
 
 function closedError(method: string): TransportError {
