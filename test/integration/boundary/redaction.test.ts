@@ -21,7 +21,11 @@ let cancelAsked = false;
 
 function answer(request: Rpc): Record<string, unknown> {
   const ok = (result: Record<string, unknown>) => ({ jsonrpc: "2.0", id: request.id, result });
-  const fail = (code: number, message: string) => ({ jsonrpc: "2.0", id: request.id, error: { code, message } });
+  const fail = (code: number, message: string) => ({
+    jsonrpc: "2.0",
+    id: request.id,
+    error: { code, message },
+  });
   switch (request.method) {
     case "server/discover":
       return ok({
