@@ -174,7 +174,7 @@ export function normaliseAdvisoryFields(
   return copy ?? frame;
 }
 
-/** A non-negative whole number of milliseconds from a number or a decimal string, or what is wrong with it. */
+/** A whole number of milliseconds from a number or a decimal string, or what is wrong with it. */
 function readMilliseconds(value: unknown): { value: number; problem?: undefined } | { problem: string } {
   let number: number;
   if (typeof value === "number") number = value;
@@ -182,11 +182,12 @@ function readMilliseconds(value: unknown): { value: number; problem?: undefined 
   else if (value === undefined) return { problem: "is missing" };
   else return { problem: `is ${kindOf(value)}, not a number` };
   const whole = Math.round(number);
-  if (!Number.isSafeInteger(whole) || whole < 0) return { problem: "is not a usable number of milliseconds" };
+  // A negative value is still a number: the scheduler bounds it (an interval to the floor, a TTL as passed).
+  if (!Number.isSafeInteger(whole)) return { problem: "is not a usable number of milliseconds" };
   return { value: whole };
 }
 
-const DECIMAL = /^\s*\d+(\.\d+)?\s*$/;
+const DECIMAL = /^\s*-?\d+(\.\d+)?\s*$/;
 
 function kindOf(value: unknown): string {
   if (value === null) return "null";
