@@ -18,5 +18,7 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: "forks",
+    // Fails the test during which a promise rejection went unhandled (see the file for why).
+    setupFiles: ["./test/setup/unhandled-rejections.ts"],
   },
 });

@@ -1,7 +1,9 @@
 /**
  * Lets a mcp-tasks session ride on a connection an MCP SDK `Client` already drives, instead of opening a
- * second one. Answers to our requests (ids the session made) come to us and never reach the Client; every
+ * second one. Answers to our requests (ids our session made) come to us and never reach the Client; every
  * notification goes to both; everything else stays the Client's. Closing it gives the connection back.
+ * Taps stack: a second `tasksFor()` on the same Client taps the first tap, and answers to the other session's
+ * requests pass through to it, because each session owns its own id namespace (`claimResponses`).
  */
 import { Session } from "../session/session.js";
 import type { McpTransport, OutgoingMessage, SendOptions } from "../session/types.js";
@@ -14,6 +16,8 @@ export class SharedTransport implements McpTransport {
   onclose?: () => void;
   private clientHandler: MessageHandler | undefined;
   private tap: MessageHandler | undefined;
+  /** Which response ids are our session's; until the session says, any id of this library's namespace. */
+  private owns: (id: unknown) => boolean = (id) => Session.ownsId(id);
   /** What the inner transport had before the tap, to put back on close. */
   private restore: (() => void) | undefined;
 
@@ -21,6 +25,10 @@ export class SharedTransport implements McpTransport {
 
   get hasPerRequestStream(): boolean | undefined {
     return this.inner.hasPerRequestStream;
+  }
+
+  claimResponses(owns: (id: unknown) => boolean): void {
+    this.owns = owns;
   }
 
   /** The connection is already open: start only puts the tap in place. */
@@ -33,7 +41,7 @@ export class SharedTransport implements McpTransport {
     this.tap = (message, extra) => {
       const frame = message as { id?: unknown; method?: unknown };
       const isResponse = frame.method === undefined;
-      if (isResponse && Session.ownsId(frame.id)) {
+      if (isResponse && this.owns(frame.id)) {
         this.onmessage?.(message, extra);
         return;
       }

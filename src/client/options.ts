@@ -83,6 +83,69 @@ export function resolveClientOptions(options: TaskClientOptions): ResolvedClient
   };
 }
 
+/**
+ * Checks the arguments of `callTool` before anything is sent: a caller mistake (plain JavaScript, an `any`)
+ * throws a `TypeError` here, synchronously, instead of reaching the server as a malformed request.
+ */
+export function checkToolCall(name: unknown, args: unknown, options: unknown): void {
+  if (typeof name !== "string" || name.length === 0) {
+    throw new TypeError(`callTool: \`name\` must be a non-empty string, got ${kindOf(name)}`);
+  }
+  if (!isPlainObject(args)) {
+    throw new TypeError(`callTool: \`args\` must be a plain object, got ${kindOf(args)}`);
+  }
+  if (typeof options !== "object" || options === null || Array.isArray(options)) {
+    throw new TypeError(`callTool: \`options\` must be an object, got ${kindOf(options)}`);
+  }
+  const { timeoutMs, deadline, signal, meta } = options as Record<string, unknown>;
+  if (timeoutMs !== undefined && !isNonNegativeNumber(timeoutMs)) {
+    throw new TypeError("callTool: `timeoutMs` must be a finite number ≥ 0");
+  }
+  if (deadline !== undefined) {
+    const at = deadline instanceof Date ? deadline.getTime() : deadline;
+    if (!isNonNegativeNumber(at)) {
+      throw new TypeError("callTool: `deadline` must be a valid Date or a finite epoch-ms number ≥ 0");
+    }
+  }
+  if (signal !== undefined && !isAbortSignalLike(signal)) {
+    throw new TypeError("callTool: `signal` must be an AbortSignal");
+  }
+  if (meta !== undefined && !isPlainObject(meta)) {
+    throw new TypeError(`callTool: \`meta\` must be a plain object, got ${kindOf(meta)}`);
+  }
+}
+
+function isNonNegativeNumber(value: unknown): value is number {
+  return typeof value === "number" && Number.isFinite(value) && value >= 0;
+}
+
+/** An object literal or a null-prototype object: not an array, a class instance, or null. */
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null) return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+/** An `AbortSignal`, or anything shaped like one (a polyfill, another realm's signal). */
+function isAbortSignalLike(value: unknown): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  const signal = value as Record<string, unknown>;
+  return (
+    typeof signal.aborted === "boolean" &&
+    typeof signal.addEventListener === "function" &&
+    typeof signal.removeEventListener === "function"
+  );
+}
+
+/** A short description of a value's kind for an error message; never the value itself (it may be a secret). */
+function kindOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "string") return value.length === 0 ? "an empty string" : "a string";
+  if (typeof value === "object") return "an object that is not plain";
+  return typeof value;
+}
+
 /** The absolute time (epoch ms) a call stops waiting, or undefined. Rejects nonsense early, at the call site. */
 export function deadlineOf(options: CallToolOptions, now: number): number | undefined {
   let deadline: number | undefined;

@@ -24,6 +24,7 @@ import { capabilitiesFor } from "../input/index.js";
 import type { CallState } from "../lifecycle/types.js";
 import { safeLogger, type Logger } from "./logger.js";
 import {
+  checkToolCall,
   deadlineOf,
   resolveClientOptions,
   type CallToolOptions,
@@ -159,6 +160,7 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
    * `TypeError` here, before anything is sent.
    */
   callTool(name: string, args: JSONObject = {}, options: CallToolOptions = {}): TaskHandle<CallToolResult> {
+    checkToolCall(name, args, options);
     this.assertOpen();
     const params: Record<string, unknown> = { name, arguments: args };
     if (options.meta) params._meta = { ...options.meta };

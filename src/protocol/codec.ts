@@ -50,6 +50,8 @@ export type ClassifiedResult =
   | { kind: "task"; task: CreateTaskResult };
 
 export interface ClassifyOptions {
+  /** Hears what was forgiven in an advisory field of a `CreateTaskResult` (see `normaliseAdvisoryFields`). */
+  warn?: Warn;
   /**
    * Whether the request declared the tasks extension in its envelope. Only then may a server answer with a
    * task. Default true: a modern-era session declares it on every request.
@@ -101,7 +103,7 @@ function parseCreateTaskResult(method: string, frame: Record<string, unknown>, o
       strayId,
     );
   }
-  const task = withWholeMilliseconds(frame);
+  const task = normaliseAdvisoryFields(method, frame, options?.warn);
   const parsed = createTaskResultSchema.safeParse(task);
   if (!parsed.success) {
     throw new OrphanedTaskError(
@@ -115,20 +117,84 @@ function parseCreateTaskResult(method: string, frame: Record<string, unknown>, o
   return task as unknown as CreateTaskResult;
 }
 
+/** Hears what the codec forgave in a server frame (an advisory field it read liberally). Default: nobody. */
+export type Warn = (message: string) => void;
+
+const ignoreWarning: Warn = () => undefined;
+
 /**
- * Rounds a fractional `pollIntervalMs` or `ttlMs` instead of rejecting the whole frame (requestor checklist
- * §4.1): the schema says integer, but killing a healthy task over `100.5` helps nobody. The frame is copied
- * only in that rare case; the usual frame passes through untouched.
+ * Reads the advisory fields of a task frame liberally, before the schema sees it (design decision 13): a bad
+ * `pollIntervalMs`, `ttlMs` or `statusMessage` never ends a task. A fractional number is rounded (requestor
+ * checklist §4.1), a decimal string is read as its number, and any other unusable value falls back with a
+ * warning: `pollIntervalMs` is dropped (the client's default interval), `statusMessage` is dropped, and
+ * `ttlMs` becomes `null` (no known lifetime, so no TTL backstop). Identity and outcome (`taskId`, `status`,
+ * `result`, `error`, timestamps) stay strict. The frame is copied only when something changes; warnings
+ * describe a value's kind, never the value, so no server text (which may quote a task id) reaches a log.
  */
-function withWholeMilliseconds(frame: Record<string, unknown>): Record<string, unknown> {
-  const { pollIntervalMs, ttlMs } = frame;
-  const fractional = (value: unknown) =>
-    typeof value === "number" && Number.isFinite(value) && !Number.isInteger(value);
-  if (!fractional(pollIntervalMs) && !fractional(ttlMs)) return frame;
-  const copy = { ...frame };
-  if (fractional(pollIntervalMs)) copy.pollIntervalMs = Math.round(pollIntervalMs as number);
-  if (fractional(ttlMs)) copy.ttlMs = Math.round(ttlMs as number);
-  return copy;
+export function normaliseAdvisoryFields(
+  method: string,
+  frame: Record<string, unknown>,
+  warn: Warn = ignoreWarning,
+): Record<string, unknown> {
+  let copy: Record<string, unknown> | undefined;
+  const set = (key: string, value: unknown) => {
+    copy ??= { ...frame };
+    if (value === undefined) delete copy[key];
+    else copy[key] = value;
+  };
+
+  if ("pollIntervalMs" in frame) {
+    const read = readMilliseconds(frame.pollIntervalMs);
+    if (read.problem !== undefined) {
+      warn(`${method}: pollIntervalMs ${read.problem}; using the default poll interval`);
+      set("pollIntervalMs", undefined);
+    } else if (read.value !== frame.pollIntervalMs) {
+      if (typeof frame.pollIntervalMs === "string") {
+        warn(`${method}: pollIntervalMs came as a string; read as ${read.value}`);
+      }
+      set("pollIntervalMs", read.value);
+    }
+  }
+
+  if (frame.ttlMs !== null) {
+    const read = readMilliseconds(frame.ttlMs);
+    if (read.problem !== undefined) {
+      warn(`${method}: ttlMs ${read.problem}; treating the task's lifetime as unknown (null)`);
+      set("ttlMs", null);
+    } else if (read.value !== frame.ttlMs) {
+      if (typeof frame.ttlMs === "string") warn(`${method}: ttlMs came as a string; read as ${read.value}`);
+      set("ttlMs", read.value);
+    }
+  }
+
+  if ("statusMessage" in frame && typeof frame.statusMessage !== "string") {
+    warn(`${method}: statusMessage is ${kindOf(frame.statusMessage)}, not a string; ignored`);
+    set("statusMessage", undefined);
+  }
+  return copy ?? frame;
+}
+
+/** A whole number of milliseconds from a number or a decimal string, or what is wrong with it. */
+function readMilliseconds(value: unknown): { value: number; problem?: undefined } | { problem: string } {
+  let number: number;
+  if (typeof value === "number") number = value;
+  else if (typeof value === "string" && DECIMAL.test(value)) number = Number(value);
+  else if (value === undefined) return { problem: "is missing" };
+  else return { problem: `is ${kindOf(value)}, not a number` };
+  const whole = Math.round(number);
+  // A negative value is still a number: the scheduler bounds it (an interval to the floor, a TTL as passed).
+  if (!Number.isSafeInteger(whole)) return { problem: "is not a usable number of milliseconds" };
+  return { value: whole };
+}
+
+const DECIMAL = /^\s*-?\d+(\.\d+)?\s*$/;
+
+function kindOf(value: unknown): string {
+  if (value === null) return "null";
+  if (value === undefined) return "missing";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "object") return "an object";
+  return `a ${typeof value}`;
 }
 
 /**
@@ -144,18 +210,18 @@ export function parseCallToolResult(result: unknown, method: string = Method.too
  * `inputRequests`, `completed` a `result`, `failed` an `error`). A missing `resultType` is read as
  * `"complete"`, leniently; any other value is invalid here. An unknown status is invalid too.
  */
-export function parseGetTaskResult(result: unknown): DetailedTask {
-  return parseTaskState(Method.tasksGet, requireComplete(Method.tasksGet, result));
+export function parseGetTaskResult(result: unknown, warn?: Warn): DetailedTask {
+  return parseTaskState(Method.tasksGet, requireComplete(Method.tasksGet, result), warn);
 }
 
 /** Validates the params of a `notifications/tasks` notification: a complete task state, as from `tasks/get`. */
-export function parseTaskNotification(params: unknown): TaskStatusNotificationParams {
-  return parseTaskState(Method.tasksNotification, requireObject(Method.tasksNotification, params));
+export function parseTaskNotification(params: unknown, warn?: Warn): TaskStatusNotificationParams {
+  return parseTaskState(Method.tasksNotification, requireObject(Method.tasksNotification, params), warn);
 }
 
 /** A detailed task state, as `tasks/get` and `notifications/tasks` carry it. */
-function parseTaskState(method: string, received: Record<string, unknown>): DetailedTask {
-  const frame = withWholeMilliseconds(received);
+function parseTaskState(method: string, received: Record<string, unknown>, warn?: Warn): DetailedTask {
+  const frame = normaliseAdvisoryFields(method, received, warn);
   const task = check(detailedTaskSchema, frame, method, "is not a valid task state");
   requireInputRequests(method, task, frame);
   return task;

@@ -38,15 +38,17 @@ export function buildEnvelope(options: EnvelopeOptions): RequestEnvelope {
 }
 
 /**
- * Returns request params carrying the envelope. The caller's params are not modified; `_meta` entries the
- * caller passed win over the envelope's (a caller may, for example, narrow the capabilities of one request).
+ * Returns request params carrying the envelope. The caller's params are not modified. `_meta` entries the
+ * caller passed are merged beside the envelope's, but the envelope's own keys always win: a request whose
+ * protocol version, identity or declaration of the tasks extension a caller replaced could be answered with
+ * a task the client was never told to expect (or not at all), so those keys are not the caller's to set.
  */
 export function withEnvelope(
   params: Record<string, unknown>,
   envelope: RequestEnvelope,
 ): Record<string, unknown> {
   const callerMeta = params._meta;
-  const meta = isPlainRecord(callerMeta) ? { ...envelope, ...callerMeta } : envelope;
+  const meta = isPlainRecord(callerMeta) ? { ...callerMeta, ...envelope } : envelope;
   return { ...params, _meta: meta };
 }
 

@@ -153,6 +153,20 @@ export function redactIn(text: string, taskId: string): string {
   return taskId.length === 0 ? text : text.split(taskId).join(redactTaskId(taskId));
 }
 
+/**
+ * Redacts `taskId` wherever server text may have put it in an error this library made: its `message`, and
+ * for an `RpcError` the server's own `rpcMessage` too (loggers serialise every field). Changes the error in
+ * place and returns it. Anything that is not ours (an abort reason the caller chose) is left alone.
+ */
+export function redactError<E>(error: E, taskId: string): E {
+  if (!(error instanceof McpTasksError) || taskId.length === 0) return error;
+  error.message = redactIn(error.message, taskId);
+  if (error instanceof RpcError) {
+    (error as { rpcMessage: string }).rpcMessage = redactIn(error.rpcMessage, taskId);
+  }
+  return error;
+}
+
 /** Base of the errors that end a task handle; each carries the task id when one was received. */
 export class TaskError extends McpTasksError {
   override name = "TaskError";

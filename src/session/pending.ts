@@ -3,7 +3,7 @@
  * costs one object, one timer and (only when the caller gave a signal) one abort listener: the entry itself is
  * the listener (`handleEvent`), and the timer gets the entry as its argument, so no closure is made per request.
  */
-import { RequestTimeoutError } from "../protocol/errors.js";
+import { RequestTimeoutError, redactError } from "../protocol/errors.js";
 
 type Resolve = (result: Record<string, unknown>) => void;
 type Reject = (error: unknown) => void;
@@ -19,7 +19,14 @@ export class PendingRequest {
     readonly resolve: Resolve,
     readonly reject: Reject,
     readonly signal: AbortSignal | undefined,
+    /** The task a `tasks/*` request is about: its id is redacted from the text of every error this rejects with. */
+    readonly taskId: string | undefined,
   ) {}
+
+  /** Rejects with an error this library made, with the task id (if any) redacted from its text. */
+  fail(error: unknown): void {
+    this.reject(this.taskId === undefined ? error : redactError(error, this.taskId));
+  }
 
   /** The caller's signal fired: abandon the request locally. */
   handleEvent(): void {
@@ -28,7 +35,7 @@ export class PendingRequest {
 }
 
 function expire(entry: PendingRequest, timeoutMs: number): void {
-  if (entry.table.take(entry.id) === entry) entry.reject(new RequestTimeoutError(entry.method, timeoutMs));
+  if (entry.table.take(entry.id) === entry) entry.fail(new RequestTimeoutError(entry.method, timeoutMs));
 }
 
 export class PendingTable {
@@ -49,12 +56,13 @@ export class PendingTable {
     reject: Reject,
     timeoutMs: number,
     signal: AbortSignal | undefined,
+    taskId?: string,
   ): PendingRequest | undefined {
     if (signal?.aborted) {
       reject(abortReason(signal));
       return undefined;
     }
-    const entry = new PendingRequest(this, id, method, resolve, reject, signal);
+    const entry = new PendingRequest(this, id, method, resolve, reject, signal, taskId);
     entry.timer = setTimeout(expire, timeoutMs, entry, timeoutMs);
     signal?.addEventListener("abort", entry, { once: true });
     this.entries.set(id, entry);
@@ -79,7 +87,7 @@ export class PendingTable {
   rejectAll(reason: (method: string) => unknown): void {
     for (const id of [...this.entries.keys()]) {
       const entry = this.take(id);
-      entry?.reject(reason(entry.method));
+      entry?.fail(reason(entry.method));
     }
   }
 }

@@ -33,7 +33,15 @@ type ErrorListener = (error: Error) => void;
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_STDIO_PROBE_TIMEOUT_MS = 10_000;
-const ID_PREFIX = "mcp-tasks:";
+/** Every request id this library makes starts with this; each session adds its own tag (see `idPrefix`). */
+const ID_NAMESPACE = "mcp-tasks:";
+/**
+ * Several sessions may share one connection (two `tasksFor()` on one SDK Client), so each owns a namespace:
+ * `mcp-tasks:<tag>:<seq>`. The tag is a counter, salted per module load so that two copies of the library
+ * (an ESM and a CJS build in one process) sharing a Client cannot collide either.
+ */
+const LOAD_SALT = Math.random().toString(36).slice(2, 8);
+let sessionCount = 0;
 const NO_PARAMS: Record<string, unknown> = Object.freeze({});
 
 export class Session implements RpcChannel {
@@ -46,6 +54,7 @@ export class Session implements RpcChannel {
   private readonly kind: TransportKind;
   /** The envelope while the era is modern or not yet known (the probe carries it); none on the legacy era. */
   private framing: RequestEnvelope | undefined;
+  private readonly idPrefix = `${ID_NAMESPACE}${LOAD_SALT}.${(++sessionCount).toString(36)}:`;
   private nextId = 0;
   private connecting: Promise<ServerInfo> | undefined;
   private info: ServerInfo | undefined;
@@ -93,16 +102,21 @@ export class Session implements RpcChannel {
     this.connecting = Promise.resolve(server);
   }
 
-  /** Whether a JSON-RPC id is one this session made (so a shared transport can route answers to it). */
+  /** Whether a JSON-RPC id is in the namespace of this library's sessions (any of them). */
   static ownsId(id: unknown): boolean {
-    return typeof id === "string" && id.startsWith(ID_PREFIX);
+    return typeof id === "string" && id.startsWith(ID_NAMESPACE);
+  }
+
+  /** Whether a JSON-RPC id is one this session made (so a shared transport can route answers to it). */
+  ownsId(id: unknown): boolean {
+    return typeof id === "string" && id.startsWith(this.idPrefix);
   }
 
   /**
    * Sends a request and resolves with the raw `result` object of its answer. Rejects with `RpcError` (or
    * `MissingCapabilityError`) for a JSON-RPC error, `ProtocolError` for an answer that is not valid JSON-RPC,
    * `TransportError` when no answer arrived (`RequestTimeoutError` after the timeout), or the signal's reason
-   * when the caller aborted. On the modern era the params get the envelope; the caller's `_meta` keys win.
+   * when the caller aborted. On the modern era the params get the envelope; its own `_meta` keys win over the caller's.
    */
   request(
     method: string,
@@ -110,12 +124,20 @@ export class Session implements RpcChannel {
     options?: RequestOptions,
   ): Promise<Record<string, unknown>> {
     if (this.closed) return Promise.reject(closedError(method));
-    const id = `${ID_PREFIX}${++this.nextId}`;
+    const id = `${this.idPrefix}${++this.nextId}`;
     const framed = this.framing === undefined ? params : withEnvelope(params, this.framing);
     const message: OutgoingMessage = { jsonrpc: "2.0", id, method, params: framed };
     return new Promise((resolve, reject) => {
       const timeoutMs = options?.timeoutMs ?? this.timeoutMs;
-      const entry = this.pending.add(id, method, resolve, reject, timeoutMs, options?.signal);
+      const entry = this.pending.add(
+        id,
+        method,
+        resolve,
+        reject,
+        timeoutMs,
+        options?.signal,
+        taskIdOf(method, params),
+      );
       if (entry === undefined) return;
       let sending: Promise<void>;
       try {
@@ -125,7 +147,7 @@ export class Session implements RpcChannel {
         sending = Promise.reject(error);
       }
       sending.then(undefined, (error: unknown) => {
-        if (this.pending.take(id) === entry) entry.reject(requestFailure(method, error));
+        if (this.pending.take(id) === entry) entry.fail(requestFailure(method, error));
       });
     });
   }
@@ -252,6 +274,7 @@ export class Session implements RpcChannel {
     const previousError = transport.onerror?.bind(transport);
     const previousClose = transport.onclose?.bind(transport);
     transport.onmessage = (message: unknown) => this.receive(message);
+    transport.claimResponses?.((id) => this.ownsId(id));
     transport.onerror = (error: Error) => {
       previousError?.(error);
       // The HTTP transports also report here every failure they throw from send(); the request that failed
@@ -292,11 +315,11 @@ export class Session implements RpcChannel {
       return;
     }
     if ("error" in frame) {
-      entry.reject(errorFromRpc(entry.method, frame.error));
+      entry.fail(errorFromRpc(entry.method, frame.error));
     } else if (typeof frame.result === "object" && frame.result !== null && !Array.isArray(frame.result)) {
       entry.resolve(frame.result as Record<string, unknown>);
     } else {
-      entry.reject(
+      entry.fail(
         new ProtocolError("answered with a response that has no result object", entry.method, frame),
       );
     }
@@ -333,7 +356,7 @@ export class Session implements RpcChannel {
       // The request's response stream ended (server closed it, network dropped) without an answer.
       onRequestStreamEnd: () => {
         if (this.pending.take(entry.id) !== entry) return;
-        entry.reject(
+        entry.fail(
           new TransportError(`${entry.method}: the response stream ended without an answer`, {
             transient: true,
           }),
@@ -366,6 +389,14 @@ export class Session implements RpcChannel {
       }
     }
   }
+}
+
+/**
+ * The task a request is about, for `tasks/*` methods. Errors of such a request may quote the id (server text,
+ * an HTTP body); the session redacts it there, so every caller (polls, cancel, input, retries) is covered.
+ */
+function taskIdOf(method: string, params: Record<string, unknown>): string | undefined {
+  return method.startsWith("tasks/") && typeof params.taskId === "string" ? params.taskId : undefined;
 }
 
 function closedError(method: string): TransportError {

@@ -93,4 +93,9 @@ export interface McpTransport {
   /** True on the v2 Streamable HTTP transport: one POST and response stream per request. */
   readonly hasPerRequestStream?: boolean;
   readonly sessionId?: string | undefined;
+  /**
+   * Only on a transport several parties share (`tasksFor`'s tap on an SDK Client's connection): the session
+   * passes the test for "this response id is mine", so answers to other sessions' requests pass it by.
+   */
+  claimResponses?(owns: (id: unknown) => boolean): void;
 }

@@ -9,6 +9,7 @@ import {
   parseGetTaskResult,
   parseInitializeResult,
   parseTaskNotification,
+  normaliseAdvisoryFields,
 } from "../../../src/protocol/codec.js";
 import {
   MissingCapabilityError,
@@ -106,12 +107,12 @@ describe("classifying a tools/call answer", () => {
   });
 
   it("rejects a malformed task, still exposing its id when there is one", () => {
-    const { ttlMs: _ttl, ...withoutTtl } = taskFields;
+    const { createdAt: _created, ...withoutCreatedAt } = taskFields;
     const error = rejection(() =>
-      classifyResult("tools/call", { resultType: "task", status: "working", ...withoutTtl }),
+      classifyResult("tools/call", { resultType: "task", status: "working", ...withoutCreatedAt }),
     );
     expect((error as OrphanedTaskError).taskId).toBe(TASK_ID);
-    expect(error.message).toMatch(/ttlMs/);
+    expect(error.message).toMatch(/createdAt/);
     const anonymous = rejection(() =>
       classifyResult("tools/call", { resultType: "task", status: "working" }),
     );
@@ -260,5 +261,90 @@ describe("mapping JSON-RPC errors", () => {
   it("turns an error object that is not a JSON-RPC error into a ProtocolError", () => {
     expect(errorFromRpc("tasks/get", { message: "no code" })).toBeInstanceOf(ProtocolError);
     expect(errorFromRpc("tasks/get", "boom")).toBeInstanceOf(ProtocolError);
+  });
+});
+
+describe("advisory fields are read liberally, identity and outcome strictly", () => {
+  const working = { ...taskFields, status: "working" };
+  const created = { resultType: "task", ...working };
+  const collect = () => {
+    const warnings: string[] = [];
+    return { warnings, warn: (message: string) => warnings.push(message) };
+  };
+
+  it("reads a decimal-string pollIntervalMs as its number, with a warning, on every task path", () => {
+    for (const value of ["100", " 100 ", "99.6"]) {
+      const { warnings, warn } = collect();
+      expect(classifyResult("tools/call", { ...created, pollIntervalMs: value }, { warn })).toMatchObject({
+        kind: "task",
+        task: { pollIntervalMs: 100 },
+      });
+      expect(parseGetTaskResult({ ...working, pollIntervalMs: value }, warn).pollIntervalMs).toBe(100);
+      expect(parseTaskNotification({ ...working, pollIntervalMs: value }, warn).pollIntervalMs).toBe(100);
+      expect(warnings).toHaveLength(3);
+      expect(warnings[0]).toMatch(/^tools\/call: pollIntervalMs came as a string; read as 100$/);
+    }
+  });
+
+  it("drops any other unusable pollIntervalMs (default interval) with a warning", () => {
+    for (const value of ["fast", "", "1e3", "0x10", true, null, {}, [], 2 ** 60]) {
+      const { warnings, warn } = collect();
+      const task = parseGetTaskResult({ ...working, pollIntervalMs: value }, warn);
+      expect(task).not.toHaveProperty("pollIntervalMs");
+      expect(task.status).toBe("working");
+      expect(warnings).toEqual([
+        expect.stringMatching(/^tasks\/get: pollIntervalMs .*default poll interval$/),
+      ]);
+    }
+  });
+
+  it("reads ttlMs liberally: a decimal string as its number, anything else unusable as null (no known lifetime)", () => {
+    const { warnings, warn } = collect();
+    expect(parseGetTaskResult({ ...working, ttlMs: "60000" }, warn).ttlMs).toBe(60_000);
+    expect(parseGetTaskResult({ ...working, ttlMs: "forever" }, warn).ttlMs).toBeNull();
+    expect(parseGetTaskResult({ ...working, ttlMs: 2 ** 60 }, warn).ttlMs).toBeNull();
+    expect(parseGetTaskResult({ ...working, ttlMs: -1 }, warn).ttlMs).toBe(-1); // a number: bounded later
+    const { ttlMs: _ttl, ...withoutTtl } = working;
+    expect(parseGetTaskResult(withoutTtl, warn).ttlMs).toBeNull();
+    expect(parseGetTaskResult({ ...working, ttlMs: null }, warn).ttlMs).toBeNull();
+    expect(warnings).toHaveLength(4); // null is the spec's "unlimited": nothing to warn about
+  });
+
+  it("drops a statusMessage that is not a string, with a warning", () => {
+    const { warnings, warn } = collect();
+    const task = parseGetTaskResult({ ...working, statusMessage: 42 }, warn);
+    expect(task).not.toHaveProperty("statusMessage");
+    expect(warnings).toEqual(["tasks/get: statusMessage is a number, not a string; ignored"]);
+  });
+
+  it("rounds a fractional interval silently and leaves a well-formed frame untouched (the same object)", () => {
+    const { warnings, warn } = collect();
+    expect(parseGetTaskResult({ ...working, pollIntervalMs: 120.6 }, warn).pollIntervalMs).toBe(121);
+    const frame = { ...working, statusMessage: "busy" };
+    expect(parseGetTaskResult(frame, warn)).toBe(frame);
+    expect(warnings).toEqual([]);
+  });
+
+  it("never puts the value (which could be anything, even a task id) in a warning", () => {
+    const { warnings, warn } = collect();
+    normaliseAdvisoryFields(
+      "tasks/get",
+      { ...working, pollIntervalMs: TASK_ID, statusMessage: [TASK_ID] },
+      warn,
+    );
+    expect(warnings).toHaveLength(2);
+    for (const message of warnings) expect(message).not.toContain(TASK_ID);
+  });
+
+  it("stays strict about taskId, status, result and error", () => {
+    rejection(() => parseGetTaskResult({ ...working, taskId: 7, pollIntervalMs: "100" }));
+    rejection(() => parseGetTaskResult({ ...working, status: "paused" }));
+    rejection(() => parseGetTaskResult({ ...working, status: "completed", result: "done" }));
+    rejection(() => parseGetTaskResult({ ...working, status: "failed", error: "boom" }));
+    expect(() => classifyResult("tools/call", { ...created, taskId: undefined })).toThrow(OrphanedTaskError);
+  });
+
+  it("needs no warn callback (the default hears nothing)", () => {
+    expect(parseGetTaskResult({ ...working, pollIntervalMs: "100" }).pollIntervalMs).toBe(100);
   });
 });

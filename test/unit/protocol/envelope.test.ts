@@ -42,7 +42,7 @@ describe("the request envelope", () => {
     expect(params).not.toHaveProperty("_meta");
   });
 
-  it("keeps the caller's own _meta keys, which win over the envelope's", () => {
+  it("keeps the caller's own _meta keys beside the envelope's, which win over the caller's", () => {
     const envelope = buildEnvelope({ clientInfo });
     const narrowed = { extensions: {} };
     const framed = withEnvelope(
@@ -52,7 +52,7 @@ describe("the request envelope", () => {
     expect(framed._meta).toEqual({
       [MetaKey.protocolVersion]: PROTOCOL_VERSION,
       [MetaKey.clientInfo]: clientInfo,
-      [MetaKey.clientCapabilities]: narrowed,
+      [MetaKey.clientCapabilities]: envelope[MetaKey.clientCapabilities],
       [MetaKey.relatedTaskIds]: ["t-0"],
     });
   });
