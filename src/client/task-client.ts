@@ -70,7 +70,7 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
     };
     this.context = {
       channel: session,
-      tasks: new TaskRequests(session, settings.retry),
+      tasks: new TaskRequests(session, settings.retry, (message) => log.warn(message)),
       scheduler: new PollScheduler({ maxInFlight: settings.options.maxInFlight, onJobError }),
       alarms: new PollScheduler({ maxInFlight: Infinity, onJobError }),
       polling: settings.polling,

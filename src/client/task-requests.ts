@@ -15,12 +15,14 @@ export class TaskRequests {
   constructor(
     private readonly channel: RpcChannel,
     private readonly retry: RetryTiming,
+    /** Hears advisory fields read leniently (a string `pollIntervalMs`, …). */
+    private readonly warn: (message: string) => void = () => undefined,
   ) {}
 
   /** One `tasks/get`, validated; the answer must be about the task asked for. No retry: the caller decides. */
   async get(taskId: string): Promise<DetailedTask> {
     const raw = await this.channel.request(Method.tasksGet, { taskId });
-    const snapshot = parseGetTaskResult(raw);
+    const snapshot = parseGetTaskResult(raw, this.warn);
     if (snapshot.taskId !== taskId) {
       throw new ProtocolError("answered with another task's state", Method.tasksGet, raw);
     }

@@ -251,7 +251,10 @@ export class TaskRun implements TaskController, PollJob {
   private answered(call: CallSpec, raw: Record<string, unknown>): void {
     let answer: ReturnType<typeof classifyResult>;
     try {
-      answer = classifyResult(call.method, raw, { tasksDeclared: this.context.tasksDeclared });
+      answer = classifyResult(call.method, raw, {
+        tasksDeclared: this.context.tasksDeclared,
+        warn: (message) => this.context.log.warn(message),
+      });
     } catch (error) {
       // A task the client cannot follow (wrong method, not declared): ask the server to stop it.
       if (error instanceof OrphanedTaskError && error.taskId !== undefined) this.cancelOrphan(error.taskId);
