@@ -11,6 +11,8 @@ export default defineConfig({
       { find: /^mcp-tasks$/, replacement: source("./src/index.ts") },
       { find: /^mcp-tasks\/schema$/, replacement: source("./src/schema/index.ts") },
       { find: /^mcp-tasks\/testing$/, replacement: source("./src/testing/index.ts") },
+      // package.json "imports" maps `#stdio` to the build; on Node the sources use the stdio transport.
+      { find: /^#stdio$/, replacement: source("./src/session/stdio-node.ts") },
     ],
   },
   test: {
