@@ -6,11 +6,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import {
-  createMcpHandler,
-  localhostAllowedHostnames,
-  validateHostHeader,
-} from "@modelcontextprotocol/server";
+import { createMcpHandler, localhostAllowedHostnames, validateHostHeader } from "./serverSdk.js";
 import { ErrorCode, PROTOCOL_VERSION_META_KEY } from "./constants.js";
 import type { TaskListenRequest } from "./listen.js";
 import { asTaskListenRequest, listenClosing, openTaskListen } from "./listen.js";
