@@ -20,5 +20,7 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: "forks",
+    // Vitest's default on 2 cores is one worker; most files here wait on sockets, timers and child processes.
+    maxWorkers: 2,
   },
 });

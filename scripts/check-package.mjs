@@ -14,7 +14,9 @@ step("npm", ["run", "build", "--silent"]);
 step(bin("publint"), ["--strict"]);
 const dir = mkdtempSync(join(tmpdir(), "mcp-tasks-pack-"));
 try {
-  execFileSync("npm", ["pack", "--ignore-scripts", "--silent", "--pack-destination", dir], { stdio: "ignore" });
+  execFileSync("npm", ["pack", "--ignore-scripts", "--silent", "--pack-destination", dir], {
+    stdio: "ignore",
+  });
   const [tarball] = readdirSync(dir).filter((name) => name.endsWith(".tgz"));
   step(bin("attw"), [join(dir, tarball), "--format", "table-flipped"]);
 } finally {
