@@ -1,16 +1,40 @@
+import { join } from "node:path";
 import { defineConfig } from "tsup";
 
-// ESM + CJS + .d.ts for every public entry point. Add new entry points here and to package.json "exports".
+// The public entry points (ESM + CJS + .d.ts); add new ones here and to package.json "exports".
+const publicEntries = {
+  index: "src/index.ts",
+  "schema/index": "src/schema/index.ts",
+  "testing/index": "src/testing/index.ts",
+};
+
 export default defineConfig({
   entry: {
-    index: "src/index.ts",
-    "schema/index": "src/schema/index.ts",
-    "testing/index": "src/testing/index.ts",
+    ...publicEntries,
+    // Behind the package import `#stdio` (package.json "imports"): Node gets the SDK's stdio transport, every
+    // other runtime an explanatory error, so `dist/index.js` bundles for browsers and workers.
+    "stdio/node": "src/session/stdio-node.ts",
+    "stdio/unavailable": "src/session/stdio-unavailable.ts",
   },
+  external: ["#stdio"],
   format: ["esm", "cjs"],
-  dts: true,
-  sourcemap: true,
+  dts: { entry: publicEntries },
+  // No sourcemaps in the package: they would double its size and point at sources it does not ship.
+  sourcemap: false,
   clean: true,
-  target: "node20",
+  // ES2022 runs on Node 20 and every current browser; the main entry must bundle for both.
+  target: "es2022",
   splitting: false,
+  esbuildPlugins: [
+    {
+      // CommonJS has no top-level await: its build of mcp-tasks/testing loads the server SDK with require().
+      name: "server-sdk-for-cjs",
+      setup(build) {
+        if (build.initialOptions.format !== "cjs") return;
+        build.onResolve({ filter: /^\.\/serverSdk\.js$/ }, (args) => ({
+          path: join(args.resolveDir, "serverSdk.cjs.ts"),
+        }));
+      },
+    },
+  ],
 });

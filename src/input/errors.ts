@@ -2,7 +2,7 @@
  * The error of answering input out of band (`handle.respond`) when the answer cannot be taken. Kept here until
  * it moves to `protocol/errors.ts` with the other public errors.
  */
-import { McpTasksError } from "../protocol/errors.js";
+import { brandErrorClass, McpTasksError } from "../protocol/errors.js";
 
 export type InputRespondProblem =
   /** The key is not an outstanding input request of this task (never asked, or no longer listed). */
@@ -16,6 +16,9 @@ export type InputRespondProblem =
 
 /** `respond(key, response)` could not take the answer. Nothing was sent. */
 export class InputRespondError extends McpTasksError {
+  static {
+    brandErrorClass(this, "InputRespondError");
+  }
   override name = "InputRespondError";
   constructor(
     /** The key the app tried to answer. */

@@ -6,9 +6,50 @@ import type { ClientCapabilities, JSONRPCErrorObject } from "../schema/index.js"
 import { ErrorCode } from "./constants.js";
 import { redactTaskId } from "./redact.js";
 
+/** Instances carry the brands of every class in their chain under this key (shared by every copy). */
+const BRANDS: unique symbol = Symbol.for("mcp-tasks.error.brands");
+const classBrands = new WeakMap<abstract new (...args: never[]) => unknown, symbol>();
+
+/**
+ * Give an error class a brand, `Symbol.for("mcp-tasks.error.<name>")`, so that `instanceof` also recognises
+ * instances made by another copy of this library (the ESM and the CommonJS build loaded in one process, or
+ * two bundled versions). Every public error class calls this once, in a static block.
+ */
+export function brandErrorClass(
+  errorClass: abstract new (...args: never[]) => McpTasksError,
+  name: string,
+): void {
+  classBrands.set(errorClass, Symbol.for(`mcp-tasks.error.${name}`));
+}
+
 /** Base class of every error from mcp-tasks. */
 export class McpTasksError extends Error {
+  static {
+    brandErrorClass(this, "McpTasksError");
+  }
   override name = "McpTasksError";
+
+  constructor(message?: string, options?: { cause?: unknown }) {
+    super(message, options);
+    const brands: symbol[] = [];
+    for (let c: unknown = new.target; typeof c === "function" && c !== Error; c = Object.getPrototypeOf(c)) {
+      const mark = classBrands.get(c as abstract new () => unknown);
+      if (mark !== undefined) brands.push(mark);
+    }
+    Object.defineProperty(this, BRANDS, { value: Object.freeze(brands), enumerable: false });
+  }
+
+  /**
+   * `error instanceof TaskFailedError` holds for a `TaskFailedError` from any copy of mcp-tasks, by brand; a
+   * class without a brand of its own (a subclass in user code) falls back to the prototype chain.
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (Function.prototype[Symbol.hasInstance].call(this, value)) return true;
+    const mark = classBrands.get(this);
+    if (mark === undefined || typeof value !== "object" || value === null) return false;
+    const brands = (value as { [BRANDS]?: unknown })[BRANDS];
+    return Array.isArray(brands) && brands.includes(mark);
+  }
 }
 
 /**
@@ -17,6 +58,9 @@ export class McpTasksError extends Error {
  * another request. Carries the method and the offending frame.
  */
 export class ProtocolError extends McpTasksError {
+  static {
+    brandErrorClass(this, "ProtocolError");
+  }
   override name = "ProtocolError";
   constructor(
     message: string,
@@ -35,6 +79,9 @@ export class ProtocolError extends McpTasksError {
  * exist on the server; `taskId` carries its id when one could be read, so the caller can send `tasks/cancel`.
  */
 export class OrphanedTaskError extends ProtocolError {
+  static {
+    brandErrorClass(this, "OrphanedTaskError");
+  }
   override name = "OrphanedTaskError";
   constructor(
     message: string,
@@ -50,6 +97,9 @@ export class OrphanedTaskError extends ProtocolError {
 
 /** The server answered a request with a JSON-RPC error. */
 export class RpcError extends McpTasksError {
+  static {
+    brandErrorClass(this, "RpcError");
+  }
   override name = "RpcError";
   constructor(
     readonly method: string,
@@ -68,6 +118,9 @@ export class RpcError extends McpTasksError {
  * tool that only runs as a task when talking to a server that does not get the tasks extension declared.
  */
 export class MissingCapabilityError extends RpcError {
+  static {
+    brandErrorClass(this, "MissingCapabilityError");
+  }
   override name = "MissingCapabilityError";
   /** What the server said it requires, as sent in `data.requiredCapabilities`. */
   readonly requiredCapabilities: ClientCapabilities | undefined;
@@ -111,6 +164,9 @@ function describeCapabilities(required: ClientCapabilities | undefined): string[
  * closed connection, a request timeout. `transient` says whether trying again may help.
  */
 export class TransportError extends McpTasksError {
+  static {
+    brandErrorClass(this, "TransportError");
+  }
   override name = "TransportError";
   constructor(
     message: string,
@@ -139,6 +195,9 @@ export class TransportError extends McpTasksError {
 
 /** No answer arrived within the request's timeout. Transient: the request may be sent again (with a new id). */
 export class RequestTimeoutError extends TransportError {
+  static {
+    brandErrorClass(this, "RequestTimeoutError");
+  }
   override name = "RequestTimeoutError";
   constructor(
     readonly method: string,
@@ -169,6 +228,9 @@ export function redactError<E>(error: E, taskId: string): E {
 
 /** Base of the errors that end a task handle; each carries the task id when one was received. */
 export class TaskError extends McpTasksError {
+  static {
+    brandErrorClass(this, "TaskError");
+  }
   override name = "TaskError";
   constructor(
     message: string,
@@ -186,6 +248,9 @@ export class TaskError extends McpTasksError {
 
 /** The task ended `failed`: the underlying request hit a JSON-RPC error. Carries that error. */
 export class TaskFailedError extends TaskError {
+  static {
+    brandErrorClass(this, "TaskFailedError");
+  }
   override name = "TaskFailedError";
   readonly code: number;
   readonly data: unknown;
@@ -208,6 +273,9 @@ export class TaskFailedError extends TaskError {
  * stopped waiting after asking (the server had not reported a final state in time, or no task existed yet).
  */
 export class TaskCancelledError extends TaskError {
+  static {
+    brandErrorClass(this, "TaskCancelledError");
+  }
   override name = "TaskCancelledError";
   constructor(
     taskId: string | undefined,
@@ -223,6 +291,9 @@ export class TaskCancelledError extends TaskError {
 
 /** `tasks/get` answered -32602: the task is unknown to the server, or expired and purged. */
 export class TaskNotFoundError extends TaskError {
+  static {
+    brandErrorClass(this, "TaskNotFoundError");
+  }
   override name = "TaskNotFoundError";
   constructor(
     taskId: string,
@@ -234,6 +305,9 @@ export class TaskNotFoundError extends TaskError {
 
 /** The task's `createdAt + ttlMs` passed without a terminal status: the client treats it as no longer usable. */
 export class TaskExpiredError extends TaskError {
+  static {
+    brandErrorClass(this, "TaskExpiredError");
+  }
   override name = "TaskExpiredError";
   constructor(
     taskId: string,
@@ -245,6 +319,9 @@ export class TaskExpiredError extends TaskError {
 
 /** The caller's deadline passed before the task ended. The task itself was left running on the server. */
 export class DeadlineExceededError extends TaskError {
+  static {
+    brandErrorClass(this, "DeadlineExceededError");
+  }
   override name = "DeadlineExceededError";
   constructor(
     taskId: string | undefined,
@@ -256,6 +333,9 @@ export class DeadlineExceededError extends TaskError {
 
 /** The handle was detached: the client stopped observing; the task was not cancelled. */
 export class TaskDetachedError extends TaskError {
+  static {
+    brandErrorClass(this, "TaskDetachedError");
+  }
   override name = "TaskDetachedError";
   constructor(taskId: string | undefined) {
     super("detached; the task keeps running on the server", taskId);
@@ -264,6 +344,9 @@ export class TaskDetachedError extends TaskError {
 
 /** The client was closed while the handle was still waiting. */
 export class ClientClosedError extends TaskError {
+  static {
+    brandErrorClass(this, "ClientClosedError");
+  }
   override name = "ClientClosedError";
   constructor(taskId: string | undefined) {
     super("the client was closed before the task ended", taskId);
@@ -275,6 +358,9 @@ export class ClientClosedError extends TaskError {
  * the configured policy is to fail the handle.
  */
 export class InputUnansweredError extends TaskError {
+  static {
+    brandErrorClass(this, "InputUnansweredError");
+  }
   override name = "InputUnansweredError";
   constructor(
     taskId: string | undefined,

@@ -1,7 +1,7 @@
 /**
  * What a user may hand `TaskClient.connect`: a URL, a stdio server command, or a transport they built
- * themselves. URLs and commands get the v2 SDK's transports, loaded on demand so that a browser bundle never
- * pulls in the stdio (child process) code and a host that brings its own transport loads neither.
+ * themselves. URLs and commands get the v2 SDK's transports, loaded on demand so that a host that brings its own
+ * transport loads neither; the stdio one sits behind `#stdio`, so a browser bundle never contains it.
  */
 import type { FetchLike } from "../protocol/headers.js";
 import { withHttpErrorMapping } from "./http-fetch.js";
@@ -45,14 +45,9 @@ export async function resolveTransport(
   }
   if (isTransport(target)) return target;
   if (isStdioTarget(target)) {
-    const { StdioClientTransport } = await import("@modelcontextprotocol/client/stdio");
-    const transport = new StdioClientTransport({
-      command: target.command,
-      ...(target.args !== undefined && { args: target.args }),
-      ...(target.env !== undefined && { env: target.env }),
-      ...(target.cwd !== undefined && { cwd: target.cwd }),
-    });
-    return transport;
+    // `#stdio` (package.json "imports"): the SDK's stdio transport under the `node` condition, an error elsewhere.
+    const { createStdioTransport } = await import("#stdio");
+    return createStdioTransport(target);
   }
   throw new TypeError(
     "connect target must be a URL, a stdio command ({ command, args? }), or an MCP transport (start/send/close)",

@@ -4,7 +4,7 @@
  * SDK request handlers, all call into one engine, so every transport sees the same tasks.
  */
 import { randomUUID } from "node:crypto";
-import { ProtocolError } from "@modelcontextprotocol/server";
+import { ProtocolError } from "./serverSdk.js";
 import type { DetailedTask, InputRequests, InputResponse } from "../schema/index.js";
 import type { Clock } from "./clock.js";
 import { ErrorCode } from "./constants.js";

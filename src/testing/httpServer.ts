@@ -6,11 +6,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import {
-  createMcpHandler,
-  localhostAllowedHostnames,
-  validateHostHeader,
-} from "@modelcontextprotocol/server";
+import { createMcpHandler, localhostAllowedHostnames, validateHostHeader } from "./serverSdk.js";
 import { ErrorCode, PROTOCOL_VERSION_META_KEY } from "./constants.js";
 import type { TaskListenRequest } from "./listen.js";
 import { asTaskListenRequest, listenClosing, openTaskListen } from "./listen.js";
@@ -34,6 +30,11 @@ export interface HttpTaskServerOptions extends TaskServerOptions {
   readonly port?: number;
   /** Endpoint path. Default `/mcp`. */
   readonly path?: string;
+  /**
+   * Web origins allowed to call the server from a page (CORS), e.g. `["http://127.0.0.1:8080"]`; `"*"`
+   * allows any. Default: none, so browsers refuse cross-origin calls; Node clients need nothing.
+   */
+  readonly allowOrigins?: "*" | readonly string[];
 }
 
 export interface HttpTaskServer extends TaskServer {
@@ -44,6 +45,36 @@ export interface HttpTaskServer extends TaskServer {
 }
 
 const LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "::1"];
+
+/** What a page may send and read: the MCP request headers and the session/version headers of answers. */
+const CORS_HEADERS = {
+  "access-control-allow-methods": "GET, POST, DELETE, OPTIONS",
+  "access-control-allow-headers":
+    "content-type, accept, authorization, last-event-id, mcp-session-id, mcp-protocol-version, mcp-method, mcp-name",
+  "access-control-expose-headers": "mcp-session-id, mcp-protocol-version",
+  "access-control-max-age": "600",
+};
+
+/** Adds the CORS headers for an allowed `Origin`; answers a preflight. Returns whether the request is done. */
+function applyCors(
+  allowOrigins: HttpTaskServerOptions["allowOrigins"],
+  req: IncomingMessage,
+  res: ServerResponse,
+): boolean {
+  const origin = req.headers.origin;
+  const allowed =
+    origin !== undefined &&
+    allowOrigins !== undefined &&
+    (allowOrigins === "*" || allowOrigins.includes(origin));
+  if (allowed) {
+    res.setHeader("access-control-allow-origin", origin);
+    res.setHeader("vary", "Origin");
+    for (const [name, value] of Object.entries(CORS_HEADERS)) res.setHeader(name, value);
+  }
+  if (req.method !== "OPTIONS" || req.headers["access-control-request-method"] === undefined) return false;
+  res.writeHead(allowed ? 204 : 403).end();
+  return true;
+}
 
 /** The `MCP-Protocol-Version` / `Mcp-Method` checks the SDK applies, for the listens served here. */
 function listenHeaderProblem(headers: Record<string, string>, listen: TaskListenRequest): string | undefined {
@@ -105,6 +136,7 @@ export async function startTaskServer(options: HttpTaskServerOptions = {}): Prom
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (applyCors(options.allowOrigins, req, res)) return;
     const text = req.method === "POST" ? await readBody(req) : "";
     if (text === undefined) return writeRpcError(res, 413, -32000, "Request body too large");
     const headers = flatHeaders(req.headers);

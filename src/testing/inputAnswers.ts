@@ -3,7 +3,7 @@
  * the result its request asks for (elicitation, sampling or roots). Answers for keys that are not
  * outstanding are not checked here; callers ignore them, as the spec asks.
  */
-import { ProtocolError } from "@modelcontextprotocol/server";
+import { ProtocolError } from "./serverSdk.js";
 import type { InputRequest, InputRequests, InputResponse } from "../schema/index.js";
 import { createMessageResultSchema, elicitResultSchema, listRootsResultSchema } from "../schema/index.js";
 import { ErrorCode } from "./constants.js";

@@ -11,7 +11,7 @@ import type {
   McpServerFactory,
   ServerContext,
 } from "@modelcontextprotocol/server";
-import { Server } from "@modelcontextprotocol/server";
+import { Server } from "./serverSdk.js";
 import * as z from "zod/v4";
 import { declaresTasks, missingTasksCapability } from "./capabilities.js";
 import type { Clock } from "./clock.js";

@@ -11,7 +11,7 @@ import type {
   Transport,
   TransportSendOptions,
 } from "@modelcontextprotocol/server";
-import { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
+import { serveStdio, StdioServerTransport } from "./serverSdk.js";
 import type { ListenMessage } from "./listen.js";
 import { asTaskListenRequest, openTaskListen } from "./listen.js";
 import type { ServerCore, TaskServer, TaskServerOptions } from "./serverCore.js";

@@ -4,7 +4,7 @@
  * rounds, `complete` answers the call, `fail` answers with the JSON-RPC error. With `everyMs`, each
  * step waits one interval on the server's clock first, so a slow tool is slow without a task too.
  */
-import { ProtocolError } from "@modelcontextprotocol/server";
+import { ProtocolError } from "./serverSdk.js";
 import type { CallToolResult, InputRequests } from "../schema/index.js";
 import type { Clock } from "./clock.js";
 import { ErrorCode } from "./constants.js";

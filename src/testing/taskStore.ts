@@ -3,7 +3,7 @@
  * `createdAt + ttlMs` has passed: the next lookup drops it and answers "expired" (expiry is lazy, so
  * the store needs no timer). Tests read the store through {@link TaskStoreView}.
  */
-import { ProtocolError } from "@modelcontextprotocol/server";
+import { ProtocolError } from "./serverSdk.js";
 import type { DetailedTask, InputResponse } from "../schema/index.js";
 import { ErrorCode } from "./constants.js";
 import type { TaskRecord } from "./taskRecord.js";

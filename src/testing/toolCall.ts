@@ -4,7 +4,7 @@
  * from the Tasks extension: a `CreateTaskResult` only for a request that declared the extension, and
  * `-32021` when a tool cannot run without a task.
  */
-import { ProtocolError } from "@modelcontextprotocol/server";
+import { ProtocolError } from "./serverSdk.js";
 import type { CallToolResult, InputRequests, InputResponse } from "../schema/index.js";
 import { missingTasksCapability } from "./capabilities.js";
 import type { Clock } from "./clock.js";

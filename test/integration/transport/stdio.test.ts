@@ -18,6 +18,8 @@ async function spawn(mode: "modern" | "legacy") {
   const session = new Session(transport, {
     clientInfo: { name: "stdio-test", version: "1.0.0" },
     capabilities: {},
+    // A busy machine can take longer than the 10 s default to start a tsx child; silence would read as legacy.
+    probeTimeoutMs: 30_000,
   });
   return { session, transport: transport as StdioClientTransport, info: await session.connect() };
 }

@@ -1,0 +1,164 @@
+/**
+ * The packed package in a consumer project that installed only its production dependencies: the main
+ * entry loads from ESM and CJS without `@modelcontextprotocol/server`; `mcp-tasks/testing` and the
+ * `mcp-tasks-server` command fail naming the package to install; an error from the CJS copy is an
+ * `instanceof` the ESM copy's class and the other way round; the declarations compile for a strict consumer
+ * with `exactOptionalPropertyTypes`, without `@types/node` and without the DOM lib.
+ */
+import { execFile } from "node:child_process";
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { packedConsumer, ROOT, type Consumer } from "./packed.js";
+
+const exec = promisify(execFile);
+let consumer: Consumer;
+
+beforeAll(async () => {
+  consumer = await packedConsumer();
+}, 60_000);
+afterAll(() => consumer?.remove());
+
+/** Runs a script file in the consumer project with Node; resolves with its exit code and output. */
+async function node(file: string, source: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  writeFileSync(join(consumer.dir, file), source);
+  try {
+    const { stdout, stderr } = await exec(process.execPath, [file], { cwd: consumer.dir, timeout: 30_000 });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: failed.code ?? -1, stdout: failed.stdout ?? "", stderr: failed.stderr ?? "" };
+  }
+}
+
+describe("a production install (no @modelcontextprotocol/server)", () => {
+  it("has no server package to find", () => {
+    expect(existsSync(join(consumer.dir, "node_modules", "@modelcontextprotocol", "server"))).toBe(false);
+    expect(existsSync(join(consumer.packageDir, "node_modules"))).toBe(false);
+  });
+
+  it("loads the main entry and mcp-tasks/schema from ESM and from CJS", async () => {
+    const esm = await node(
+      "main.mjs",
+      `import { TaskClient } from "mcp-tasks"; import { getTaskResultSchema } from "mcp-tasks/schema";
+       console.log(typeof TaskClient.connect, typeof getTaskResultSchema.parse);`,
+    );
+    expect(esm).toMatchObject({ code: 0, stdout: "function function\n" });
+    const cjs = await node(
+      "main.cjs",
+      `const { TaskClient } = require("mcp-tasks"); const { getTaskResultSchema } = require("mcp-tasks/schema");
+       console.log(typeof TaskClient.connect, typeof getTaskResultSchema.parse);`,
+    );
+    expect(cjs).toMatchObject({ code: 0, stdout: "function function\n" });
+  });
+
+  it.each([
+    ["ESM import", "testing.mjs", `await import("mcp-tasks/testing");`],
+    ["CJS require", "testing.cjs", `require("mcp-tasks/testing");`],
+  ])("mcp-tasks/testing by %s fails naming the package to install", async (_, file, source) => {
+    const result = await node(file, source);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain("need @modelcontextprotocol/server, an optional peer dependency");
+    expect(result.stderr).toContain("npm install --save-dev @modelcontextprotocol/server");
+  });
+
+  it("the mcp-tasks-server command fails naming the package to install", async () => {
+    const bin = join(consumer.packageDir, "bin", "mcp-tasks-server.js");
+    const launched = await exec(process.execPath, [bin, "--port", "0"], { cwd: consumer.dir }).then(
+      () => ({ code: 0, stderr: "" }),
+      (error: { code?: number; stderr?: string }) => ({ code: error.code ?? -1, stderr: error.stderr ?? "" }),
+    );
+    expect(launched.code).toBe(1);
+    expect(launched.stderr).toMatch(
+      /^mcp-tasks-server: mcp-tasks\/testing and mcp-tasks-server need @modelcontextprotocol\/server/,
+    );
+  });
+});
+
+describe("errors across the ESM and CJS copies", () => {
+  it("instanceof recognises an error of the other copy, by class, and never a different class", async () => {
+    const result = await node(
+      "dual.mjs",
+      `import { createRequire } from "node:module";
+       const esm = await import("mcp-tasks");
+       const cjs = createRequire(import.meta.url)("mcp-tasks");
+       if (esm.TaskFailedError === cjs.TaskFailedError) throw new Error("expected two copies");
+       const fromCjs = new cjs.TaskFailedError("t-1", { code: -32000, message: "boom" });
+       const fromEsm = new esm.TaskCancelledError("t-2", true);
+       console.log(JSON.stringify([
+         fromCjs instanceof esm.TaskFailedError, fromCjs instanceof esm.TaskError, fromCjs instanceof esm.McpTasksError,
+         fromCjs instanceof Error, fromCjs instanceof esm.TaskCancelledError, fromCjs instanceof esm.RpcError,
+         fromEsm instanceof cjs.TaskCancelledError, fromEsm instanceof cjs.TaskError, fromEsm instanceof cjs.TaskFailedError,
+         new Error("x") instanceof cjs.McpTasksError, null instanceof esm.McpTasksError,
+       ]));`,
+    );
+    expect(result.stderr).toBe("");
+    expect(JSON.parse(result.stdout)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      false,
+      false,
+      true,
+      true,
+      false,
+      false,
+      false,
+    ]);
+  });
+});
+
+describe("declarations for a strict consumer without @types/node or the DOM lib", () => {
+  it("of the main entry compile with exactOptionalPropertyTypes and skipLibCheck off, as ESM and as CJS", async () => {
+    const usage = (imports: string) => `${imports}
+export async function use(url: string, signal: AbortSignal): Promise<string> {
+  const client = await TaskClient.connect(url, { polling: { defaultIntervalMs: 500 }, cancelGraceMs: 1_000 });
+  const handle = client.callTool("slow", { seconds: 1 }, { signal, timeoutMs: 5_000 });
+  for await (const update of handle) if (update.terminal) break;
+  const outcome: TaskOutcome = await handle.outcome();
+  try {
+    await handle;
+  } catch (error) {
+    if (error instanceof TaskFailedError) return String(error.code);
+  }
+  await client.close();
+  return outcome.kind;
+}
+`;
+    writeFileSync(
+      join(consumer.dir, "esm.mts"),
+      usage(`import { TaskClient, TaskFailedError, type TaskOutcome } from "mcp-tasks";`),
+    );
+    writeFileSync(
+      join(consumer.dir, "cjs.cts"),
+      // A CommonJS module: the import compiles to require(), typed by dist/index.d.cts.
+      usage(`import { TaskClient, TaskFailedError, type TaskOutcome } from "mcp-tasks";`),
+    );
+    writeFileSync(
+      join(consumer.dir, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          target: "ES2022",
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          // No "DOM", no @types/node: the web platform types every runtime has (WebWorker), and disposables.
+          lib: ["ES2022", "WebWorker", "ESNext.Disposable"],
+          types: [],
+          strict: true,
+          exactOptionalPropertyTypes: true,
+          skipLibCheck: false,
+          noEmit: true,
+        },
+        files: ["esm.mts", "cjs.cts"],
+      }),
+    );
+    const tsc = join(ROOT, "node_modules", "typescript", "bin", "tsc");
+    const result = await exec(process.execPath, [tsc, "-p", consumer.dir], { cwd: consumer.dir }).then(
+      ({ stdout }) => stdout,
+      (error: { stdout?: string }) => error.stdout ?? "tsc failed",
+    );
+    expect(result).toBe("");
+  }, 60_000);
+});

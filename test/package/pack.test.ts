@@ -1,0 +1,69 @@
+/**
+ * What `npm pack` / `npm publish` ship: the build, the server launcher, the README and the licence, and
+ * nothing a consumer does not need (sources, tests, benchmarks, sourcemaps, the schema sources that
+ * `dist/schema` already declares). Prints the tarball's size; the budget is 250 KB packed.
+ */
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { packDryRun, ROOT, type PackResult } from "./packed.js";
+
+const BUDGET_BYTES = 250 * 1024;
+let pack: PackResult;
+let paths: string[];
+
+beforeAll(async () => {
+  pack = await packDryRun();
+  paths = pack.files.map((file) => file.path).sort();
+  console.log(
+    `npm pack: ${(pack.size / 1024).toFixed(1)} KB packed, ${(pack.unpackedSize / 1024).toFixed(1)} KB unpacked, ${paths.length} files`,
+  );
+}, 60_000);
+
+describe("the packed package", () => {
+  it(`stays within ${BUDGET_BYTES / 1024} KB packed`, () => {
+    expect(pack.size).toBeLessThanOrEqual(BUDGET_BYTES);
+  });
+
+  it("has every entry point of package.json in ESM, CJS and both declaration flavours", () => {
+    for (const entry of ["index", "schema/index", "testing/index"]) {
+      for (const extension of [".js", ".cjs", ".d.ts", ".d.cts"])
+        expect(paths).toContain(`dist/${entry}${extension}`);
+    }
+    for (const variant of ["node", "unavailable"]) {
+      expect(paths).toContain(`dist/stdio/${variant}.js`);
+      expect(paths).toContain(`dist/stdio/${variant}.cjs`);
+    }
+    expect(paths).toContain("bin/mcp-tasks-server.js");
+    expect(paths).toEqual(expect.arrayContaining(["package.json", "README.md", "LICENSE"]));
+  });
+
+  it("has no sources, tests, benchmarks, examples, scripts, sourcemaps or schema sources", () => {
+    const allowed = /^(dist\/.+\.(c?js|d\.c?ts)|bin\/mcp-tasks-server\.js|package\.json|README\.md|LICENSE)$/;
+    expect(paths.filter((path) => !allowed.test(path))).toEqual([]);
+    expect(
+      paths.filter(
+        (path) =>
+          /(^|\/)(src|test|tests|bench|examples|scripts|schema|conformance)\//.test(path) &&
+          !path.startsWith("dist/"),
+      ),
+    ).toEqual([]);
+    expect(paths.filter((path) => /\.(test|bench|spec)\.|\.map$/.test(path))).toEqual([]);
+  });
+
+  it("has no duplicate files: identical contents only as a .d.ts / .d.cts pair", () => {
+    const byHash = new Map<string, string[]>();
+    for (const path of paths) {
+      const text = readFileSync(join(ROOT, path), "utf8").replaceAll(".cjs", ".js");
+      const hash = createHash("sha256").update(text).digest("hex");
+      byHash.set(hash, [...(byHash.get(hash) ?? []), path]);
+    }
+    const duplicates = [...byHash.values()].filter((group) => group.length > 1);
+    for (const group of duplicates) {
+      expect(group).toHaveLength(2);
+      const [first, second] = group as [string, string];
+      expect(first.replace(/\.d\.c?ts$/, "")).toBe(second.replace(/\.d\.c?ts$/, ""));
+    }
+  });
+});
