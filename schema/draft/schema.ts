@@ -76,18 +76,24 @@ export interface ServerCapabilities {
 }
 
 /**
- * The per-request envelope every 2026-07-28 request carries in `params._meta`.
- * Capabilities are declared on each request; a server must not infer them from earlier ones.
+ * The per-request envelope a 2026-07-28 request carries in `params._meta`. Capabilities are declared on
+ * each request; a server must not infer them from earlier ones. Core 2026-07-28 asks every request for the
+ * protocol version too (and `mcp-tasks` always sends it), but the extension's own examples show an envelope
+ * with the capabilities alone, so this schema accepts one without it.
  */
 export interface RequestMetaObject {
-  "io.modelcontextprotocol/protocolVersion": string;
+  "io.modelcontextprotocol/protocolVersion"?: string;
   "io.modelcontextprotocol/clientCapabilities": ClientCapabilities;
   "io.modelcontextprotocol/clientInfo"?: Implementation;
 }
 
-/** Parameters shared by every request. */
+/**
+ * Parameters shared by every request. `_meta` is optional, as in the official extension schema and the
+ * spec's example requests (`tasks/get`, `tasks/update`, `tasks/cancel` and `tools/call` are printed
+ * without it); whether a request declared the extension is the server's check, answered with -32021.
+ */
 export interface RequestParams {
-  _meta: RequestMetaObject;
+  _meta?: RequestMetaObject;
 }
 
 /** Parameters shared by every notification. */
@@ -220,7 +226,7 @@ export interface CallToolRequestMetaObject extends RequestMetaObject {
 
 /** Parameters of `tools/call`. `inputResponses` and `requestState` appear only on an MRTR retry. */
 export interface CallToolRequestParams extends RequestParams {
-  _meta: CallToolRequestMetaObject;
+  _meta?: CallToolRequestMetaObject;
   name: string;
   arguments?: JSONObject;
   /** Answers to the `inputRequests` of an earlier `input_required` result (MRTR retry). */

@@ -8,8 +8,9 @@ import { fixtureTools } from "./fixtures.js";
 import { startTaskServer } from "./httpServer.js";
 import type { TaskServer } from "./serverCore.js";
 import { startStdioTaskServer } from "./stdioServer.js";
+import { TOOL_DEFAULTS, type ToolDefinition } from "./tool.js";
 
-const USAGE = `Usage: mcp-tasks-server [--port N] [--host H] [--path /mcp] [--time-scale X] | --stdio [--time-scale X]
+const OPTIONS = `Usage: mcp-tasks-server [--port N] [--host H] [--path /mcp] [--time-scale X] | --stdio [--time-scale X]
 
 Serves the MCP Tasks extension (2026-07-28) with the conformance fixture tools.
   --port N          HTTP port (default 0: a free port)
@@ -17,7 +18,39 @@ Serves the MCP Tasks extension (2026-07-28) with the conformance fixture tools.
   --path P          endpoint path (default /mcp)
   --stdio           serve newline-delimited JSON-RPC on stdin/stdout instead of HTTP
   --time-scale X    multiply the fixtures' delays (default 1)
+  -h, --help        print this help
 `;
+
+/** One argument of a tool as its `inputSchema` declares it: `name: type`, `?` when optional. */
+function describeArguments(inputSchema: ToolDefinition["inputSchema"]): string {
+  const properties = inputSchema?.["properties"];
+  if (typeof properties !== "object" || properties === null) return "(no arguments)";
+  const required = inputSchema?.["required"];
+  const requiredNames = new Set(Array.isArray(required) ? required : []);
+  const described = Object.entries(properties as Record<string, unknown>).map(([name, schema]) => {
+    const type = (schema as { type?: unknown } | null)?.type;
+    return `${name}${requiredNames.has(name) ? "" : "?"}: ${typeof type === "string" ? type : "any"}`;
+  });
+  return described.length > 0 ? `{ ${described.join(", ")} }` : "(no arguments)";
+}
+
+/**
+ * The tools section of `--help`, generated from the definitions the server serves: each tool's name,
+ * arguments (from its `inputSchema`), whether a call becomes a task, and its description.
+ */
+export function describeTools(tools: readonly ToolDefinition[]): string {
+  const lines = tools.map((tool) => {
+    const task = tool.task ?? TOOL_DEFAULTS.task;
+    const head = `  ${tool.name} ${describeArguments(tool.inputSchema)}  [task: ${task}]`;
+    return tool.description === undefined ? head : `${head}\n      ${tool.description}`;
+  });
+  return `Tools:\n${lines.join("\n")}\n`;
+}
+
+/** The full `--help` text: the options, then the tools the command serves. */
+export function taskServerUsage(tools: readonly ToolDefinition[] = fixtureTools()): string {
+  return `${OPTIONS}\n${describeTools(tools)}`;
+}
 
 /** Thrown for command-line arguments the command cannot use. */
 export class CliUsageError extends Error {
@@ -88,8 +121,9 @@ export async function taskServerMain(argv: readonly string[]): Promise<void> {
   } catch (error) {
     if (!(error instanceof CliUsageError)) throw error;
     const help = error.message === "help requested";
+    const usage = taskServerUsage();
     (help ? process.stdout : process.stderr).write(
-      help ? USAGE : `mcp-tasks-server: ${error.message}\n\n${USAGE}`,
+      help ? usage : `mcp-tasks-server: ${error.message}\n\n${usage}`,
     );
     process.exitCode = help ? 0 : 2;
     return;

@@ -23,4 +23,4 @@ export type { RecordedRequest } from "./requestLog.js";
 export { systemClock } from "./clock.js";
 export type { Clock, TimerHandle } from "./clock.js";
 export { ScriptError, ToolDefinitionError } from "./errors.js";
-export { CliUsageError, runTaskServerCli, taskServerMain } from "./cli.js";
+export { CliUsageError, describeTools, runTaskServerCli, taskServerMain, taskServerUsage } from "./cli.js";

@@ -38,13 +38,13 @@ export const serverCapabilitiesSchema = z.looseObject({
 });
 
 export const requestMetaObjectSchema = z.looseObject({
-  "io.modelcontextprotocol/protocolVersion": z.string(),
+  "io.modelcontextprotocol/protocolVersion": z.string().optional(),
   "io.modelcontextprotocol/clientCapabilities": clientCapabilitiesSchema,
   "io.modelcontextprotocol/clientInfo": implementationSchema.optional(),
 });
 
 export const requestParamsSchema = z.looseObject({
-  _meta: requestMetaObjectSchema,
+  _meta: requestMetaObjectSchema.optional(),
 });
 
 export const notificationParamsSchema = z.looseObject({
@@ -436,7 +436,7 @@ export const missingRequiredClientCapabilityErrorSchema = z.looseObject({
 });
 
 export const callToolRequestParamsSchema = requestParamsSchema.extend({
-  _meta: callToolRequestMetaObjectSchema,
+  _meta: callToolRequestMetaObjectSchema.optional(),
   name: z.string(),
   arguments: jsonObjectSchema.optional(),
   inputResponses: inputResponsesSchema.optional(),

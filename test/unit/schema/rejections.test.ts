@@ -82,6 +82,28 @@ describe.each(VERSIONS)("schema %s", (version) => {
     });
   });
 
+  describe.each(validators)("$name, request params", (validator) => {
+    const get = { jsonrpc: "2.0", id: 3, method: "tasks/get", params: { taskId: "786512e2" } };
+
+    it("accepts a tasks/get without _meta, as the spec prints it", () => {
+      expect(validator.accepts("GetTaskRequest", get), validator.explain("GetTaskRequest", get)).toBe(true);
+    });
+
+    it("rejects a tasks/get without taskId, and an envelope that is not an envelope", () => {
+      expect(validator.accepts("GetTaskRequest", { ...get, params: {} })).toBe(false);
+      const badMeta = {
+        ...get,
+        params: { ...get.params, _meta: { "io.modelcontextprotocol/protocolVersion": 1 } },
+      };
+      expect(validator.accepts("GetTaskRequest", badMeta)).toBe(false);
+      const noCaps = {
+        ...get,
+        params: { ...get.params, _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28" } },
+      };
+      expect(validator.accepts("GetTaskRequest", noCaps)).toBe(false);
+    });
+  });
+
   it("keeps unknown keys when Zod parses a message", () => {
     const parsed = zodSchemaFor(version, "GetTaskResult").parse({ ...working, futureField: "kept" });
     expect(parsed).toMatchObject({ futureField: "kept", taskId: working.taskId });
