@@ -41,6 +41,8 @@ export interface HttpTaskServer extends TaskServer {
   readonly url: string;
   readonly host: string;
   readonly port: number;
+  /** How many task listen streams are open now. */
+  readonly listenStreams: number;
 }
 
 const LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "::1"];
@@ -177,6 +179,9 @@ export async function startTaskServer(options: HttpTaskServerOptions = {}): Prom
     port,
     tasks: core.engine.store,
     requests: core.log,
+    get listenStreams() {
+      return openListens.size;
+    },
     close,
   };
 }
