@@ -144,6 +144,7 @@ export class Subscriptions {
     if (stream === undefined) return;
     stream.ids.delete(taskId);
     if (stream.ids.size === 0) this.endStream(stream, "none of its tasks is live");
+    else if (this.pending.size > 0) this.flushSoon(); // room for ids waiting at the stream cap
   }
 
   /** Ends every stream and timer; nothing is listened for again. */

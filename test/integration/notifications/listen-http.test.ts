@@ -3,6 +3,8 @@
  * listens by default, acknowledged tasks are pushed instead of polled, and every misbehaviour the server can
  * script (partial acknowledgement, refusal, drops, duplicates, reordering) ends with the task's true outcome.
  */
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { TaskClient, type TaskClientOptions } from "mcp-tasks";
 import {
@@ -243,6 +245,29 @@ describe("listening for task status notifications over Streamable HTTP", () => {
     await client.close();
     await until(() => server.listenStreams === 0, "every stream to close");
   });
+
+  it("lets the process exit on its own after close()", async () => {
+    const { server } = await setUp();
+    const script = fileURLToPath(new URL("./fixtures/listen-then-close.ts", import.meta.url));
+    const child = spawn(process.execPath, ["--import", "tsx", script, server.url, "long"], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let stdout = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    const code = await new Promise<number | null>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        child.kill();
+        reject(new Error(`the client process did not exit on its own; it said ${JSON.stringify(stdout)}`));
+      }, 15_000);
+      child.on("exit", (exitCode) => {
+        clearTimeout(timer);
+        resolve(exitCode);
+      });
+    });
+    expect(code).toBe(0);
+    expect(stdout.trim()).toBe("acknowledged closed");
+    await until(() => server.listenStreams === 0, "the stream to close");
+  }, 20_000);
 
   it("does not listen with notifications: 'off'", async () => {
     const { server, client } = await setUp({}, { notifications: "off" });
