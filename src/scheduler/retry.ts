@@ -97,6 +97,11 @@ export function backoffDelay(retriesConsumed: number, timing: RetryTiming): numb
   return Math.min(Math.round(timing.minTimeoutMs * timing.factor ** retriesConsumed), timing.maxTimeoutMs);
 }
 
+/** The wait before retry number `retriesConsumed + 1` after `error`: the backoff, or the server's longer `Retry-After`. */
+export function retryWait(retriesConsumed: number, error: unknown, timing: RetryTiming): number {
+  return Math.max(backoffDelay(retriesConsumed, timing), retryAfterMs(error, timing));
+}
+
 /** The server's `Retry-After`, bounded by `maxTimeoutMs`; 0 when absent or unusable. */
 function retryAfterMs(error: unknown, timing: RetryTiming): number {
   if (!(error instanceof TransportError)) return 0;
