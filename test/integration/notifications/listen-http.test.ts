@@ -198,6 +198,18 @@ describe("listening for task status notifications over Streamable HTTP", () => {
     expect(pollsOf(server, taskId).length).toBeLessThanOrEqual(3);
   });
 
+  it("polls as usual until a late acknowledgement arrives, then stops", async () => {
+    const { server, client } = await setUp({ ackDelayMs: 350 });
+    const handle = client.callTool("chatty");
+    await expect(handle).resolves.toMatchObject({ content: [{ type: "text", text: "ok" }] });
+    const [listen] = server.requests.forMethod("subscriptions/listen");
+    const acknowledgedAt = (listen?.receivedAt as number) + 350;
+    const polls = pollsOf(server, (await handle.created) as string);
+    expect(polls.filter((entry) => entry.receivedAt < acknowledgedAt).length).toBeGreaterThanOrEqual(2);
+    // After it: the catch-up poll at most (the task runs 700 ms at a 100 ms poll interval).
+    expect(polls.filter((entry) => entry.receivedAt > acknowledgedAt + 20).length).toBeLessThanOrEqual(1);
+  });
+
   it("drops duplicate and out-of-order notifications: updates only move forward", async () => {
     const { client } = await setUp({ duplicate: true, reorder: true });
     const handle = client.callTool("ticking");
