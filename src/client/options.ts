@@ -42,6 +42,17 @@ export interface TaskClientOptions {
    * (console, pino). Task ids are redacted. Default: silent.
    */
   logger?: Partial<Logger>;
+  /**
+   * Task status notifications (`subscriptions/listen`). `"auto"` (the default) listens for the client's tasks on
+   * servers that speak the tasks extension and falls back to polling wherever the server declines; `"off"`
+   * only polls.
+   */
+  notifications?: "auto" | "off";
+  /**
+   * While the server pushes a task's changes, a slow poll still checks on it (so a lost notification cannot
+   * hang the task): at most once per `max(notificationSafetyNetMs, 10 × the task's poll interval)`. Default 30000.
+   */
+  notificationSafetyNetMs?: number;
 }
 
 export interface CallToolOptions {
@@ -67,6 +78,8 @@ export interface ResolvedClientOptions {
   requestTimeoutMs: number;
   cancelGraceMs: number;
   ttlGraceMs: number;
+  notifications: "auto" | "off";
+  notificationSafetyNetMs: number;
 }
 
 export function resolveClientOptions(options: TaskClientOptions): ResolvedClientOptions {
@@ -80,6 +93,12 @@ export function resolveClientOptions(options: TaskClientOptions): ResolvedClient
     requestTimeoutMs: positiveInteger("requestTimeoutMs", options.requestTimeoutMs, 60_000),
     cancelGraceMs: nonNegative("cancelGraceMs", options.cancelGraceMs, 10_000),
     ttlGraceMs: nonNegative("ttlGraceMs", options.ttlGraceMs, 5_000),
+    notifications: notificationsMode(options.notifications),
+    notificationSafetyNetMs: positiveInteger(
+      "notificationSafetyNetMs",
+      options.notificationSafetyNetMs,
+      30_000,
+    ),
   };
 }
 
@@ -175,4 +194,10 @@ function nonNegative(name: string, value: number | undefined, fallback: number):
   if (value === undefined) return fallback;
   if (!Number.isFinite(value) || value < 0) throw new RangeError(`TaskClient: \`${name}\` must be ≥ 0`);
   return value;
+}
+
+function notificationsMode(value: unknown): "auto" | "off" {
+  if (value === undefined) return "auto";
+  if (value === "auto" || value === "off") return value;
+  throw new RangeError('TaskClient: `notifications` must be "auto" or "off"');
 }

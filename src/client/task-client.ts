@@ -34,6 +34,7 @@ import {
 import type { RunContext } from "./run-context.js";
 import { TaskRequests } from "./task-requests.js";
 import { TaskRun } from "./task-run.js";
+import { Subscriptions } from "../notifications/subscriptions.js";
 
 /** Events of a `TaskClient` (eventemitter3; an `error` without listeners is not thrown). */
 export interface TaskClientEvents {
@@ -53,6 +54,8 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
   private readonly serverInfo: ServerInfo;
   private readonly url: string | undefined;
   private closing: Promise<void> | undefined;
+  /** Task status notifications; undefined with `notifications: "off"` or on a 2025-era server. */
+  private readonly subscriptions: Subscriptions | undefined;
 
   private constructor(
     private readonly session: Session,
@@ -89,18 +92,27 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
       toOutcome: toolOutcome,
       redact: redactTaskId,
       refFor: (fields) => ({ v: 1, server: this.serverRef(), ...fields }),
-      adopted: (run, taskId) => this.emit("task", run.handle, taskId),
+      adopted: (run, taskId) => {
+        this.subscriptions?.adopted(run, taskId);
+        this.emit("task", run.handle, taskId);
+      },
       released: (run) => {
+        this.subscriptions?.released(run);
         this.runs.delete(run);
         const outcome = run.outcome;
         if (outcome !== undefined) this.emit("settled", run.handle, outcome);
       },
     };
+    if (settings.options.notifications === "auto" && server.era === "modern") {
+      const { scheduler, retry } = this.context;
+      this.subscriptions = new Subscriptions({ channel: session, scheduler, log, retry });
+    }
     session.onError((error) => {
       log.warn("transport error", error);
       this.emit("error", error);
     });
     session.onClose(() => {
+      this.subscriptions?.close();
       if (!this.closing)
         log.error("the connection to the server ended; open tasks will fail on their next request");
       this.emit("closed");
@@ -215,6 +227,7 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
   close(): Promise<void> {
     this.closing ??= (async () => {
       for (const run of [...this.runs]) run.closeForClient();
+      this.subscriptions?.close();
       this.context.scheduler.close();
       this.context.alarms.close();
       await this.session.close();

@@ -141,6 +141,31 @@ export class TaskRun implements TaskController, PollJob {
     this.dispatch({ type: "observed", snapshot });
   }
 
+  /* ---- Pushed updates (src/notifications): while a listen stream carries this task, polls are a safety net */
+
+  private isPushed = false;
+
+  /** Whether a listen stream pushes this task's changes; true moves the next regular poll out to the safety net. */
+  get pushed(): boolean {
+    return this.isPushed;
+  }
+
+  set pushed(value: boolean) {
+    if (value === this.isPushed) return;
+    this.isPushed = value;
+    const scheduler = this.context.scheduler;
+    if (value && this.state.phase === "polling" && scheduler.isScheduled(this)) {
+      scheduler.schedule(this, this.context.options.notificationSafetyNetMs);
+    }
+  }
+
+  /** The wait before the next regular poll: the server's interval; while pushed, `max(safety net, 10 × it)`. */
+  private cadence(serverIntervalMs: unknown): number {
+    const delay = pollDelay(serverIntervalMs, this.context.polling);
+    if (!this.isPushed || this.state.phase !== "polling") return delay;
+    return Math.max(this.context.options.notificationSafetyNetMs, 10 * delay);
+  }
+
   /* ---- PollJob: the scheduler says the next poll is due -------------------------------------------- */
 
   run(): Promise<void> {
@@ -210,10 +235,7 @@ export class TaskRun implements TaskController, PollJob {
         this.show(effect.snapshot);
         return;
       case "schedulePoll":
-        this.context.scheduler.schedule(
-          this,
-          effect.afterMs ?? pollDelay(effect.serverIntervalMs, this.context.polling),
-        );
+        this.context.scheduler.schedule(this, effect.afterMs ?? this.cadence(effect.serverIntervalMs));
         return;
       case "sendPoll":
         this.poll = this.sendPoll(effect.taskId);
@@ -288,6 +310,8 @@ export class TaskRun implements TaskController, PollJob {
 
   private show(snapshot: DetailedTask): void {
     this.sink.accept(snapshot);
+    // A stale snapshot (say, a notification that overtook a newer poll) must not reach the input ledger either.
+    if (this.sink.snapshot !== snapshot) return;
     // Every snapshot goes to the coordinator once it exists: a working one tells it which keys are no longer wanted.
     if (snapshot.status === "input_required" || this.input) this.inputCoordinator().observe(snapshot);
   }

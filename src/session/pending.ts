@@ -63,7 +63,8 @@ export class PendingTable {
       return undefined;
     }
     const entry = new PendingRequest(this, id, method, resolve, reject, signal, taskId);
-    entry.timer = setTimeout(expire, timeoutMs, entry, timeoutMs);
+    // A listen waits as long as its stream lasts: an infinite timeout sets no timer.
+    if (Number.isFinite(timeoutMs)) entry.timer = setTimeout(expire, timeoutMs, entry, timeoutMs);
     signal?.addEventListener("abort", entry, { once: true });
     this.entries.set(id, entry);
     return entry;

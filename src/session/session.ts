@@ -75,6 +75,11 @@ export class Session implements RpcChannel {
     return this.info;
   }
 
+  /** Whether each request has its own response stream (Streamable HTTP), which aborting its signal closes. */
+  get perRequestStreams(): boolean {
+    return this.transport.hasPerRequestStream === true;
+  }
+
   /** Whether `close()` was called or the transport closed. */
   get isClosed(): boolean {
     return this.closed;
@@ -139,6 +144,7 @@ export class Session implements RpcChannel {
         taskIdOf(method, params),
       );
       if (entry === undefined) return;
+      options?.onId?.(id);
       let sending: Promise<void>;
       try {
         sending = this.transport.send(message, this.sendOptions(entry));

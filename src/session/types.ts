@@ -9,6 +9,8 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** Fails with a transient `TransportError` when no answer arrives in time. Default: the session's timeout. */
   timeoutMs?: number;
+  /** Told the JSON-RPC id just before the request is sent (a listen's id is its subscription id). */
+  onId?: (id: string) => void;
 }
 
 /**

@@ -42,6 +42,8 @@ export interface HttpTaskServer extends TaskServer {
   readonly url: string;
   readonly host: string;
   readonly port: number;
+  /** How many task listen streams are open now. */
+  readonly listenStreams: number;
 }
 
 const LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "::1"];
@@ -120,19 +122,31 @@ export async function startTaskServer(options: HttpTaskServerOptions = {}): Prom
       const error = { code: ErrorCode.headerMismatch, message: headerProblem };
       return writeJson(res, 400, { jsonrpc: "2.0", id: listen.id, error });
     }
-    const opening = openTaskListen(core.engine, listen, (message) => res.write(sseFrame(message)));
+    const opening = openTaskListen(
+      core.engine,
+      listen,
+      (message) => res.write(sseFrame(message)),
+      core.listen,
+      core.nextListenIndex(),
+      core.clock,
+    );
     if (opening.kind === "rejected") return writeJson(res, 400, opening.response);
     res.writeHead(200, {
       "content-type": "text/event-stream",
       "cache-control": "no-cache",
       connection: "keep-alive",
     });
-    res.write(sseFrame(opening.acknowledgement));
     openListens.set(res, listen.id);
+    const drop =
+      opening.dropAfterMs === undefined
+        ? undefined
+        : core.clock.setTimeout(() => res.destroy(), opening.dropAfterMs);
     res.on("close", () => {
+      if (drop !== undefined) core.clock.clearTimeout(drop);
       opening.close();
       openListens.delete(res);
     });
+    opening.start();
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -197,6 +211,9 @@ export async function startTaskServer(options: HttpTaskServerOptions = {}): Prom
     port,
     tasks: core.engine.store,
     requests: core.log,
+    get listenStreams() {
+      return openListens.size;
+    },
     close,
   };
 }

@@ -9,6 +9,7 @@ export type { HttpTaskServer, HttpTaskServerOptions } from "./httpServer.js";
 export { startStdioTaskServer } from "./stdioServer.js";
 export type { StdioTaskServerOptions } from "./stdioServer.js";
 export type { TaskServer, TaskServerOptions } from "./serverCore.js";
+export type { ListenBehaviour } from "./listenBehaviour.js";
 
 export { defineTool } from "./tool.js";
 export type { Advance, CancelPolicy, FromArguments, TaskSupport, ToolDefinition } from "./tool.js";

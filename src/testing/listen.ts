@@ -14,6 +14,10 @@ import {
   SUBSCRIPTION_ID_META_KEY,
 } from "./constants.js";
 import type { TaskEngine } from "./engine.js";
+import type { Clock } from "./clock.js";
+import { systemClock } from "./clock.js";
+import type { ListenBehaviour } from "./listenBehaviour.js";
+import { dropDelay, shapeStream } from "./listenBehaviour.js";
 
 type RequestId = string | number;
 
@@ -29,7 +33,14 @@ export interface TaskListenRequest {
 
 export type ListenOpening =
   | { kind: "rejected"; response: ListenMessage }
-  | { kind: "open"; acknowledgement: ListenMessage; close(): void };
+  | {
+      kind: "open";
+      /** Sends the acknowledgement (and from then on the notifications) through the stream's writer. */
+      start(): void;
+      close(): void;
+      /** When the stream should break, if its behaviour says so. */
+      dropAfterMs: number | undefined;
+    };
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -65,11 +76,17 @@ export function taskNotification(id: RequestId, task: DetailedTask): ListenMessa
   return { jsonrpc: "2.0", method: "notifications/tasks", params: { ...fields, _meta: stamped(id, _meta) } };
 }
 
-/** Check the request, then subscribe; `send` receives every `notifications/tasks` after the acknowledgement. */
+/**
+ * Check the request, then subscribe; `send` receives the acknowledgement (on `start()`) and every
+ * `notifications/tasks` after it, shaped by `behaviour`. `listenIndex` counts the server's task listens.
+ */
 export function openTaskListen(
   engine: TaskEngine,
   request: TaskListenRequest,
   send: (message: ListenMessage) => void,
+  behaviour: ListenBehaviour = {},
+  listenIndex = 0,
+  clock: Clock = systemClock,
 ): ListenOpening {
   const meta = request.params["_meta"];
   const version = isObject(meta) ? meta[PROTOCOL_VERSION_META_KEY] : undefined;
@@ -112,14 +129,25 @@ export function openTaskListen(
       ),
     };
   }
-  const subscription = engine.subscribe(taskIds, (task) => send(taskNotification(request.id, task)));
+  if (behaviour.refuse !== undefined) {
+    const { code, message, data } = behaviour.refuse;
+    return { kind: "rejected", response: errorResponse(request.id, code, message, data) };
+  }
+  const chosen = behaviour.acknowledge ? behaviour.acknowledge(taskIds as string[]) : (taskIds as string[]);
+  const stream = shapeStream(behaviour, clock, send as (message: Record<string, unknown>) => void);
+  const subscription = engine.subscribe(chosen, (task) => stream.notify(taskNotification(request.id, task)));
   return {
     kind: "open",
-    acknowledgement: {
-      jsonrpc: "2.0",
-      method: "notifications/subscriptions/acknowledged",
-      params: { notifications: { taskIds: subscription.accepted }, _meta: stamped(request.id) },
+    start: () =>
+      stream.acknowledge({
+        jsonrpc: "2.0",
+        method: "notifications/subscriptions/acknowledged",
+        params: { notifications: { taskIds: subscription.accepted }, _meta: stamped(request.id) },
+      }),
+    close: () => {
+      stream.stop();
+      subscription.unsubscribe();
     },
-    close: subscription.unsubscribe,
+    dropAfterMs: dropDelay(behaviour, listenIndex),
   };
 }

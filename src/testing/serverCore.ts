@@ -8,6 +8,7 @@ import { RequestLog } from "./requestLog.js";
 import { createServerFactory } from "./sdkServer.js";
 import type { TaskStoreView } from "./taskStore.js";
 import type { ToolDefinition } from "./tool.js";
+import type { ListenBehaviour } from "./listenBehaviour.js";
 
 /** Options shared by {@link startTaskServer} and {@link startStdioTaskServer}. */
 export interface TaskServerOptions {
@@ -24,6 +25,8 @@ export interface TaskServerOptions {
    * `CreateTaskResult`, which is invalid for any method but `tools/call`. Default false.
    */
   readonly taskShapedPrompt?: boolean;
+  /** Misbehave on task listen streams: partial acknowledgements, refusals, delays, duplicates, reordering, drops. */
+  readonly listen?: ListenBehaviour;
 }
 
 /** What a running server offers a test, whatever the transport. */
@@ -44,11 +47,15 @@ export interface ServerCore {
   readonly log: RequestLog;
   readonly clock: Clock;
   readonly reportError: (error: Error) => void;
+  readonly listen: ListenBehaviour;
+  /** The 0-based index of the next task listen (for `dropAfterMs` functions). */
+  nextListenIndex(): number;
 }
 
 export function createServerCore(options: TaskServerOptions): ServerCore {
   const clock = options.clock ?? systemClock;
   const reportError = (error: Error) => options.onError?.(error);
+  let listens = 0;
   const engine = new TaskEngine({ tools: options.tools ?? fixtureTools(), clock, onError: reportError });
   return {
     engine,
@@ -60,5 +67,7 @@ export function createServerCore(options: TaskServerOptions): ServerCore {
     log: new RequestLog(),
     clock,
     reportError,
+    listen: options.listen ?? {},
+    nextListenIndex: () => listens++,
   };
 }

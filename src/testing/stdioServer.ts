@@ -75,10 +75,22 @@ class TaskListenTransport implements Transport {
   private serveListen(listen: NonNullable<ReturnType<typeof asTaskListenRequest>>): void {
     const write = (out: ListenMessage) =>
       void this.inner.send(out as JSONRPCMessage).catch((error: Error) => this.core.reportError(error));
-    const opening = openTaskListen(this.core.engine, listen, write);
+    const core = this.core;
+    const opening = openTaskListen(
+      core.engine,
+      listen,
+      write,
+      core.listen,
+      core.nextListenIndex(),
+      core.clock,
+    );
     if (opening.kind === "rejected") return write(opening.response);
-    write(opening.acknowledgement);
     this.listens.set(listen.id, opening.close);
+    opening.start();
+    if (opening.dropAfterMs !== undefined) {
+      // stdio has no stream per listen to break: the subscription falls silent instead.
+      core.clock.setTimeout(() => opening.close(), opening.dropAfterMs);
+    }
   }
 
   /** On stdio a listen ends with `notifications/cancelled` naming its request id. */

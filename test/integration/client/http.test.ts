@@ -4,7 +4,7 @@
  * the v1 SDK transport with our fetch wrappers. Besides each fixture's behaviour, the server's request log shows
  * what went over the wire: routing headers, the `_meta` envelope, and `tasks/cancel` on abort.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { StreamableHTTPClientTransport as V2Transport } from "@modelcontextprotocol/client";
 import { StreamableHTTPClientTransport as V1Transport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { TaskCancelledError, TaskClient, withRoutingHeaders, type ConnectTarget } from "mcp-tasks";
@@ -87,7 +87,15 @@ describe.each(transports)("over Streamable HTTP through %s", (_label, target) =>
 
   it("sends the routing headers and the _meta envelope on every request, and tasks/cancel on abort", async () => {
     const controller = new AbortController();
-    const handle = client.callTool("slow_compute", { seconds: 60 }, { signal: controller.signal });
+    // Polling only, so the set of methods is exact (listen streams have their own tests).
+    const pollingClient = await TaskClient.connect(target(), {
+      ...fastClient,
+      clientInfo: CLIENT_INFO,
+      notifications: "off",
+    });
+    onTestFinished(() => pollingClient.close());
+    server.requests.clear();
+    const handle = pollingClient.callTool("slow_compute", { seconds: 60 }, { signal: controller.signal });
     const taskId = await handle.created;
     await serverSaw("tasks/get");
     controller.abort();

@@ -3,7 +3,7 @@
  * `input_required` tasks and multi-round-trip calls with the app's handlers.
  */
 import { afterEach, beforeAll, afterAll, describe, expect, it } from "vitest";
-import { TaskClient } from "../../../src/index.js";
+import { TaskClient, type TaskClientOptions } from "../../../src/index.js";
 import type { InputContext, InputHandlers } from "../../../src/input/types.js";
 import { InputUnansweredError, ProtocolError, TaskCancelledError } from "../../../src/protocol/errors.js";
 import type { CallToolResult, ElicitResult } from "../../../src/schema/index.js";
@@ -82,10 +82,22 @@ afterEach(async () => {
   server.requests.clear();
 });
 
-async function connect(inputHandlers: InputHandlers, unansweredInput?: UnansweredInputAction) {
-  client = await TaskClient.connect(server.url, { inputHandlers, unansweredInput, maxInputRounds: 3 });
+async function connect(
+  inputHandlers: InputHandlers,
+  unansweredInput?: UnansweredInputAction,
+  extra: TaskClientOptions = {},
+) {
+  client = await TaskClient.connect(server.url, {
+    inputHandlers,
+    unansweredInput,
+    maxInputRounds: 3,
+    ...extra,
+  });
   return client;
 }
+
+/** For tests about what repeated polls do: with notifications on, an acknowledged task is hardly polled. */
+const POLLING_ONLY: TaskClientOptions = { notifications: "off" };
 
 function textOf(result: CallToolResult): string {
   return (result.content[0] as { text?: string } | undefined)?.text ?? "";
@@ -157,14 +169,18 @@ describe("a task that asks for input", () => {
 
   it("asks once for a key the server repeats on every poll while the handler is still thinking", async () => {
     let asked = 0;
-    const connected = await connect({
-      elicitation: async () => {
-        asked++;
-        const pollsSoFar = server.requests.forMethod("tasks/get").length;
-        await serverSaw("tasks/get", pollsSoFar + 3);
-        return yes;
+    const connected = await connect(
+      {
+        elicitation: async () => {
+          asked++;
+          const pollsSoFar = server.requests.forMethod("tasks/get").length;
+          await serverSaw("tasks/get", pollsSoFar + 3);
+          return yes;
+        },
       },
-    });
+      undefined,
+      POLLING_ONLY,
+    );
     const handle = connected.callTool("slow_question");
     const inputs: InputRequestEvent[] = [];
     handle.on("input", (event) => inputs.push(event));
@@ -176,12 +192,16 @@ describe("a task that asks for input", () => {
 
   it("does not answer again while the server still lists a key it was already given", async () => {
     let asked = 0;
-    const connected = await connect({
-      elicitation: async () => {
-        asked++;
-        return yes;
+    const connected = await connect(
+      {
+        elicitation: async () => {
+          asked++;
+          return yes;
+        },
       },
-    });
+      undefined,
+      POLLING_ONLY,
+    );
     const handle = connected.callTool("sticky_question");
     await serverSaw("tasks/update", 1);
     await serverSaw("tasks/get", server.requests.forMethod("tasks/get").length + 3);

@@ -191,7 +191,9 @@ export const frame = {
 
 /** Connects a client to the scripted server with settings that keep the numbers in tests readable. */
 export async function connect(server: ScriptedServer, options: TaskClientOptions = {}): Promise<TaskClient> {
+  // These tests are about polling: a scripted server answers no listen, so notifications are off by default.
   const client = await TaskClient.connect(server, {
+    notifications: "off",
     ...options,
     polling: { jitter: 0, ...options.polling },
   });

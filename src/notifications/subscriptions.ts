@@ -1,0 +1,369 @@
+/**
+ * Task status notifications (DESIGN decision 10: observation has two sources, one path). `Subscriptions` asks
+ * the server to push the client's tasks with `subscriptions/listen` (`notifications.taskIds`) and feeds every
+ * `notifications/tasks` into the same `observe` path a poll answer takes, so validation, monotonic ordering and
+ * input handling are shared. The acknowledgement decides: an acknowledged task is polled only as a slow safety
+ * net (`pushed = true`); a task the server left out, or whose listen was refused, keeps its regular polling.
+ *
+ * Streams stay few: ids adopted within one batch window share a listen, a listen carries at most
+ * `maxIdsPerListen` ids and at most `maxStreams` listens are open; past that cap, new ids are merged into the
+ * stream with most room (a new listen for the union replaces it) or wait, polled as usual. A stream is closed
+ * once none of its tasks is live. A stream that breaks has every task polled at once and listened for again
+ * after a jittered backoff.
+ */
+import type { DetailedTask } from "../schema/index.js";
+import { ErrorCode, MetaKey, Method } from "../protocol/constants.js";
+import { parseTaskNotification } from "../protocol/codec.js";
+import { McpTasksError, RpcError } from "../protocol/errors.js";
+import { backoffDelay } from "../scheduler/retry.js";
+import type { PollJob, RetryTiming } from "../scheduler/types.js";
+import type { RequestOptions } from "../session/types.js";
+import type { Logger } from "../client/logger.js";
+
+/** Refusals that mean this server (or this client's declaration) cannot listen at all. */
+const UNSUPPORTED: ReadonlySet<number> = new Set([
+  ErrorCode.methodNotFound,
+  ErrorCode.missingRequiredClientCapability,
+  ErrorCode.legacyMissingRequiredClientCapability,
+]);
+
+/** What a subscription needs of a task's run (`TaskRun` is one). */
+export interface PushTarget extends PollJob {
+  /** True while a stream pushes the task's changes: regular polls become the safety net. */
+  pushed: boolean;
+  /** Feeds a pushed snapshot into the run's update path. */
+  observe(snapshot: DetailedTask): void;
+}
+
+/** The connection as subscriptions use it (`Session` is one). */
+export interface ListenChannel {
+  request(
+    method: string,
+    params: Record<string, unknown>,
+    options?: RequestOptions,
+  ): Promise<Record<string, unknown>>;
+  notify(method: string, params: Record<string, unknown>): Promise<void>;
+  onNotification(listener: (method: string, params: Record<string, unknown>) => void): () => void;
+  /** Streamable HTTP: aborting a request's signal closes its stream. Otherwise a listen ends with `notifications/cancelled`. */
+  readonly perRequestStreams: boolean;
+  readonly isClosed: boolean;
+}
+
+export interface SubscriptionsOptions {
+  channel: ListenChannel;
+  /** Where a task is polled at once (`runSoon`). */
+  scheduler: { runSoon(job: PollJob): void };
+  log: Logger;
+  /** Backoff of re-listens after a stream broke; `retries` bounds the attempts per task. */
+  retry: RetryTiming;
+  /** How long newly adopted ids wait to share one listen. Default 10 ms. */
+  batchMs?: number;
+  /** Most task ids per listen. Default 2500. */
+  maxIdsPerListen?: number;
+  /** Most listen streams open at once. Default 4. */
+  maxStreams?: number;
+}
+
+/** One `subscriptions/listen` request and its stream. */
+class ListenStream {
+  /** The live tasks this stream carries (or is asked to carry, until acknowledged). */
+  readonly ids: Set<string>;
+  readonly abort = new AbortController();
+  subscriptionId: string | undefined;
+  acknowledged = false;
+  /** Over: closed by us, broken, or refused; a late answer or frame changes nothing. */
+  over = false;
+
+  constructor(ids: readonly string[]) {
+    this.ids = new Set(ids);
+  }
+}
+
+interface Watched {
+  run: PushTarget;
+  stream: ListenStream | undefined;
+  /** Listens lost to broken streams since the last acknowledgement. */
+  breaks: number;
+  /** Refused or left out by the server, or out of re-listen attempts: polling only from now on. */
+  pollOnly: boolean;
+}
+
+export class Subscriptions {
+  private readonly watched = new Map<string, Watched>();
+  private readonly idOf = new Map<PushTarget, string>();
+  /** Ids waiting for a listen, in adoption order. */
+  private readonly pending = new Set<string>();
+  private readonly streams = new Set<ListenStream>();
+  private readonly bySubscription = new Map<string, ListenStream>();
+  private readonly timers = new Set<ReturnType<typeof setTimeout>>();
+  private flushTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly batchMs: number;
+  private readonly maxIds: number;
+  private readonly maxStreams: number;
+  private readonly stopListening: () => void;
+  /** The server cannot listen (or the client closed): no listen is sent any more. */
+  private disabled = false;
+
+  constructor(private readonly options: SubscriptionsOptions) {
+    this.batchMs = options.batchMs ?? 10;
+    this.maxIds = options.maxIdsPerListen ?? 2500;
+    this.maxStreams = options.maxStreams ?? 4;
+    this.stopListening = options.channel.onNotification((method, params) => {
+      if (method === Method.tasksNotification) this.onTask(params);
+      else if (method === Method.subscriptionsAcknowledged) this.onAcknowledged(params);
+    });
+  }
+
+  /** Listen streams open now (for tests and diagnostics). */
+  get openStreams(): number {
+    return this.streams.size;
+  }
+
+  /** A run learned its task id: listen for it with the next batch. */
+  adopted(run: PushTarget, taskId: string): void {
+    if (this.disabled || this.watched.has(taskId)) return;
+    this.watched.set(taskId, { run, stream: undefined, breaks: 0, pollOnly: false });
+    this.idOf.set(run, taskId);
+    this.pending.add(taskId);
+    this.flushSoon();
+  }
+
+  /** A run ended: forget its task; a stream left without live tasks is closed. */
+  released(run: PushTarget): void {
+    const taskId = this.idOf.get(run);
+    if (taskId === undefined) return;
+    this.idOf.delete(run);
+    const entry = this.watched.get(taskId);
+    this.watched.delete(taskId);
+    this.pending.delete(taskId);
+    if (this.pending.size === 0 && this.flushTimer !== undefined) {
+      clearTimeout(this.flushTimer);
+      this.flushTimer = undefined;
+    }
+    const stream = entry?.stream;
+    if (stream === undefined) return;
+    stream.ids.delete(taskId);
+    if (stream.ids.size === 0) this.endStream(stream, "none of its tasks is live");
+    else if (this.pending.size > 0) this.flushSoon(); // room for ids waiting at the stream cap
+  }
+
+  /** Ends every stream and timer; nothing is listened for again. */
+  close(): void {
+    this.disabled = true;
+    this.stopListening();
+    this.pending.clear();
+    if (this.flushTimer !== undefined) clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    for (const stream of [...this.streams]) this.endStream(stream, "the client closed");
+  }
+
+  /* ---- Opening listens ----------------------------------------------------------------------------- */
+
+  private flushSoon(delayMs = this.batchMs): void {
+    if (this.flushTimer !== undefined || this.disabled) return;
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = undefined;
+      this.flush();
+    }, delayMs);
+  }
+
+  private flush(): void {
+    if (this.disabled || this.options.channel.isClosed) return;
+    const ids = [...this.pending];
+    while (ids.length > 0) {
+      if (this.streams.size < this.maxStreams) {
+        this.open(ids.splice(0, this.maxIds));
+        continue;
+      }
+      // At the cap: replace the stream with most room by one listen for its tasks and some new ones.
+      let roomiest: ListenStream | undefined;
+      for (const stream of this.streams) {
+        if (roomiest === undefined || stream.ids.size < roomiest.ids.size) roomiest = stream;
+      }
+      const room = roomiest === undefined ? 0 : this.maxIds - roomiest.ids.size;
+      if (roomiest === undefined || room < Math.min(ids.length, Math.ceil(this.maxIds / 4))) break;
+      const carried = [...roomiest.ids];
+      this.endStream(roomiest, "merged into a new listen");
+      this.open([...carried, ...ids.splice(0, room)]);
+    }
+    // Whatever is left keeps polling and waits for room (a stream that closes calls flushSoon).
+  }
+
+  private open(ids: readonly string[]): void {
+    const stream = new ListenStream(ids);
+    for (const taskId of ids) {
+      this.pending.delete(taskId);
+      const entry = this.watched.get(taskId);
+      if (entry !== undefined) entry.stream = stream;
+    }
+    this.streams.add(stream);
+    this.options.channel
+      .request(
+        Method.listen,
+        { notifications: { taskIds: [...ids] } },
+        {
+          signal: stream.abort.signal,
+          timeoutMs: Infinity,
+          onId: (id) => {
+            stream.subscriptionId = id;
+            this.bySubscription.set(id, stream);
+          },
+        },
+      )
+      .then(
+        () => this.streamEnded(stream, undefined),
+        (error: unknown) => this.streamEnded(stream, error),
+      );
+  }
+
+  /* ---- What the server says ------------------------------------------------------------------------ */
+
+  private streamOf(params: Record<string, unknown>): ListenStream | undefined | null {
+    const meta = params["_meta"];
+    const id =
+      typeof meta === "object" && meta !== null
+        ? (meta as Record<string, unknown>)[MetaKey.subscriptionId]
+        : undefined;
+    if (id === undefined) return null; // not stamped: route by task id
+    return this.bySubscription.get(String(id));
+  }
+
+  private onAcknowledged(params: Record<string, unknown>): void {
+    let stream = this.streamOf(params);
+    if (stream === null) {
+      // An unstamped acknowledgement belongs to the oldest listen still waiting for one.
+      stream = [...this.streams].find((candidate) => !candidate.acknowledged);
+    }
+    if (stream === undefined || stream.over || stream.acknowledged) return;
+    stream.acknowledged = true;
+    const notifications = params["notifications"] as { taskIds?: unknown } | undefined;
+    const listed = Array.isArray(notifications?.taskIds) ? notifications.taskIds : [];
+    const accepted = new Set(listed.filter((id): id is string => typeof id === "string"));
+    let declined = 0;
+    for (const taskId of [...stream.ids]) {
+      const entry = this.watched.get(taskId);
+      if (entry === undefined) continue;
+      if (accepted.has(taskId)) {
+        entry.breaks = 0;
+        entry.run.pushed = true;
+        // One poll sent after the acknowledgement catches any change made before the server subscribed.
+        this.options.scheduler.runSoon(entry.run);
+        continue;
+      }
+      declined++;
+      stream.ids.delete(taskId);
+      this.pollOnly(entry);
+    }
+    this.options.log.debug(
+      `subscriptions/listen: ${stream.ids.size} task(s) pushed, ${declined} left to polling`,
+    );
+    if (stream.ids.size === 0) this.endStream(stream, "the server acknowledged none of its tasks");
+  }
+
+  private onTask(params: Record<string, unknown>): void {
+    const stream = this.streamOf(params);
+    if (stream === undefined) return; // stamped for a subscription that is not (or no longer) ours
+    let snapshot: DetailedTask;
+    try {
+      snapshot = parseTaskNotification(params);
+    } catch (error) {
+      this.options.log.warn("dropped an invalid notifications/tasks", error);
+      return;
+    }
+    this.watched.get(snapshot.taskId)?.run.observe(snapshot);
+  }
+
+  /* ---- Ending streams ------------------------------------------------------------------------------ */
+
+  /** Closes a stream on our side: abort its HTTP stream, or `notifications/cancelled` for the listen. */
+  private endStream(stream: ListenStream, reason: string): void {
+    if (!this.forget(stream)) return;
+    stream.abort.abort(new McpTasksError(`subscriptions/listen ended: ${reason}`));
+    const channel = this.options.channel;
+    if (!channel.perRequestStreams && stream.subscriptionId !== undefined && !channel.isClosed) {
+      channel
+        .notify(Method.cancelled, { requestId: stream.subscriptionId, reason })
+        .catch((error: unknown) =>
+          this.options.log.debug("notifications/cancelled for a listen failed", error),
+        );
+    }
+    if (this.pending.size > 0) this.flushSoon();
+  }
+
+  /** The listen request ended on the server's side: answered, refused, or its stream broke. */
+  private streamEnded(stream: ListenStream, error: unknown): void {
+    if (!this.forget(stream)) return;
+    const entries = [...stream.ids].flatMap((taskId) => {
+      const entry = this.watched.get(taskId);
+      return entry?.stream === stream ? [entry] : [];
+    });
+    for (const entry of entries) entry.stream = undefined;
+    if (this.disabled || this.options.channel.isClosed) return;
+    const log = this.options.log;
+    if (error instanceof RpcError) {
+      const unsupported = UNSUPPORTED.has(error.code);
+      log.info(
+        `subscriptions/listen refused (${error.code}): polling its ${entries.length} task(s) instead` +
+          (unsupported ? "; this client listens no more" : ""),
+        error,
+      );
+      for (const entry of entries) this.pollOnly(entry);
+      if (unsupported) this.disable();
+      else if (this.pending.size > 0) this.flushSoon();
+      return;
+    }
+    log.debug(`a listen stream ended; polling its ${entries.length} task(s) now and listening again`, error);
+    let breaks = 0;
+    const again: Watched[] = [];
+    for (const entry of entries) {
+      entry.run.pushed = false;
+      this.options.scheduler.runSoon(entry.run);
+      entry.breaks++;
+      if (entry.breaks > this.options.retry.retries) this.pollOnly(entry);
+      else again.push(entry);
+      breaks = Math.max(breaks, entry.breaks);
+    }
+    if (again.length > 0) this.relistenLater(again, breaks);
+    else if (this.pending.size > 0) this.flushSoon();
+  }
+
+  /** Listens again for tasks of a broken stream after a jittered backoff (p-retry's policy and jitter). */
+  private relistenLater(entries: Watched[], attempt: number): void {
+    const delayMs = Math.round(backoffDelay(attempt - 1, this.options.retry) * (1 + Math.random()));
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      for (const entry of entries) {
+        const taskId = this.idOf.get(entry.run);
+        if (taskId !== undefined && entry.stream === undefined && !entry.pollOnly) this.pending.add(taskId);
+      }
+      if (this.pending.size > 0) this.flush();
+    }, delayMs);
+    this.timers.add(timer);
+  }
+
+  /** Marks a stream over and drops it from the books; false when it already was. */
+  private forget(stream: ListenStream): boolean {
+    if (stream.over) return false;
+    stream.over = true;
+    this.streams.delete(stream);
+    if (stream.subscriptionId !== undefined) this.bySubscription.delete(stream.subscriptionId);
+    return true;
+  }
+
+  private pollOnly(entry: Watched): void {
+    entry.pollOnly = true;
+    entry.stream = undefined;
+    if (!entry.run.pushed) return;
+    entry.run.pushed = false;
+    this.options.scheduler.runSoon(entry.run);
+  }
+
+  private disable(): void {
+    this.disabled = true;
+    this.pending.clear();
+    if (this.flushTimer !== undefined) clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+  }
+}

@@ -1,0 +1,289 @@
+/**
+ * Task status notifications over real Streamable HTTP on 127.0.0.1 against the reference server: the client
+ * listens by default, acknowledged tasks are pushed instead of polled, and every misbehaviour the server can
+ * script (partial acknowledgement, refusal, drops, duplicates, reordering) ends with the task's true outcome.
+ */
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { TaskClient, type TaskClientOptions } from "mcp-tasks";
+import {
+  acceptedContent,
+  defineTool,
+  elicitForm,
+  startTaskServer,
+  step,
+  textResult,
+  type HttpTaskServer,
+  type ListenBehaviour,
+  type RecordedRequest,
+} from "mcp-tasks/testing";
+import type { Logger } from "../../../src/client/logger.js";
+
+const TASKS = "io.modelcontextprotocol/tasks";
+
+/** Steps on the server's own clock, a poll interval long enough that regular polls stay out of the way. */
+const ticking = defineTool({
+  name: "ticking",
+  task: "required",
+  advance: { everyMs: 60 },
+  pollIntervalMs: 1000,
+  steps: [
+    step.working("one"),
+    step.working("two"),
+    step.working("three"),
+    step.complete(textResult("ticked")),
+  ],
+});
+
+/** Like `ticking`, with a short poll interval, so regular polling shows in a short test. */
+const chatty = defineTool({
+  name: "chatty",
+  task: "required",
+  advance: { everyMs: 100 },
+  pollIntervalMs: 100,
+  steps: [
+    ...Array.from({ length: 6 }, (_, index) => step.working(`step ${index}`)),
+    step.complete(textResult("ok")),
+  ],
+});
+
+/** Ten steps of 100 ms: long enough to outlive a dropped stream. */
+const long = defineTool({
+  name: "long",
+  task: "required",
+  advance: { everyMs: 100 },
+  pollIntervalMs: 5000,
+  steps: [
+    ...Array.from({ length: 10 }, (_, index) => step.working(`step ${index}`)),
+    step.complete(textResult("long")),
+  ],
+});
+
+const asking = defineTool({
+  name: "asking",
+  task: "required",
+  advance: { everyMs: 50 },
+  pollIntervalMs: 5000,
+  steps: [
+    step.working("thinking"),
+    step.input({ confirm: elicitForm("Ship it?", { ok: { type: "boolean" } }, ["ok"]) }),
+    step.complete((call) => textResult(acceptedContent(call, "confirm")?.ok === true ? "shipped" : "held")),
+  ],
+});
+
+let server: HttpTaskServer | undefined;
+const clients: TaskClient[] = [];
+
+afterEach(async () => {
+  for (const client of clients.splice(0)) await client.close();
+  await server?.close();
+  server = undefined;
+});
+
+async function setUp(listen: ListenBehaviour = {}, options: TaskClientOptions = {}) {
+  server = await startTaskServer({ tools: [ticking, chatty, long, asking], listen });
+  const client = await TaskClient.connect(server.url, { retry: { minTimeoutMs: 50 }, ...options });
+  clients.push(client);
+  return { server, client };
+}
+
+function taskIdOf(entry: RecordedRequest): unknown {
+  return (entry.body as { params?: { taskId?: unknown } }).params?.taskId;
+}
+
+function pollsOf(server: HttpTaskServer, taskId: string): RecordedRequest[] {
+  return server.requests.forMethod("tasks/get").filter((entry) => taskIdOf(entry) === taskId);
+}
+
+function listenedIds(entry: RecordedRequest | undefined): unknown {
+  return (entry?.body as { params?: { notifications?: { taskIds?: unknown } } }).params?.notifications
+    ?.taskIds;
+}
+
+async function until(condition: () => boolean, what: string, timeoutMs = 3000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+function recordingLogger(): { logger: Partial<Logger>; lines: string[] } {
+  const lines: string[] = [];
+  const note = (message: string) => void lines.push(message);
+  return { logger: { debug: note, info: note, warn: note, error: note }, lines };
+}
+
+describe("listening for task status notifications over Streamable HTTP", () => {
+  it("subscribes in one listen per batch and completes from notifications, without regular polls", async () => {
+    const { server, client } = await setUp();
+    const first = client.callTool("ticking");
+    const second = client.callTool("ticking");
+    const messages: Array<string | undefined> = [];
+    first.on("update", (update) => messages.push(update.statusMessage));
+    const [a, b] = await Promise.all([first, second]);
+    expect(a).toMatchObject({ content: [{ type: "text", text: "ticked" }] });
+    expect(b).toMatchObject({ content: [{ type: "text", text: "ticked" }] });
+
+    const ids = [await first.created, await second.created] as string[];
+    // Ids adopted within one batch window share a listen (exactly one here unless the answers came >10 ms apart;
+    // the fake-timer unit tests pin the batching down).
+    const listens = server.requests.forMethod("subscriptions/listen");
+    expect(listens.length).toBeLessThanOrEqual(2);
+    expect(listens.flatMap((entry) => listenedIds(entry) as string[])).toEqual(ids);
+    for (const listen of listens) {
+      const meta = (listen.body as { params: { _meta: Record<string, unknown> } }).params._meta;
+      expect(meta["io.modelcontextprotocol/clientCapabilities"]).toMatchObject({
+        extensions: { [TASKS]: {} },
+      });
+      expect(listen.headers["mcp-method"]).toBe("subscriptions/listen");
+    }
+    // One catch-up poll after the acknowledgement at most; every step after it came by notification.
+    for (const taskId of ids) expect(pollsOf(server, taskId).length).toBeLessThanOrEqual(1);
+    expect(messages).toEqual(expect.arrayContaining(["three"]));
+    await until(() => server.listenStreams === 0, "the stream to close once no task is live");
+  });
+
+  it("polls only the tasks the server left out of the acknowledgement", async () => {
+    // The server acknowledges only tasks called with { push: true }.
+    const acknowledge = (taskIds: readonly string[]) =>
+      taskIds.filter((taskId) => server?.tasks.inspect(taskId)?.arguments["push"] === true);
+    const { server: running, client } = await setUp({ acknowledge });
+    const pushed = client.callTool("chatty", { push: true });
+    const polled = client.callTool("chatty", { push: false });
+    await Promise.all([pushed, polled]);
+    const ackedId = (await pushed.created) as string;
+    const leftOut = (await polled.created) as string;
+    const listened = running.requests
+      .forMethod("subscriptions/listen")
+      .flatMap((entry) => listenedIds(entry));
+    expect(listened).toEqual(expect.arrayContaining([ackedId, leftOut]));
+    expect(pollsOf(running, ackedId).length).toBeLessThanOrEqual(1);
+    expect(pollsOf(running, leftOut).length).toBeGreaterThanOrEqual(3);
+  });
+
+  it("falls back to polling, once and with a logger note, when the server refuses with -32021", async () => {
+    const { logger, lines } = recordingLogger();
+    const refuse = {
+      code: -32021,
+      message: "Missing required client capability",
+      data: { requiredCapabilities: { extensions: { [TASKS]: {} } } },
+    };
+    const { server, client } = await setUp({ refuse }, { logger });
+    const handle = client.callTool("chatty");
+    await expect(handle).resolves.toMatchObject({ content: [{ type: "text", text: "ok" }] });
+    expect(pollsOf(server, (await handle.created) as string).length).toBeGreaterThanOrEqual(3);
+    // The client stops asking: a later task is not listened for.
+    await client.callTool("chatty");
+    expect(server.requests.forMethod("subscriptions/listen")).toHaveLength(1);
+    expect(lines.filter((line) => line.includes("-32021"))).toHaveLength(1);
+  });
+
+  it("polls at once when a stream drops mid-task, listens again, and completes", async () => {
+    const { server, client } = await setUp({ dropAfterMs: (index) => (index === 0 ? 250 : undefined) });
+    const handle = client.callTool("long");
+    const taskId = (await handle.created) as string;
+    await expect(handle).resolves.toMatchObject({ content: [{ type: "text", text: "long" }] });
+    const listens = server.requests.forMethod("subscriptions/listen");
+    expect(listens).toHaveLength(2);
+    expect(listenedIds(listens[1])).toEqual([taskId]);
+    const droppedAt = (listens[0]?.receivedAt as number) + 250;
+    const relistenedAt = listens[1]?.receivedAt as number;
+    const pollsBetween = pollsOf(server, taskId).filter(
+      (entry) => entry.receivedAt >= droppedAt && entry.receivedAt <= relistenedAt,
+    );
+    expect(pollsBetween.length).toBeGreaterThanOrEqual(1);
+    // Pushed again after the re-listen: the 5 s poll interval never came round.
+    expect(pollsOf(server, taskId).length).toBeLessThanOrEqual(3);
+  });
+
+  it("polls as usual until a late acknowledgement arrives, then stops", async () => {
+    const { server, client } = await setUp({ ackDelayMs: 350 });
+    const handle = client.callTool("chatty");
+    await expect(handle).resolves.toMatchObject({ content: [{ type: "text", text: "ok" }] });
+    const [listen] = server.requests.forMethod("subscriptions/listen");
+    const acknowledgedAt = (listen?.receivedAt as number) + 350;
+    const polls = pollsOf(server, (await handle.created) as string);
+    expect(polls.filter((entry) => entry.receivedAt < acknowledgedAt).length).toBeGreaterThanOrEqual(2);
+    // After it: the catch-up poll at most (the task runs 700 ms at a 100 ms poll interval).
+    expect(polls.filter((entry) => entry.receivedAt > acknowledgedAt + 20).length).toBeLessThanOrEqual(1);
+  });
+
+  it("drops duplicate and out-of-order notifications: updates only move forward", async () => {
+    const { client } = await setUp({ duplicate: true, reorder: true });
+    const handle = client.callTool("ticking");
+    const messages: Array<string | undefined> = [];
+    const statuses: string[] = [];
+    handle.on("update", (update) => {
+      messages.push(update.statusMessage);
+      statuses.push(update.status);
+    });
+    await expect(handle).resolves.toMatchObject({ content: [{ type: "text", text: "ticked" }] });
+    const order = ["one", "two", "three"];
+    const seen = messages.filter(
+      (message): message is string => message !== undefined && order.includes(message),
+    );
+    expect(new Set(seen).size).toBe(seen.length); // no duplicate
+    expect([...seen].sort((x, y) => order.indexOf(x) - order.indexOf(y))).toEqual(seen); // never backwards
+    expect(statuses.filter((status) => status === "completed")).toHaveLength(1);
+    expect(statuses.at(-1)).toBe("completed");
+  });
+
+  it("answers input observed through a notification exactly once", async () => {
+    let asked = 0;
+    const { server, client } = await setUp(
+      { duplicate: true },
+      {
+        inputHandlers: {
+          elicitation: async () => {
+            asked++;
+            return { action: "accept", content: { ok: true } };
+          },
+        },
+      },
+    );
+    const handle = client.callTool("asking");
+    await expect(handle).resolves.toMatchObject({ content: [{ type: "text", text: "shipped" }] });
+    expect(asked).toBe(1);
+    expect(server.requests.forMethod("tasks/update")).toHaveLength(1);
+  });
+
+  it("close() ends every stream", async () => {
+    const { server, client } = await setUp();
+    const handles = [client.callTool("long"), client.callTool("long")];
+    await Promise.all(handles.map((handle) => handle.created));
+    await until(() => server.listenStreams === 1, "the listen stream to open");
+    await client.close();
+    await until(() => server.listenStreams === 0, "every stream to close");
+  });
+
+  it("lets the process exit on its own after close()", async () => {
+    const { server } = await setUp();
+    const script = fileURLToPath(new URL("./fixtures/listen-then-close.ts", import.meta.url));
+    const child = spawn(process.execPath, ["--import", "tsx", script, server.url, "long"], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let stdout = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    const code = await new Promise<number | null>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        child.kill();
+        reject(new Error(`the client process did not exit on its own; it said ${JSON.stringify(stdout)}`));
+      }, 15_000);
+      child.on("exit", (exitCode) => {
+        clearTimeout(timer);
+        resolve(exitCode);
+      });
+    });
+    expect(code).toBe(0);
+    expect(stdout.trim()).toBe("acknowledged closed");
+    await until(() => server.listenStreams === 0, "the stream to close");
+  }, 20_000);
+
+  it("does not listen with notifications: 'off'", async () => {
+    const { server, client } = await setUp({}, { notifications: "off" });
+    await client.callTool("ticking");
+    expect(server.requests.forMethod("subscriptions/listen")).toHaveLength(0);
+  });
+});

@@ -1,0 +1,117 @@
+/**
+ * Task status notifications over stdio framing (newline-delimited JSON-RPC on a pipe pair, the reference
+ * server's stdio transport in-process): every listen shares the one pipe, so notifications are told apart by
+ * `_meta["io.modelcontextprotocol/subscriptionId"]`, and a listen ends with `notifications/cancelled`.
+ */
+import { PassThrough, type Readable, type Writable } from "node:stream";
+import { createInterface } from "node:readline";
+import { afterEach, describe, expect, it } from "vitest";
+import { TaskClient } from "mcp-tasks";
+import { defineTool, startStdioTaskServer, step, textResult, type TaskServer } from "mcp-tasks/testing";
+import type { McpTransport, OutgoingMessage } from "../../../src/session/types.js";
+
+/** The client half of a stdio connection, over two in-process pipes. */
+class PipeTransport implements McpTransport {
+  onmessage?: (message: unknown) => void;
+  onerror?: (error: Error) => void;
+  onclose?: () => void;
+
+  constructor(
+    private readonly output: Writable,
+    private readonly input: Readable,
+  ) {}
+
+  async start(): Promise<void> {
+    createInterface({ input: this.input }).on("line", (line) => this.onmessage?.(JSON.parse(line)));
+  }
+
+  async send(message: OutgoingMessage): Promise<void> {
+    this.output.write(`${JSON.stringify(message)}\n`);
+  }
+
+  async close(): Promise<void> {
+    this.output.end();
+    this.onclose?.();
+  }
+}
+
+const ticking = defineTool({
+  name: "ticking",
+  task: "required",
+  advance: { everyMs: 60 },
+  pollIntervalMs: 1000,
+  steps: [step.working("one"), step.working("two"), step.complete(textResult("ticked"))],
+});
+
+const slow = defineTool({
+  name: "slow",
+  task: "required",
+  advance: { everyMs: 10_000 },
+  steps: [step.working("a while"), step.complete(textResult("late"))],
+});
+
+let server: TaskServer | undefined;
+let client: TaskClient | undefined;
+
+afterEach(async () => {
+  await client?.close();
+  await server?.close();
+  client = server = undefined;
+});
+
+async function setUp(): Promise<{ server: TaskServer; client: TaskClient }> {
+  const toServer = new PassThrough();
+  const toClient = new PassThrough();
+  server = startStdioTaskServer({ tools: [ticking, slow], stdin: toServer, stdout: toClient });
+  client = await TaskClient.connect(new PipeTransport(toServer, toClient));
+  return { server, client };
+}
+
+function bodyOf(entry: { body: unknown } | undefined): Record<string, unknown> {
+  return (entry?.body ?? {}) as Record<string, unknown>;
+}
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  for (let waited = 0; !condition(); waited += 10) {
+    if (waited > 3000) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe("listening over stdio", () => {
+  it("completes from notifications demultiplexed by subscription id, then cancels the listen", async () => {
+    const { server, client } = await setUp();
+    const handles = [client.callTool("ticking"), client.callTool("ticking")];
+    const results = await Promise.all(handles);
+    for (const result of results) expect(result).toMatchObject({ content: [{ text: "ticked" }] });
+    const ids = (await Promise.all(handles.map((handle) => handle.created))) as string[];
+    const polls = server.requests.forMethod("tasks/get");
+    for (const taskId of ids) {
+      const own = polls.filter((entry) => (bodyOf(entry)["params"] as { taskId?: string }).taskId === taskId);
+      expect(own.length).toBeLessThanOrEqual(1);
+    }
+    const listens = server.requests.forMethod("subscriptions/listen").map((entry) => bodyOf(entry)["id"]);
+    await until(
+      () => server.requests.forMethod("notifications/cancelled").length === listens.length,
+      "every listen to be cancelled",
+    );
+    const cancelled = server.requests
+      .forMethod("notifications/cancelled")
+      .map((entry) => (bodyOf(entry)["params"] as { requestId?: unknown }).requestId);
+    expect(cancelled.sort()).toEqual([...listens].sort());
+  });
+
+  it("close() sends notifications/cancelled for an open listen", async () => {
+    const { server, client } = await setUp();
+    const handle = client.callTool("slow");
+    await handle.created;
+    await until(() => server.requests.forMethod("subscriptions/listen").length === 1, "the listen");
+    const listenId = bodyOf(server.requests.forMethod("subscriptions/listen")[0])["id"];
+    await new Promise((resolve) => setTimeout(resolve, 50)); // let the acknowledgement arrive
+    await client.close();
+    await until(() => server.requests.forMethod("notifications/cancelled").length === 1, "the cancel");
+    const [cancel] = server.requests.forMethod("notifications/cancelled");
+    expect((bodyOf(cancel)["params"] as { requestId?: unknown }).requestId).toBe(listenId);
+    expect((await handle.outcome()).kind).toBe("closed");
+  });
+});

@@ -1,0 +1,159 @@
+/**
+ * The safety-net cadence under fake timers: once the server acknowledges a task on a listen stream, the client
+ * polls it once (to catch what changed before the subscription) and then only every
+ * `max(notificationSafetyNetMs, 10 × poll interval)`; pushed snapshots end it; a task the server left out of
+ * the acknowledgement, or a broken stream, goes back to regular polling.
+ */
+import { describe, expect, it, vi } from "vitest";
+import type { TaskClientOptions } from "mcp-tasks";
+import {
+  ScriptedServer,
+  TASK_ID,
+  connect as connectScripted,
+  frame,
+  gaps,
+  settle,
+  useFakeTime,
+  type WireRequest,
+} from "../client/scripted-server.js";
+
+useFakeTime();
+
+const SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId";
+
+/** A server that creates one task, answers polls with `working`, and keeps listens open (never answers). */
+function listeningServer(pollIntervalMs = 1000): { server: ScriptedServer; listens: WireRequest[] } {
+  const listens: WireRequest[] = [];
+  const server = new ScriptedServer({
+    "tools/call": () => frame.created({ pollIntervalMs }),
+    "tasks/get": () => frame.working({ pollIntervalMs }),
+    "subscriptions/listen": (request) => {
+      listens.push(request);
+      return { silent: true };
+    },
+  });
+  return { server, listens };
+}
+
+/** The scripted-server helper turns notifications off for polling tests; these tests want them. */
+function connect(server: ScriptedServer, options: TaskClientOptions = {}) {
+  return connectScripted(server, { notifications: "auto", ...options });
+}
+
+function push(server: ScriptedServer, method: string, params: Record<string, unknown>, listen?: WireRequest) {
+  const _meta = listen === undefined ? {} : { [SUBSCRIPTION_ID]: listen.id };
+  server.onmessage?.({ jsonrpc: "2.0", method, params: { ...params, _meta } });
+}
+
+function acknowledge(server: ScriptedServer, listen: WireRequest, taskIds: string[]) {
+  push(server, "notifications/subscriptions/acknowledged", { notifications: { taskIds } }, listen);
+}
+
+function snapshot(status: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  const now = new Date(Date.now()).toISOString();
+  return { taskId: TASK_ID, status, createdAt: now, lastUpdatedAt: now, ttlMs: null, ...extra };
+}
+
+describe("the safety net while a task is pushed", () => {
+  it("polls once after the acknowledgement, then every 30 s by default", async () => {
+    const { server, listens } = listeningServer();
+    const client = await connect(server);
+    const handle = client.callTool("compute");
+    await vi.advanceTimersByTimeAsync(20); // the batch window: one listen goes out
+    expect(listens).toHaveLength(1);
+    const listen = listens[0] as WireRequest;
+    expect(listen.params).toMatchObject({ notifications: { taskIds: [TASK_ID] } });
+    expect(listen.params["_meta"]).toMatchObject({
+      "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } },
+    });
+
+    acknowledge(server, listen, [TASK_ID]);
+    await vi.advanceTimersByTimeAsync(100_000);
+    const polls = server.times("tasks/get");
+    expect(polls[0]).toBe(20); // the catch-up poll, right after the acknowledgement
+    expect(gaps(polls)).toEqual([30_000, 30_000, 30_000]);
+
+    push(server, "notifications/tasks", snapshot("completed", { result: { content: [] } }), listen);
+    await expect(settle(Promise.resolve(handle))).resolves.toEqual({ content: [] });
+    expect(server.times("tasks/get")).toHaveLength(4);
+  });
+
+  it("is max(notificationSafetyNetMs, 10 × the task's poll interval)", async () => {
+    const { server, listens } = listeningServer(5000);
+    const client = await connect(server, { notificationSafetyNetMs: 10_000 });
+    client.callTool("compute");
+    await vi.advanceTimersByTimeAsync(20);
+    acknowledge(server, listens[0] as WireRequest, [TASK_ID]);
+    await vi.advanceTimersByTimeAsync(190_000);
+    expect(gaps(server.times("tasks/get"))).toEqual([50_000, 50_000, 50_000]);
+
+    const { server: fast, listens: fastListens } = listeningServer(100);
+    const other = await connect(fast, { notificationSafetyNetMs: 10_000 });
+    other.callTool("compute");
+    await vi.advanceTimersByTimeAsync(20);
+    acknowledge(fast, fastListens[0] as WireRequest, [TASK_ID]);
+    await vi.advanceTimersByTimeAsync(35_000);
+    expect(gaps(fast.times("tasks/get"))).toEqual([10_000, 10_000, 10_000]);
+  });
+
+  it("keeps regular polling for a task the acknowledgement leaves out, and closes the empty stream", async () => {
+    const { server, listens } = listeningServer();
+    const client = await connect(server);
+    client.callTool("compute");
+    await vi.advanceTimersByTimeAsync(20);
+    acknowledge(server, listens[0] as WireRequest, []);
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(server.times("tasks/get")).toEqual([1000, 2000, 3000, 4000, 5000]);
+    // Scripted transports have no per-request stream: the listen is ended with notifications/cancelled.
+    expect(server.notifications).toContain("notifications/cancelled");
+  });
+
+  it("drops a stale or duplicate pushed snapshot and lets the first terminal one win", async () => {
+    const { server, listens } = listeningServer();
+    const client = await connect(server);
+    const handle = client.callTool("compute");
+    const messages: Array<string | undefined> = [];
+    handle.on("update", (update) => messages.push(update.statusMessage));
+    await vi.advanceTimersByTimeAsync(20);
+    const listen = listens[0] as WireRequest;
+    acknowledge(server, listen, [TASK_ID]);
+    await vi.advanceTimersByTimeAsync(1000);
+    const older = snapshot("working", { statusMessage: "older" });
+    await vi.advanceTimersByTimeAsync(1000);
+    const newer = snapshot("working", { statusMessage: "newer" });
+    push(server, "notifications/tasks", newer, listen);
+    push(server, "notifications/tasks", newer, listen);
+    push(server, "notifications/tasks", older, listen);
+    push(server, "notifications/tasks", snapshot("failed", { error: { code: 1, message: "no" } }), listen);
+    push(server, "notifications/tasks", snapshot("completed", { result: { content: [] } }), listen);
+    const outcome = await settle(handle.outcome());
+    expect(outcome.kind).toBe("failed");
+    expect(messages.filter((message) => message === "newer")).toHaveLength(1);
+    expect(messages).not.toContain("older");
+  });
+
+  it("polls at once and listens again when the stream breaks", async () => {
+    const { server, listens } = listeningServer();
+    let first = true;
+    server.on("subscriptions/listen", (request) => {
+      listens.push(request);
+      if (!first) return { silent: true };
+      first = false;
+      // The server ends the listen (its empty result) while the task is still live.
+      return { afterMs: 5_000, reply: { result: { resultType: "complete" } } };
+    });
+    const client = await connect(server, { retry: { minTimeoutMs: 1000 } });
+    client.callTool("compute");
+    await vi.advanceTimersByTimeAsync(20);
+    acknowledge(server, listens[0] as WireRequest, [TASK_ID]);
+    await vi.advanceTimersByTimeAsync(4_000);
+    expect(server.times("tasks/get")).toEqual([20]);
+    await vi.advanceTimersByTimeAsync(1_000); // the listen (sent at 10) ends at 5010
+    const [catchUp, atBreak] = server.times("tasks/get");
+    expect(catchUp).toBe(20);
+    expect(atBreak).toBeGreaterThanOrEqual(5010);
+    expect(atBreak).toBeLessThan(5020); // at once, not at the regular 1 s cadence
+    await vi.advanceTimersByTimeAsync(2_100); // backoff: 1000 ms with up to 100 % jitter
+    expect(listens).toHaveLength(2);
+  });
+});

@@ -1,0 +1,229 @@
+/**
+ * `Subscriptions` on its own, under fake timers: batching ids into few listens, the caps on ids per listen and
+ * open streams, demultiplexing by subscription id, and how a listen ends on each kind of transport.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { DetailedTask } from "../../../src/schema/index.js";
+import { silentLogger } from "../../../src/client/logger.js";
+import { RpcError } from "../../../src/protocol/errors.js";
+import type { PollJob } from "../../../src/scheduler/types.js";
+import type { RequestOptions } from "../../../src/session/types.js";
+import {
+  Subscriptions,
+  type ListenChannel,
+  type PushTarget,
+} from "../../../src/notifications/subscriptions.js";
+
+const SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId";
+const RETRY = { retries: 3, minTimeoutMs: 100, maxTimeoutMs: 1000, factor: 2 };
+
+interface Listen {
+  id: string;
+  taskIds: string[];
+  signal: AbortSignal | undefined;
+  settle(error?: unknown): void;
+}
+
+class FakeChannel implements ListenChannel {
+  readonly listens: Listen[] = [];
+  readonly notified: Array<{ method: string; params: Record<string, unknown> }> = [];
+  perRequestStreams: boolean;
+  isClosed = false;
+  private listener: ((method: string, params: Record<string, unknown>) => void) | undefined;
+  private next = 0;
+
+  constructor(perRequestStreams: boolean) {
+    this.perRequestStreams = perRequestStreams;
+  }
+
+  request(method: string, params: Record<string, unknown>, options?: RequestOptions) {
+    expect(method).toBe("subscriptions/listen");
+    const id = `listen-${++this.next}`;
+    options?.onId?.(id);
+    return new Promise<Record<string, unknown>>((resolve, reject) => {
+      options?.signal?.addEventListener("abort", () => reject(options.signal?.reason));
+      const taskIds = (params["notifications"] as { taskIds: string[] }).taskIds;
+      this.listens.push({
+        id,
+        taskIds,
+        signal: options?.signal,
+        settle: (error) => (error === undefined ? resolve({}) : reject(error)),
+      });
+    });
+  }
+
+  async notify(method: string, params: Record<string, unknown>) {
+    this.notified.push({ method, params });
+  }
+
+  onNotification(listener: (method: string, params: Record<string, unknown>) => void) {
+    this.listener = listener;
+    return () => (this.listener = undefined);
+  }
+
+  push(method: string, params: Record<string, unknown>, subscriptionId?: string) {
+    const _meta = subscriptionId === undefined ? {} : { [SUBSCRIPTION_ID]: subscriptionId };
+    this.listener?.(method, { ...params, _meta });
+  }
+
+  acknowledge(listen: Listen, taskIds = listen.taskIds) {
+    this.push("notifications/subscriptions/acknowledged", { notifications: { taskIds } }, listen.id);
+  }
+}
+
+class FakeRun implements PushTarget {
+  pushed = false;
+  readonly seen: DetailedTask[] = [];
+  run = vi.fn(() => Promise.resolve());
+  observe(snapshot: DetailedTask) {
+    this.seen.push(snapshot);
+  }
+}
+
+function setUp(perRequestStreams = true, limits: { maxIdsPerListen?: number; maxStreams?: number } = {}) {
+  const channel = new FakeChannel(perRequestStreams);
+  const soon: PollJob[] = [];
+  const subscriptions = new Subscriptions({
+    channel,
+    scheduler: { runSoon: (job) => void soon.push(job) },
+    log: silentLogger,
+    retry: RETRY,
+    ...limits,
+  });
+  const runs = new Map<string, FakeRun>();
+  const adopt = (...taskIds: string[]) => {
+    for (const taskId of taskIds) {
+      const run = new FakeRun();
+      runs.set(taskId, run);
+      subscriptions.adopted(run, taskId);
+    }
+  };
+  const runOf = (taskId: string) => runs.get(taskId) as FakeRun;
+  return { channel, soon, subscriptions, adopt, runOf };
+}
+
+function ids(count: number, prefix = "t"): string[] {
+  return Array.from({ length: count }, (_, index) => `${prefix}${index}`);
+}
+
+beforeEach(() => vi.useFakeTimers());
+afterEach(() => vi.useRealTimers());
+
+describe("Subscriptions", () => {
+  it("batches ids adopted within the window into one listen", async () => {
+    const { channel, adopt } = setUp();
+    adopt("a", "b");
+    await vi.advanceTimersByTimeAsync(5);
+    adopt("c");
+    expect(channel.listens).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(10);
+    expect(channel.listens.map((listen) => listen.taskIds)).toEqual([["a", "b", "c"]]);
+  });
+
+  it("caps ids per listen and open streams; ten thousand tasks need a handful of streams", async () => {
+    const { channel, adopt, subscriptions } = setUp();
+    adopt(...ids(10_000));
+    await vi.advanceTimersByTimeAsync(10);
+    expect(channel.listens.map((listen) => listen.taskIds.length)).toEqual([2500, 2500, 2500, 2500]);
+    adopt("late");
+    await vi.advanceTimersByTimeAsync(10);
+    expect(subscriptions.openStreams).toBe(4); // full: the late id waits (and keeps polling)
+    expect(channel.listens).toHaveLength(4);
+  });
+
+  it("merges new ids into the stream with most room once at the stream cap", async () => {
+    const { channel, adopt, subscriptions, runOf } = setUp(true, { maxIdsPerListen: 4, maxStreams: 2 });
+    adopt(...ids(8));
+    await vi.advanceTimersByTimeAsync(10);
+    for (const listen of channel.listens) channel.acknowledge(listen);
+    adopt("n0");
+    await vi.advanceTimersByTimeAsync(10);
+    expect(channel.listens).toHaveLength(2); // no room anywhere: n0 waits, polled as usual
+    for (const taskId of ["t0", "t1", "t2"]) subscriptions.released(runOf(taskId));
+    await vi.advanceTimersByTimeAsync(10);
+    // The first stream now carries one live task: one listen for it and n0 replaces it.
+    expect(channel.listens.map((listen) => listen.taskIds)).toEqual([ids(4), ids(8).slice(4), ["t3", "n0"]]);
+    expect(channel.listens[0]?.signal?.aborted).toBe(true);
+    expect(subscriptions.openStreams).toBe(2);
+  });
+
+  it("closes a stream once none of its tasks is live: HTTP aborts, stdio sends notifications/cancelled", async () => {
+    for (const perRequestStreams of [true, false]) {
+      const { channel, adopt, subscriptions, runOf } = setUp(perRequestStreams);
+      adopt("a", "b");
+      await vi.advanceTimersByTimeAsync(10);
+      const listen = channel.listens[0] as Listen;
+      channel.acknowledge(listen);
+      subscriptions.released(runOf("a"));
+      expect(listen.signal?.aborted).toBe(false);
+      subscriptions.released(runOf("b"));
+      expect(listen.signal?.aborted).toBe(true);
+      expect(subscriptions.openStreams).toBe(0);
+      const cancelled = channel.notified.filter((entry) => entry.method === "notifications/cancelled");
+      expect(cancelled).toEqual(
+        perRequestStreams
+          ? []
+          : [
+              {
+                method: "notifications/cancelled",
+                params: expect.objectContaining({ requestId: listen.id }),
+              },
+            ],
+      );
+    }
+  });
+
+  it("routes notifications by subscription id and ignores other subscriptions'", async () => {
+    const { channel, adopt, runOf } = setUp(false);
+    adopt("a");
+    await vi.advanceTimersByTimeAsync(10);
+    const listen = channel.listens[0] as Listen;
+    channel.acknowledge(listen);
+    expect(runOf("a").pushed).toBe(true);
+    const task = {
+      taskId: "a",
+      status: "working",
+      createdAt: "2026-01-01T00:00:00Z",
+      lastUpdatedAt: "2026-01-01T00:00:01Z",
+      ttlMs: null,
+    };
+    channel.push("notifications/tasks", task, "someone-else");
+    channel.push("notifications/tasks", { ...task, status: "bogus" }, listen.id);
+    channel.push("notifications/tasks", task, listen.id);
+    expect(runOf("a").seen).toHaveLength(1); // the foreign and the invalid one were dropped
+  });
+
+  it("after a stream broke, polls its tasks at once and re-listens with backoff until the attempts run out", async () => {
+    const { channel, adopt, runOf, soon } = setUp();
+    adopt("a");
+    await vi.advanceTimersByTimeAsync(10);
+    for (let attempt = 1; attempt <= RETRY.retries; attempt++) {
+      const listen = channel.listens.at(-1) as Listen;
+      channel.acknowledge(listen);
+      expect(runOf("a").pushed).toBe(true);
+      listen.settle(new Error("stream lost"));
+      await vi.advanceTimersByTimeAsync(0);
+      expect(runOf("a").pushed).toBe(false);
+      expect(soon.at(-1)).toBe(runOf("a"));
+      await vi.advanceTimersByTimeAsync(2 * RETRY.maxTimeoutMs);
+      expect(channel.listens).toHaveLength(attempt + 1);
+    }
+    // Every break since the last acknowledgement counts: stop listening after `retries` breaks in a row.
+    (channel.listens.at(-1) as Listen).settle(new Error("stream lost"));
+    await vi.advanceTimersByTimeAsync(0);
+    (channel.listens.at(-1) as Listen).settle(new Error("again"));
+    await vi.advanceTimersByTimeAsync(5 * RETRY.maxTimeoutMs);
+    expect(channel.listens.length).toBeLessThanOrEqual(RETRY.retries + 2);
+  });
+
+  it("falls back to polling for a refused listen and stops listening after -32601", async () => {
+    const { channel, adopt } = setUp();
+    adopt("a");
+    await vi.advanceTimersByTimeAsync(10);
+    (channel.listens[0] as Listen).settle(new RpcError("subscriptions/listen", -32601, "Method not found"));
+    await vi.advanceTimersByTimeAsync(0);
+    adopt("b");
+    await vi.advanceTimersByTimeAsync(100);
+    expect(channel.listens).toHaveLength(1);
+  });
+});
