@@ -6,6 +6,7 @@ export default defineConfig({
     index: "src/index.ts",
     "schema/index": "src/schema/index.ts",
     "testing/index": "src/testing/index.ts",
+    "store/index": "src/store/index.ts",
   },
   format: ["esm", "cjs"],
   dts: true,

@@ -11,6 +11,7 @@ export default defineConfig({
       { find: /^mcp-tasks$/, replacement: source("./src/index.ts") },
       { find: /^mcp-tasks\/schema$/, replacement: source("./src/schema/index.ts") },
       { find: /^mcp-tasks\/testing$/, replacement: source("./src/testing/index.ts") },
+      { find: /^mcp-tasks\/store$/, replacement: source("./src/store/index.ts") },
     ],
   },
   test: {

@@ -6,6 +6,7 @@ import type { InputHandlers } from "../input/types.js";
 import type { PollTiming, RetryTiming } from "../scheduler/types.js";
 import type { UnansweredInputAction } from "../task/types.js";
 import type { Logger } from "./logger.js";
+import type { TaskStore } from "../store/types.js";
 
 export interface TaskClientOptions {
   /** Sent as `io.modelcontextprotocol/clientInfo` on every request. */
@@ -42,6 +43,12 @@ export interface TaskClientOptions {
    * (console, pino). Task ids are redacted. Default: silent.
    */
   logger?: Partial<Logger>;
+  /**
+   * Where refs of unfinished tasks are kept (`fileStore`, `memoryStore` from `mcp-tasks/store`). A new task's
+   * ref is written before its handle reports it; `client.resume()` picks the stored tasks up in a new process.
+   * The client opens the store on connect and closes it on `close()`.
+   */
+  store?: TaskStore;
 }
 
 export interface CallToolOptions {

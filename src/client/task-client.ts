@@ -31,6 +31,7 @@ import {
   type TaskClientOptions,
 } from "./options.js";
 import type { RunContext } from "./run-context.js";
+import type { TaskStore } from "../store/types.js";
 import { TaskRequests } from "./task-requests.js";
 import { TaskRun } from "./task-run.js";
 
@@ -48,6 +49,8 @@ export interface TaskClientEvents {
 
 export class TaskClient extends EventEmitter<TaskClientEvents> {
   private readonly runs = new Set<TaskRun>();
+  /** Store writes in flight; `close()` waits for them before it closes the store. */
+  private readonly writes = new Set<Promise<void>>();
   private readonly context: RunContext;
   private readonly serverInfo: ServerInfo;
   private readonly url: string | undefined;
@@ -79,10 +82,16 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
         pollRetries: settings.retry.retries,
         cancelGraceMs: settings.options.cancelGraceMs,
         ttlGraceMs: settings.options.ttlGraceMs,
+        durable: settings.store !== undefined,
       },
       identity: { name: server.serverInfo?.name, version: server.serverInfo?.version, url },
       tasksDeclared: server.era === "modern",
       log,
+      store: settings.store,
+      trackWrite: (write) => {
+        this.writes.add(write);
+        void write.finally(() => this.writes.delete(write));
+      },
       now: () => Date.now(),
       retryDelay: (attempt) => backoffDelay(attempt - 1, settings.retry),
       toOutcome: toolOutcome,
@@ -113,6 +122,7 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
    */
   static async connect(target: ConnectTarget, options: TaskClientOptions = {}): Promise<TaskClient> {
     const settings = settingsOf(options); // bad options fail here, before any connection is made
+    await settings.store?.open?.(); // a store another process holds fails here, before any connection is made
     const session = sessionFor(await resolveTransport(target), settings);
     let server: ServerInfo;
     try {
@@ -194,6 +204,25 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
   }
 
   /**
+   * A handle for every unfinished task the client's store holds for this server: the tasks a process that
+   * stopped (or crashed) was following. Answered input keys come with them, so nobody is asked twice. A task
+   * this client already follows is returned as its live handle.
+   */
+  async resume(options: Omit<CallToolOptions, "meta"> = {}): Promise<TaskHandle<CallToolResult>[]> {
+    this.assertOpen();
+    const store = this.context.store;
+    if (store === undefined) throw new McpTasksError("TaskClient.resume: the client has no `store`");
+    const refs = await store.list(this.serverRef());
+    this.assertOpen();
+    const live = new Map<string, TaskRun>();
+    for (const run of this.runs) {
+      const taskId = run.ref()?.taskId;
+      if (taskId !== undefined) live.set(taskId, run);
+    }
+    return refs.map((ref) => live.get(ref.taskId)?.handle ?? this.task(ref, options));
+  }
+
+  /**
    * Sends `tasks/cancel` for a task, whether or not any handle is watching it, and resolves with the server's
    * acknowledgement. Transient faults are retried; a refusal (unknown task) rejects with a typed error. A live
    * handle of this client for the same task notices the outcome on its next poll.
@@ -208,7 +237,8 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
 
   /**
    * Stops every poll, ends every open handle with `ClientClosedError` (which carries its task id), and closes
-   * the connection. Tasks keep running on the server.
+   * the connection. Tasks keep running on the server; their refs stay in the store (which is closed too, after
+   * its pending writes).
    */
   close(): Promise<void> {
     this.closing ??= (async () => {
@@ -216,6 +246,8 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
       this.context.scheduler.close();
       this.context.alarms.close();
       await this.session.close();
+      while (this.writes.size > 0) await Promise.allSettled([...this.writes]);
+      await this.context.store?.close?.();
     })();
     return this.closing;
   }
@@ -287,6 +319,7 @@ interface ClientSettings {
   polling: PollTiming;
   retry: RetryTiming;
   log: Logger;
+  store: TaskStore | undefined;
 }
 
 function settingsOf(options: TaskClientOptions): ClientSettings {
@@ -295,6 +328,7 @@ function settingsOf(options: TaskClientOptions): ClientSettings {
     polling: resolvePollTiming(options.polling ?? {}),
     retry: resolveRetryTiming(options.retry ?? {}),
     log: safeLogger(options.logger),
+    store: checkStore(options.store),
   };
 }
 
@@ -305,4 +339,13 @@ function sessionFor(transport: McpTransport, { options }: ClientSettings): Sessi
     capabilities: capabilitiesFor(options.inputHandlers),
     requestTimeoutMs: options.requestTimeoutMs,
   });
+}
+
+function checkStore(store: TaskStore | undefined): TaskStore | undefined {
+  if (store === undefined) return undefined;
+  const methods = ["put", "remove", "list"] as const;
+  if (typeof store !== "object" || store === null || methods.some((m) => typeof store[m] !== "function")) {
+    throw new TypeError("TaskClient: `store` must be a TaskStore (put, remove, list)");
+  }
+  return store;
 }

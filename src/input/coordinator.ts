@@ -36,6 +36,7 @@ import {
 } from "./requests.js";
 import type { ReadInput } from "./requests.js";
 import type { InputContext, InputHandlers, InputUnansweredEvent } from "./types.js";
+import { openBatch, type Batch } from "./batch.js";
 
 /** What the coordinator needs from the task driver. The `emit*` functions must not throw. */
 export interface InputCoordinatorDeps {
@@ -67,6 +68,8 @@ export interface InputCoordinatorDeps {
   emitRetry?(event: RetryEvent): void;
   /** An update was acknowledged: poll once promptly, then resume the usual cadence. */
   pollSoon(): void;
+  /** The server acknowledged these keys' answers (a task's stored ref records them). */
+  submitted?(keys: readonly string[]): void;
   /** Policy `cancel`: send `tasks/cancel` and keep observing for the server's final word. */
   cancelTask(reason: InputUnansweredError): void;
   /**
@@ -90,14 +93,6 @@ interface LiveKey {
   input: ReadInput;
   /** Set while a handler runs; aborting it tells the handler its answer is no longer wanted. */
   controller?: AbortController;
-}
-
-/** Answers collected for one `tasks/update`, and the promise `respond` callers wait on. */
-interface Batch {
-  responses: Map<string, InputResponse>;
-  done: Promise<void>;
-  resolve(): void;
-  reject(error: unknown): void;
 }
 
 interface GiveUp {
@@ -366,6 +361,7 @@ export class InputCoordinator {
       return;
     }
     this.ledger?.submitted(keys);
+    this.deps.submitted?.(keys);
     batch.resolve();
     if (this.closed) return;
     for (const key of keys) this.live.delete(key);
@@ -400,15 +396,4 @@ export class InputCoordinator {
     this.running.add(settled);
     void settled.finally(() => this.running.delete(settled));
   }
-}
-
-function openBatch(): Batch {
-  let resolve!: () => void;
-  let reject!: (error: unknown) => void;
-  const done = new Promise<void>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  done.catch(() => undefined); // only `respond` callers care; a handler's answer must not cause an unhandled rejection
-  return { responses: new Map(), done, resolve, reject };
 }
