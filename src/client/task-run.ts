@@ -260,7 +260,8 @@ export class TaskRun implements TaskController, PollJob {
       answer = classifyResult(call.method, raw, { tasksDeclared: this.context.tasksDeclared });
     } catch (error) {
       // A task the client cannot follow (wrong method, not declared): ask the server to stop it.
-      if (error instanceof OrphanedTaskError && error.taskId !== undefined) cancelOrphan(this.context, error.taskId);
+      if (error instanceof OrphanedTaskError && error.taskId !== undefined)
+        cancelOrphan(this.context, error.taskId);
       this.dispatch({ type: "callFailed", error });
       return;
     }

@@ -32,8 +32,11 @@ const LOCK = ".lock";
 const QUARANTINE = "quarantine";
 const REF_FILE = /^[0-9a-f]{32}\.json$/;
 
+/** A `TaskStore` whose `open` and `close` are always there. */
+export type OpenableStore = TaskStore & { open(): Promise<void>; close(): Promise<void> };
+
 /** A file store over `dir` (created when missing). It takes the directory's lock on first use or `open()`. */
-export function fileStore(dir: string, options: FileStoreOptions = {}): TaskStore & { open(): Promise<void> } {
+export function fileStore(dir: string, options: FileStoreOptions = {}): OpenableStore {
   return new FileStore(dir, options);
 }
 
@@ -113,7 +116,10 @@ class FileStore implements TaskStore {
   private async read(name: string): Promise<TaskRef | undefined> {
     let problem: string;
     try {
-      const stored = JSON.parse(await readFile(join(this.dir, name), "utf8")) as { format?: unknown; ref?: unknown };
+      const stored = JSON.parse(await readFile(join(this.dir, name), "utf8")) as {
+        format?: unknown;
+        ref?: unknown;
+      };
       if (stored?.format !== FORMAT) problem = "not a task ref written by mcp-tasks";
       else {
         const ref = readTaskRef(stored.ref);

@@ -5,4 +5,4 @@
 export type { TaskStore } from "./types.js";
 export { refExpired } from "./types.js";
 export { memoryStore, type MemoryStoreOptions } from "./memory.js";
-export { fileStore, StoreLockedError, type FileStoreOptions } from "./file.js";
+export { fileStore, StoreLockedError, type FileStoreOptions, type OpenableStore } from "./file.js";

@@ -29,7 +29,8 @@ export function memoryStore(options: MemoryStoreOptions = {}): TaskStore & { rea
       const found: TaskRef[] = [];
       for (const [key, ref] of refs) {
         if (refExpired(ref, at, grace)) refs.delete(key);
-        else if (server === undefined || foreignServer(ref, server) === undefined) found.push(structuredClone(ref));
+        else if (server === undefined || foreignServer(ref, server) === undefined)
+          found.push(structuredClone(ref));
       }
       return Promise.resolve(found);
     },

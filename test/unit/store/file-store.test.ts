@@ -42,7 +42,9 @@ describe("fileStore", () => {
 
     const files = readdirSync(dir).filter((name) => name.endsWith(".json"));
     expect(files).toHaveLength(1);
-    expect(JSON.parse(readFileSync(join(dir, files[0] as string), "utf8"))).toMatchObject({ ref: { taskId: "a" } });
+    expect(JSON.parse(readFileSync(join(dir, files[0] as string), "utf8"))).toMatchObject({
+      ref: { taskId: "a" },
+    });
     expect(files[0]).not.toContain("a.json"); // names are hashes: task ids are secrets
 
     const second = store(dir);
@@ -63,7 +65,10 @@ describe("fileStore", () => {
     const warn = vi.fn();
     const made = store(dir, { logger: { warn } });
     await made.put(ref("good"));
-    writeFileSync(join(dir, "0123456789abcdef0123456789abcdef.json"), '{"format":"mcp-tasks/task-ref","ref":');
+    writeFileSync(
+      join(dir, "0123456789abcdef0123456789abcdef.json"),
+      '{"format":"mcp-tasks/task-ref","ref":',
+    );
     writeFileSync(join(dir, "notes.txt"), "someone else's file");
     writeFileSync(join(dir, ".tmp-1-1-half.json"), "{");
 
