@@ -7,6 +7,7 @@ export default defineConfig({
     "schema/index": "src/schema/index.ts",
     "testing/index": "src/testing/index.ts",
     "store/index": "src/store/index.ts",
+    "store/redis": "src/store/redis.ts",
   },
   format: ["esm", "cjs"],
   dts: true,

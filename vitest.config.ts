@@ -12,6 +12,7 @@ export default defineConfig({
       { find: /^mcp-tasks\/schema$/, replacement: source("./src/schema/index.ts") },
       { find: /^mcp-tasks\/testing$/, replacement: source("./src/testing/index.ts") },
       { find: /^mcp-tasks\/store$/, replacement: source("./src/store/index.ts") },
+      { find: /^mcp-tasks\/store\/redis$/, replacement: source("./src/store/redis.ts") },
     ],
   },
   test: {

@@ -49,6 +49,11 @@ export interface TaskClientOptions {
    * The client opens the store on connect and closes it on `close()`.
    */
   store?: TaskStore;
+  /**
+   * With a store shared by workers (`redisStore`): every `everyMs` (default 1000), resume the store's tasks whose
+   * owner stopped renewing its lease. Adopted handles are announced by the client's `task` event.
+   */
+  adopt?: boolean | { everyMs: number };
 }
 
 export interface CallToolOptions {

@@ -55,6 +55,9 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
   private readonly serverInfo: ServerInfo;
   private readonly url: string | undefined;
   private closing: Promise<void> | undefined;
+  /** The adoption loop (`adopt: true`): resumes lapsed tasks of the store now and then. */
+  private adoption: ReturnType<typeof setInterval> | undefined;
+  private resuming: Promise<unknown> | undefined;
 
   private constructor(
     private readonly session: Session,
@@ -104,6 +107,11 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
         if (outcome !== undefined) this.emit("settled", run.handle, outcome);
       },
     };
+    settings.store?.onLeaseLost?.((ref) => {
+      // Another worker follows this task now: stop here without cancelling it.
+      for (const run of this.runs) if (run.ref()?.taskId === ref.taskId) run.detach();
+    });
+    if (settings.adoptEveryMs !== undefined) this.startAdoption(settings.adoptEveryMs);
     session.onError((error) => {
       log.warn("transport error", error);
       this.emit("error", error);
@@ -213,13 +221,23 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
     const store = this.context.store;
     if (store === undefined) throw new McpTasksError("TaskClient.resume: the client has no `store`");
     const refs = await store.list(this.serverRef());
-    this.assertOpen();
     const live = new Map<string, TaskRun>();
     for (const run of this.runs) {
       const taskId = run.ref()?.taskId;
       if (taskId !== undefined) live.set(taskId, run);
     }
-    return refs.map((ref) => live.get(ref.taskId)?.handle ?? this.task(ref, options));
+    const handles: TaskHandle<CallToolResult>[] = [];
+    for (const ref of refs) {
+      const running = live.get(ref.taskId);
+      if (running) {
+        handles.push(running.handle);
+        continue;
+      }
+      // With leases, follow only what this worker could claim (the latest ref, answered keys included).
+      const claimed = store.claim ? await store.claim(ref) : ref;
+      if (claimed !== undefined && !this.closing) handles.push(this.task(claimed, options));
+    }
+    return handles;
   }
 
   /**
@@ -242,6 +260,8 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
    */
   close(): Promise<void> {
     this.closing ??= (async () => {
+      if (this.adoption !== undefined) clearInterval(this.adoption);
+      await this.resuming;
       for (const run of [...this.runs]) run.closeForClient();
       this.context.scheduler.close();
       this.context.alarms.close();
@@ -254,6 +274,16 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
 
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
+  }
+
+  /** Every `everyMs`, takes over the store's tasks whose owner stopped renewing their lease. */
+  private startAdoption(everyMs: number): void {
+    this.adoption = setInterval(() => {
+      if (this.closing || this.resuming) return;
+      this.resuming = this.resume()
+        .catch((error: unknown) => this.context.log.warn("adopting stored tasks failed", error))
+        .finally(() => (this.resuming = undefined));
+    }, everyMs);
   }
 
   private assertOpen(): void {
@@ -320,6 +350,7 @@ interface ClientSettings {
   retry: RetryTiming;
   log: Logger;
   store: TaskStore | undefined;
+  adoptEveryMs: number | undefined;
 }
 
 function settingsOf(options: TaskClientOptions): ClientSettings {
@@ -329,6 +360,7 @@ function settingsOf(options: TaskClientOptions): ClientSettings {
     retry: resolveRetryTiming(options.retry ?? {}),
     log: safeLogger(options.logger),
     store: checkStore(options.store),
+    adoptEveryMs: adoptEvery(options),
   };
 }
 
@@ -348,4 +380,14 @@ function checkStore(store: TaskStore | undefined): TaskStore | undefined {
     throw new TypeError("TaskClient: `store` must be a TaskStore (put, remove, list)");
   }
   return store;
+}
+
+function adoptEvery({ adopt, store }: TaskClientOptions): number | undefined {
+  if (adopt === undefined || adopt === false) return undefined;
+  if (store === undefined) throw new TypeError("TaskClient: `adopt` needs a `store`");
+  const everyMs = adopt === true ? 1000 : adopt.everyMs;
+  if (typeof everyMs !== "number" || !(everyMs > 0)) {
+    throw new TypeError("TaskClient: `adopt.everyMs` must be a positive number");
+  }
+  return everyMs;
 }

@@ -20,6 +20,13 @@ export interface TaskStore {
   open?(): Promise<void>;
   /** Lets go of what the store holds (a lock, a connection). */
   close?(): Promise<void>;
+  /**
+   * Stores shared by many workers: take the task's lease if nobody holds it, and resolve with its latest ref
+   * (undefined when another worker owns it or it is gone). `resume()` follows only what it claimed.
+   */
+  claim?(ref: TaskRef): Promise<TaskRef | undefined>;
+  /** Stores with leases: `listener` hears of a task whose lease this worker lost; the client stops following it. */
+  onLeaseLost?(listener: (ref: TaskRef) => void): void;
 }
 
 /** Default allowance past `createdAt + ttlMs` before a stored ref is considered expired. */
