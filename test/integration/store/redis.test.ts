@@ -81,6 +81,12 @@ interface Worker {
   done: Promise<void>;
 }
 
+/** Every worker started, so none outlives a failed test. */
+const started: Worker[] = [];
+afterAll(() => {
+  for (const w of started) w.kill("SIGKILL");
+});
+
 function startWorker(args: string[]): Worker {
   const proc = spawn(process.execPath, ["--import", "tsx", worker, ...args], {
     cwd: root,
@@ -94,7 +100,9 @@ function startWorker(args: string[]): Worker {
     lines.push(...parts);
   });
   const done = new Promise<void>((resolve) => proc.on("close", () => resolve()));
-  return { name: args[2] as string, lines, kill: (signal) => proc.kill(signal), done };
+  const made = { name: args[2] as string, lines, kill: (signal: NodeJS.Signals) => proc.kill(signal), done };
+  started.push(made);
+  return made;
 }
 
 const said = (w: Worker, line: string) => w.lines.includes(line);
