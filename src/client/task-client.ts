@@ -12,7 +12,7 @@ import { parseCallToolResult } from "../protocol/codec.js";
 import { redactTaskId } from "../protocol/redact.js";
 import { PollScheduler } from "../scheduler/scheduler.js";
 import { resolvePollTiming, resolveRetryTiming } from "../scheduler/timing.js";
-import { backoffDelay } from "../scheduler/retry.js";
+import { backoffDelay, retryAfterMs } from "../scheduler/retry.js";
 import type { PollTiming, RetryTiming } from "../scheduler/types.js";
 import { Session } from "../session/session.js";
 import { resolveTransport, type ConnectTarget } from "../session/targets.js";
@@ -96,7 +96,8 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
         void write.finally(() => this.writes.delete(write));
       },
       now: () => Date.now(),
-      retryDelay: (attempt) => backoffDelay(attempt - 1, settings.retry),
+      retryDelay: (attempt, error) =>
+        Math.max(backoffDelay(attempt - 1, settings.retry), retryAfterMs(error, settings.retry)),
       toOutcome: toolOutcome,
       redact: redactTaskId,
       refFor: (fields) => ({ v: 1, server: this.serverRef(), ...fields }),
