@@ -107,6 +107,17 @@ function startWorker(args: string[]): Worker {
 
 const said = (w: Worker, line: string) => w.lines.includes(line);
 
+/** How many tasks the named worker has polled, from the server's request log. */
+function polledByIn(server: HttpTaskServer, name: string): number {
+  const ids = new Set<unknown>();
+  for (const request of server.requests.forMethod("tasks/get")) {
+    const params = (request.body as { params: Record<string, unknown> }).params;
+    const meta = params._meta as Record<string, { name?: string }>;
+    if (meta["io.modelcontextprotocol/clientInfo"]?.name === name) ids.add(params.taskId);
+  }
+  return ids.size;
+}
+
 async function until(check: () => boolean, what: string, timeoutMs: number): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!check()) {
@@ -130,7 +141,7 @@ describe("four workers share tasks through Redis", () => {
           task: "required",
           pollIntervalMs: 500,
           advance: { everyMs: 250 },
-          steps: [step.working("busy"), step.idle(24), step.complete(textResult("ok"))],
+          steps: [step.working("busy"), step.idle(32), step.complete(textResult("ok"))],
         }),
       ],
     });
@@ -141,6 +152,7 @@ describe("four workers share tasks through Redis", () => {
 
   it("one is killed mid-run: every task completes, never polled by two workers at once, taken over in time", async () => {
     const per = Math.ceil(TASKS / WORKERS);
+    const polledBy = (name: string) => polledByIn(taskServer, name);
     const workers = Array.from({ length: WORKERS }, (_, index) =>
       startWorker([taskServer.url, redis.url, `worker-${index}`, String(per), String(LEASE_MS)]),
     );
@@ -148,7 +160,8 @@ describe("four workers share tasks through Redis", () => {
     await until(() => workers.every((w) => said(w, "ready")), "every worker to connect", 120_000);
     for (const w of workers) w.kill("SIGUSR2");
     await until(() => taskServer.tasks.size >= per * WORKERS, "every task to be created", 90_000);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    // Kill the victim once it has polled half of its tasks: they are live and it is their known owner.
+    await until(() => polledBy("worker-0") >= per / 2, "the victim to poll its tasks", 60_000);
     const victim = workers[0] as Worker;
     victim.kill("SIGKILL");
     const killedAt = Date.now();
