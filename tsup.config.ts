@@ -6,6 +6,8 @@ const publicEntries = {
   index: "src/index.ts",
   "schema/index": "src/schema/index.ts",
   "testing/index": "src/testing/index.ts",
+  "store/index": "src/store/index.ts",
+  "store/redis": "src/store/redis.ts",
 };
 
 export default defineConfig({

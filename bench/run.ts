@@ -4,7 +4,8 @@
  * `bench/results.json`.
  *
  * Flags: `--quick` (smaller counts, one round; writes `bench/results.local.json`), `--json-wire` (a JSON round
- * trip per message in both directions), `--scenarios=1,3` (a subset), `--rounds=N` (default 3).
+ * trip per message in both directions), `--scenarios=1,3` (a subset), `--rounds=N` (default 3), `--store-only` (only
+ * the task store overhead, which otherwise runs last, in a few seconds; `--no-store` skips it).
  * The libraries take turns within each round, and the order flips every round.
  */
 import { execFileSync, spawn } from "node:child_process";
@@ -24,6 +25,7 @@ const RUN_TIMEOUT_MS = 20 * 60_000;
 
 interface Flags {
   quick: boolean;
+  store: "also" | "only" | "skip";
   jsonWire: boolean;
   only: number[] | undefined;
   rounds: number;
@@ -35,7 +37,8 @@ function parseFlags(argv: string[]): Flags {
   const only = value("scenarios")?.split(",").map(Number);
   const rounds = Number(value("rounds") ?? (quick ? 1 : 3));
   if (!Number.isInteger(rounds) || rounds < 1) throw new Error("--rounds must be a positive integer");
-  return { quick, jsonWire: argv.includes("--json-wire"), only, rounds };
+  const store = argv.includes("--store-only") ? "only" : argv.includes("--no-store") ? "skip" : "also";
+  return { quick, store, jsonWire: argv.includes("--json-wire"), only, rounds };
 }
 
 /** Runs measure.ts in a fresh process and returns its result (or a failed result with the reason). */
@@ -154,9 +157,39 @@ function saveResults(file: string, variant: string, records: ScenarioRecord[]): 
   writeFileSync(file, `${JSON.stringify({ variants }, null, 2)}\n`);
 }
 
+/** The store overhead (bench/store.ts) in its own process; printed and written beside the results. */
+function runStoreBench(flags: Flags): Promise<void> {
+  const count = flags.quick ? 50 : 200;
+  const args = ["--import", "tsx", join(BENCH_DIR, "store.ts"), String(count)];
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "inherit"] });
+    let stdout = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.on("close", (code) => {
+      const line = stdout.split("\n").find((text) => text.startsWith("STORE_RESULT "));
+      if (!line) {
+        console.log(`store overhead: FAILED (exit ${code})`);
+        return resolve();
+      }
+      const figures: unknown = JSON.parse(line.slice("STORE_RESULT ".length));
+      console.log(`\n## Task store overhead (per operation)\n\n${stdout.split("STORE_RESULT")[0]?.trim()}\n`);
+      const file = join(BENCH_DIR, flags.quick ? "store-results.local.json" : "store-results.json");
+      const record = {
+        measuredAt: new Date().toISOString(),
+        node: process.version,
+        machine: MACHINE,
+        figures,
+      };
+      writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`);
+      resolve();
+    });
+  });
+}
+
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2));
   console.log(`Node ${process.version} on ${MACHINE}\n`);
+  if (flags.store === "only") return runStoreBench(flags);
   const oursAvailable = existsSync(join(REPO_ROOT, "src", "index.ts"));
   if (!oursAvailable) console.log("note: src/index.ts does not exist yet; mcp-tasks runs are skipped.\n");
   const selected = scenarios(flags.quick).filter(
@@ -179,6 +212,7 @@ async function main(): Promise<void> {
   saveResults(file, variant, records);
   const seconds = Math.round((Date.now() - startedAt) / 1000);
   console.log(`Wrote ${file} (${variant}); the whole run took ${seconds} s.`);
+  if (flags.store === "also") await runStoreBench(flags);
 }
 
 await main();

@@ -6,6 +6,7 @@ export { TaskClient, type TaskClientEvents } from "./client/task-client.js";
 export type { Logger } from "./client/logger.js";
 export { TaskRefError, readTaskRef, type TaskRef } from "./task/ref.js";
 export type { TaskClientOptions, CallToolOptions } from "./client/options.js";
+export type { TaskStore } from "./store/types.js";
 export { TaskHandle } from "./task/handle.js";
 export type {
   TaskUpdate,

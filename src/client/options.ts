@@ -6,6 +6,7 @@ import type { InputHandlers } from "../input/types.js";
 import type { PollTiming, RetryTiming } from "../scheduler/types.js";
 import type { UnansweredInputAction } from "../task/types.js";
 import type { Logger } from "./logger.js";
+import type { TaskStore } from "../store/types.js";
 
 export interface TaskClientOptions {
   /** Sent as `io.modelcontextprotocol/clientInfo` on every request. */
@@ -53,6 +54,17 @@ export interface TaskClientOptions {
    * hang the task): at most once per `max(notificationSafetyNetMs, 10 × the task's poll interval)`. Default 30000.
    */
   notificationSafetyNetMs?: number;
+  /**
+   * Where refs of unfinished tasks are kept (`fileStore`, `memoryStore` from `mcp-tasks/store`). A new task's
+   * ref is written before its handle reports it; `client.resume()` picks the stored tasks up in a new process.
+   * The client opens the store on connect and closes it on `close()`.
+   */
+  store?: TaskStore;
+  /**
+   * With a store shared by workers (`redisStore`): every `everyMs` (default 1000), resume the store's tasks whose
+   * owner stopped renewing its lease. Adopted handles are announced by the client's `task` event.
+   */
+  adopt?: boolean | { everyMs: number };
 }
 
 export interface CallToolOptions {

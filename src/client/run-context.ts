@@ -9,6 +9,7 @@ import type { RpcChannel } from "../session/types.js";
 import type { InputContext } from "../input/types.js";
 import type { OutcomeMapper } from "../task/types.js";
 import type { TaskRef } from "../task/ref.js";
+import type { TaskStore } from "../store/types.js";
 import type { CallState, LifecycleConfig } from "../lifecycle/types.js";
 import type { Logger } from "./logger.js";
 import type { ResolvedClientOptions } from "./options.js";
@@ -39,6 +40,10 @@ export interface RunContext {
   /** Whether calls declare the tasks extension (the modern era), so a task answer is legitimate. */
   tasksDeclared: boolean;
   log: Logger;
+  /** Where refs of unfinished tasks are kept (decision 12), when the client has a store. */
+  store?: TaskStore;
+  /** Records a store write in flight (the client waits for them when it closes). */
+  trackWrite?(write: Promise<void>): void;
   /** Epoch milliseconds. */
   now(): number;
   /** The wait before poll retry number `attempt` after `error` (backoff with jitter, or the server's Retry-After). */

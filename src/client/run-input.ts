@@ -37,6 +37,8 @@ export interface CoordinatorHooks {
   answered: readonly string[] | undefined;
   sink: TaskSink<CallToolResult>;
   pollSoon(): void;
+  /** The server acknowledged answers: the ref's answered keys changed. */
+  submitted(): void;
   cancelTask(reason: InputUnansweredError): void;
   fail(error: InputUnansweredError | ProtocolError): void;
 }
@@ -59,6 +61,7 @@ export function inputCoordinatorFor(context: RunContext, hooks: CoordinatorHooks
     emitUnanswered: (event) => sink.emitInputUnanswered(event),
     emitRetry: (event) => sink.emitRetry(event),
     pollSoon: hooks.pollSoon,
+    submitted: hooks.submitted,
     cancelTask: hooks.cancelTask,
     fail: hooks.fail,
   });

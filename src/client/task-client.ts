@@ -32,6 +32,7 @@ import {
   type TaskClientOptions,
 } from "./options.js";
 import type { RunContext } from "./run-context.js";
+import type { TaskStore } from "../store/types.js";
 import { TaskRequests } from "./task-requests.js";
 import { TaskRun } from "./task-run.js";
 import { Subscriptions } from "../notifications/subscriptions.js";
@@ -50,12 +51,17 @@ export interface TaskClientEvents {
 
 export class TaskClient extends EventEmitter<TaskClientEvents> {
   private readonly runs = new Set<TaskRun>();
+  /** Store writes in flight; `close()` waits for them before it closes the store. */
+  private readonly writes = new Set<Promise<void>>();
   private readonly context: RunContext;
   private readonly serverInfo: ServerInfo;
   private readonly url: string | undefined;
   private closing: Promise<void> | undefined;
   /** Task status notifications; undefined with `notifications: "off"` or on a 2025-era server. */
   private readonly subscriptions: Subscriptions | undefined;
+  /** The adoption loop (`adopt: true`): resumes lapsed tasks of the store now and then. */
+  private adoption: ReturnType<typeof setInterval> | undefined;
+  private resuming: Promise<unknown> | undefined;
 
   private constructor(
     private readonly session: Session,
@@ -83,10 +89,16 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
         pollRetries: settings.retry.retries,
         cancelGraceMs: settings.options.cancelGraceMs,
         ttlGraceMs: settings.options.ttlGraceMs,
+        durable: settings.store !== undefined,
       },
       identity: { name: server.serverInfo?.name, version: server.serverInfo?.version, url },
       tasksDeclared: server.era === "modern",
       log,
+      store: settings.store,
+      trackWrite: (write) => {
+        this.writes.add(write);
+        void write.finally(() => this.writes.delete(write));
+      },
       now: () => Date.now(),
       retryDelay: (attempt, error) => retryDelay(attempt, settings.retry, error),
       toOutcome: toolOutcome,
@@ -107,6 +119,11 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
       const { scheduler, retry } = this.context;
       this.subscriptions = new Subscriptions({ channel: session, scheduler, log, retry });
     }
+    settings.store?.onLeaseLost?.((ref) => {
+      // Another worker follows this task now: stop here without cancelling it.
+      for (const run of this.runs) if (run.ref()?.taskId === ref.taskId) run.detach();
+    });
+    if (settings.adoptEveryMs !== undefined) this.startAdoption(settings.adoptEveryMs);
     session.onError((error) => {
       log.warn("transport error", error);
       this.emit("error", error);
@@ -126,6 +143,7 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
    */
   static async connect(target: ConnectTarget, options: TaskClientOptions = {}): Promise<TaskClient> {
     const settings = settingsOf(options); // bad options fail here, before any connection is made
+    await settings.store?.open?.(); // a store another process holds fails here, before any connection is made
     const session = sessionFor(await resolveTransport(target), settings);
     let server: ServerInfo;
     try {
@@ -208,6 +226,35 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
   }
 
   /**
+   * A handle for every unfinished task the client's store holds for this server: the tasks a process that
+   * stopped (or crashed) was following. Answered input keys come with them, so nobody is asked twice. A task
+   * this client already follows is returned as its live handle.
+   */
+  async resume(options: Omit<CallToolOptions, "meta"> = {}): Promise<TaskHandle<CallToolResult>[]> {
+    this.assertOpen();
+    const store = this.context.store;
+    if (store === undefined) throw new McpTasksError("TaskClient.resume: the client has no `store`");
+    const refs = await store.list(this.serverRef());
+    const live = new Map<string, TaskRun>();
+    for (const run of this.runs) {
+      const taskId = run.ref()?.taskId;
+      if (taskId !== undefined) live.set(taskId, run);
+    }
+    const handles: TaskHandle<CallToolResult>[] = [];
+    for (const ref of refs) {
+      const running = live.get(ref.taskId);
+      if (running) {
+        handles.push(running.handle);
+        continue;
+      }
+      // With leases, follow only what this worker could claim (the latest ref, answered keys included).
+      const claimed = store.claim ? await store.claim(ref) : ref;
+      if (claimed !== undefined && !this.closing) handles.push(this.task(claimed, options));
+    }
+    return handles;
+  }
+
+  /**
    * Sends `tasks/cancel` for a task, whether or not any handle is watching it, and resolves with the server's
    * acknowledgement. Transient faults are retried; a refusal (unknown task) rejects with a typed error. A live
    * handle of this client for the same task notices the outcome on its next poll.
@@ -222,21 +269,36 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
 
   /**
    * Stops every poll, ends every open handle with `ClientClosedError` (which carries its task id), and closes
-   * the connection. Tasks keep running on the server.
+   * the connection. Tasks keep running on the server; their refs stay in the store (which is closed too, after
+   * its pending writes).
    */
   close(): Promise<void> {
     this.closing ??= (async () => {
+      if (this.adoption !== undefined) clearInterval(this.adoption);
+      await this.resuming;
       for (const run of [...this.runs]) run.closeForClient();
       this.subscriptions?.close();
       this.context.scheduler.close();
       this.context.alarms.close();
       await this.session.close();
+      while (this.writes.size > 0) await Promise.allSettled([...this.writes]);
+      await this.context.store?.close?.();
     })();
     return this.closing;
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
+  }
+
+  /** Every `everyMs`, takes over the store's tasks whose owner stopped renewing their lease. */
+  private startAdoption(everyMs: number): void {
+    this.adoption = setInterval(() => {
+      if (this.closing || this.resuming) return;
+      this.resuming = this.resume()
+        .catch((error: unknown) => this.context.log.warn("adopting stored tasks failed", error))
+        .finally(() => (this.resuming = undefined));
+    }, everyMs);
   }
 
   private assertOpen(): void {
@@ -302,6 +364,8 @@ interface ClientSettings {
   polling: PollTiming;
   retry: RetryTiming;
   log: Logger;
+  store: TaskStore | undefined;
+  adoptEveryMs: number | undefined;
 }
 
 function settingsOf(options: TaskClientOptions): ClientSettings {
@@ -310,6 +374,8 @@ function settingsOf(options: TaskClientOptions): ClientSettings {
     polling: resolvePollTiming(options.polling ?? {}),
     retry: resolveRetryTiming(options.retry ?? {}),
     log: safeLogger(options.logger),
+    store: checkStore(options.store),
+    adoptEveryMs: adoptEvery(options),
   };
 }
 
@@ -320,4 +386,23 @@ function sessionFor(transport: McpTransport, { options }: ClientSettings): Sessi
     capabilities: capabilitiesFor(options.inputHandlers),
     requestTimeoutMs: options.requestTimeoutMs,
   });
+}
+
+function checkStore(store: TaskStore | undefined): TaskStore | undefined {
+  if (store === undefined) return undefined;
+  const methods = ["put", "remove", "list"] as const;
+  if (typeof store !== "object" || store === null || methods.some((m) => typeof store[m] !== "function")) {
+    throw new TypeError("TaskClient: `store` must be a TaskStore (put, remove, list)");
+  }
+  return store;
+}
+
+function adoptEvery({ adopt, store }: TaskClientOptions): number | undefined {
+  if (adopt === undefined || adopt === false) return undefined;
+  if (store === undefined) throw new TypeError("TaskClient: `adopt` needs a `store`");
+  const everyMs = adopt === true ? 1000 : adopt.everyMs;
+  if (typeof everyMs !== "number" || !(everyMs > 0)) {
+    throw new TypeError("TaskClient: `adopt.everyMs` must be a positive number");
+  }
+  return everyMs;
 }

@@ -20,12 +20,8 @@ import type { CallAnswer, CallEvent, CallState, Effect } from "../lifecycle/type
 import type { CallSpec, RunContext } from "./run-context.js";
 import { outcomeOf } from "./endings.js";
 import { inputCoordinatorFor, inputRoundsFor } from "./run-input.js";
-
-/** What came of this handle's `tasks/cancel`: the acknowledgement, or why there is none. */
-interface CancelReply {
-  ack?: Record<string, unknown>;
-  error?: unknown;
-}
+import { RefKeeper } from "./run-store.js";
+import { cancelOrphan, cancelQuietly, type CancelReply } from "./run-cancel.js";
 
 export class TaskRun implements TaskController, PollJob {
   readonly handle: TaskHandle<CallToolResult>;
@@ -46,6 +42,8 @@ export class TaskRun implements TaskController, PollJob {
   private cancelReply: Promise<CancelReply> | undefined;
   private cancelRetries: AbortController | undefined;
   private removeAbortListener: (() => void) | undefined;
+  /** Writes to the client's store, in order (only with a store). */
+  private readonly refs: RefKeeper | undefined;
 
   constructor(
     private readonly context: RunContext,
@@ -55,6 +53,8 @@ export class TaskRun implements TaskController, PollJob {
     private readonly known: Partial<TaskRef> = {},
   ) {
     this.state = initialState(deadline);
+    if (context.store)
+      this.refs = new RefKeeper(context.store, context.log, context.redact, context.trackWrite);
     const { handle, sink } = createTask<CallToolResult>(this);
     this.handle = handle;
     this.sink = sink;
@@ -226,6 +226,12 @@ export class TaskRun implements TaskController, PollJob {
       case "stopInputRounds":
         this.rounds?.abort.abort(effect.reason);
         return;
+      case "persist":
+        this.created = effect.task;
+        void this.refs
+          ?.put(this.ref() as TaskRef, "storing a new task's ref")
+          .then(() => this.dispatch({ type: "stored", task: effect.task }));
+        return;
       case "adopt":
         this.created = effect.task;
         this.sink.setTaskId(effect.taskId);
@@ -254,7 +260,7 @@ export class TaskRun implements TaskController, PollJob {
         this.settle(outcomeOf(effect.ending, this.state));
         return;
       case "cancelOrphan":
-        this.cancelOrphan(effect.taskId);
+        cancelOrphan(this.context, effect.taskId);
         return;
     }
   }
@@ -279,7 +285,8 @@ export class TaskRun implements TaskController, PollJob {
       });
     } catch (error) {
       // A task the client cannot follow (wrong method, not declared): ask the server to stop it.
-      if (error instanceof OrphanedTaskError && error.taskId !== undefined) this.cancelOrphan(error.taskId);
+      if (error instanceof OrphanedTaskError && error.taskId !== undefined)
+        cancelOrphan(this.context, error.taskId);
       this.dispatch({ type: "callFailed", error });
       return;
     }
@@ -361,20 +368,7 @@ export class TaskRun implements TaskController, PollJob {
     const taskId = this.state.taskId;
     const outcome = this.sink.outcome;
     if (taskId === undefined || outcome === undefined || serverIsDone(outcome)) return;
-    this.cancelReply = this.context.tasks.cancel(taskId, undefined).then(
-      (ack) => ({ ack }),
-      (error: unknown) => ({ error }),
-    );
-  }
-
-  private cancelOrphan(taskId: string): void {
-    this.context.log.warn(
-      "the server created a task after its handle had ended; sending tasks/cancel for it",
-      { taskId: this.context.redact(taskId) },
-    );
-    this.context.tasks.cancel(taskId, undefined).catch((error: unknown) => {
-      this.context.log.warn("tasks/cancel for a task nobody observes failed", error);
-    });
+    this.cancelReply = cancelQuietly(this.context, taskId);
   }
 
   private settle(outcome: TaskOutcome<CallToolResult> | { snapshot: DetailedTask }): void {
@@ -390,6 +384,10 @@ export class TaskRun implements TaskController, PollJob {
       sink: this.sink,
       pollSoon: () => {
         if (this.state.phase !== "ended") this.context.scheduler.runSoon(this);
+      },
+      submitted: () => {
+        const ref = this.ref();
+        if (ref !== undefined) void this.refs?.put(ref, "storing answered input keys");
       },
       cancelTask: (reason) => this.dispatch({ type: "cancelRequested", reason }),
       fail: (error) => this.dispatch({ type: "failed", error }),
@@ -420,6 +418,7 @@ export class TaskRun implements TaskController, PollJob {
     this.rounds?.abort.abort(new McpTasksError("the task handle ended"));
     this.cancelRetries?.abort(new McpTasksError("the task handle ended"));
     this.input?.dispose();
+    this.refs?.ended(this.sink.outcome, this.ref());
     this.context.released(this);
   }
 }

@@ -37,6 +37,7 @@ import {
 } from "./requests.js";
 import type { ReadInput } from "./requests.js";
 import type { InputContext, InputHandlers, InputUnansweredEvent } from "./types.js";
+import { openBatch, type Batch } from "./batch.js";
 
 /** What the coordinator needs from the task driver. The `emit*` functions must not throw. */
 export interface InputCoordinatorDeps {
@@ -74,6 +75,8 @@ export interface InputCoordinatorDeps {
   emitRetry?(event: RetryEvent): void;
   /** An update was acknowledged: poll once promptly, then resume the usual cadence. */
   pollSoon(): void;
+  /** The server acknowledged these keys' answers (a task's stored ref records them). */
+  submitted?(keys: readonly string[]): void;
   /**
    * Policy `cancel`: send `tasks/cancel` and keep observing for the server's final word. A returned promise is
    * observed here (its rejection is dropped: the driver reports a failed cancel through its next poll), so
@@ -101,14 +104,6 @@ interface LiveKey {
   input: ReadInput;
   /** Set while a handler runs; aborting it tells the handler its answer is no longer wanted. */
   controller?: AbortController;
-}
-
-/** Answers collected for one `tasks/update`, and the promise `respond` callers wait on. */
-interface Batch {
-  responses: Map<string, InputResponse>;
-  done: Promise<void>;
-  resolve(): void;
-  reject(error: unknown): void;
 }
 
 interface GiveUp {
@@ -392,6 +387,7 @@ export class InputCoordinator {
       return;
     }
     this.ledger?.submitted(keys);
+    this.deps.submitted?.(keys);
     batch.resolve();
     if (this.closed) return;
     for (const key of keys) this.live.delete(key);
@@ -432,15 +428,4 @@ export class InputCoordinator {
 /** Marks a promise someone handed us as handled, so its rejection is never reported as unhandled. */
 function observe(result: void | PromiseLike<unknown>): void {
   if (result !== undefined && typeof result.then === "function") result.then(undefined, () => undefined);
-}
-
-function openBatch(): Batch {
-  let resolve!: () => void;
-  let reject!: (error: unknown) => void;
-  const done = new Promise<void>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  done.catch(() => undefined); // only `respond` callers care; a handler's answer must not cause an unhandled rejection
-  return { responses: new Map(), done, resolve, reject };
 }

@@ -20,6 +20,7 @@ export function initialState(deadline: number | undefined): CallState {
     detachOnAnswer: false,
     deadline,
     ttl: undefined,
+    storing: false,
   };
 }
 
@@ -39,6 +40,8 @@ export function transition(state: CallState, event: CallEvent, config: Lifecycle
       return onAnswer(state, event.answer, config, now);
     case "callFailed":
       return onCallFailed(state, event.error);
+    case "stored":
+      return onStored(state, event.task);
     case "pollDue":
       return onPollDue(state);
     case "pollAnswered":
@@ -137,16 +140,31 @@ function onTaskCreated(state: CallState, task: CreateTaskResult, config: Lifecyc
     };
   }
   const polling: CallState = { ...known, phase: "polling" };
+  if (config.durable) {
+    // Durable before visible: the ref is written before the handle reports the task or polls it.
+    return { state: { ...polling, storing: true }, effects: [{ type: "persist", task, taskId }] };
+  }
+  return { state: polling, effects: [adopt, ...followSeed(task)] };
+}
+
+/** The first look at a new task: a working seed is shown and polled after its interval; any other is polled now. */
+function followSeed(task: CreateTaskResult): readonly Effect[] {
   if (task.status === "working") {
     // A working seed carries everything a working snapshot has: show it now, poll after the interval.
     const seed = { ...task, status: "working" } as DetailedTask;
-    return {
-      state: polling,
-      effects: [adopt, { type: "show", snapshot: seed }, schedule(task.pollIntervalMs)],
-    };
+    return [{ type: "show", snapshot: seed }, schedule(task.pollIntervalMs)];
   }
   // Any other seed status has its payload only in tasks/get: fetch it now.
-  return { state: polling, effects: [adopt, ...pollNow] };
+  return pollNow;
+}
+
+/** The ref is stored: the handle reports the task, and follows it unless a cancel took over meanwhile. */
+function onStored(state: CallState, task: CreateTaskResult): Step {
+  if (!state.storing || state.taskId !== task.taskId) return { state, effects: none };
+  const adopt: Effect = { type: "adopt", task, taskId: task.taskId };
+  const next: CallState = { ...state, storing: false };
+  if (state.phase !== "polling") return { state: next, effects: [adopt] };
+  return { state: next, effects: [adopt, ...followSeed(task)] };
 }
 
 function onCallFailed(state: CallState, error: unknown): Step {
@@ -170,7 +188,8 @@ function onSnapshot(
   now: number,
   fromPoll: boolean,
 ): Step {
-  if (state.taskId === undefined || snapshot.taskId !== state.taskId) return { state, effects: none };
+  if (state.taskId === undefined || snapshot.taskId !== state.taskId || state.storing)
+    return { state, effects: none };
   const next = withTtl(state, snapshot.createdAt, snapshot.ttlMs, config, now);
   if (isTerminalStatus(snapshot.status)) return end(next, { kind: "snapshot", snapshot });
   const effects: Effect[] = [{ type: "show", snapshot }];

@@ -41,6 +41,8 @@ export interface CallState {
   readonly deadline: number | undefined;
   /** The task's time to live, as last reported (only enforced once a task id is known). */
   readonly ttl: TtlBackstop | undefined;
+  /** The new task's ref is being written to the store: the handle reports it and polls only once it is. */
+  readonly storing: boolean;
 }
 
 export interface TtlBackstop {
@@ -67,6 +69,8 @@ export interface LifecycleConfig {
   readonly pollRetries: number;
   readonly cancelGraceMs: number;
   readonly ttlGraceMs: number;
+  /** A store is configured: a new task's ref is written before the handle reports the task (decision 12). */
+  readonly durable?: boolean;
 }
 
 /** What the call's request finally answered (after any input rounds). */
@@ -81,6 +85,8 @@ export type CallEvent =
   | { type: "resume"; taskId: string }
   | { type: "callAnswered"; answer: CallAnswer }
   | { type: "callFailed"; error: unknown }
+  /** The store has the new task's ref (or failed to write it, which was logged): report the task and poll. */
+  | { type: "stored"; task: CreateTaskResult }
   /** The scheduler says the next poll is due. */
   | { type: "pollDue" }
   | { type: "pollAnswered"; snapshot: DetailedTask }
@@ -117,6 +123,8 @@ export type Effect =
   | { type: "runInputRounds"; first: object }
   /** Stop asking handlers for input before a task exists (the answer in flight, if any, still arrives). */
   | { type: "stopInputRounds"; reason: unknown }
+  /** Write the new task's ref to the store, then raise `stored`. */
+  | { type: "persist"; task: CreateTaskResult; taskId: string }
   /** The task id is known: record it on the handle (fires `task`, resolves `ref`). */
   | { type: "adopt"; task: CreateTaskResult | undefined; taskId: string }
   /** A non-terminal snapshot for the handle and the input coordinator. */

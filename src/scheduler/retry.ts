@@ -145,7 +145,7 @@ export function backoffDelay(retriesConsumed: number, timing: RetryTiming): numb
 }
 
 /** The server's `Retry-After`, bounded by `maxTimeoutMs`; 0 when absent or unusable. */
-function retryAfterMs(error: unknown, timing: RetryTiming): number {
+export function retryAfterMs(error: unknown, timing: RetryTiming): number {
   if (!(error instanceof TransportError)) return 0;
   const asked = error.retryAfterMs;
   if (typeof asked !== "number" || !(asked > 0)) return 0;

@@ -82,6 +82,7 @@ export function effectToken(effect: Effect): string {
     case "stopInputRounds":
       return effect.type;
     case "adopt":
+    case "persist":
     case "sendPoll":
     case "sendCancel":
     case "cancelOrphan":

@@ -19,6 +19,7 @@ import {
   TASK,
   config,
   created,
+  effectToken,
   effectsLine,
   inputRequiredResult,
   iso,
@@ -152,6 +153,11 @@ const events = {
   alarmTtl: { phrase: "an alarm at the TTL backstop", event: { type: "alarm" }, now: TTL_EXPIRES },
   alarmDeadline: { phrase: "a deadline", event: { type: "alarm" }, now: DEADLINE },
   close: { phrase: "close", event: { type: "close" }, now: AT },
+  storedUnasked: {
+    phrase: "a store acknowledgement nobody waits for",
+    event: { type: "stored", task: created("working") },
+    now: AT,
+  },
 } satisfies Record<string, { phrase: string; event: CallEvent; now: number }>;
 
 type EventName = keyof typeof events;
@@ -450,6 +456,17 @@ const table: Record<EventName, readonly Row[]> = {
     ["endedBeforeTask",      "ended",       "—"],
     ["ended",                "ended",       "—"],
   ],
+  storedUnasked: [
+    ["calling",              "calling",     "—"],
+    ["detachPending",        "calling",     "—"],
+    ["inputRounds",          "inputRounds", "—"],
+    ["cancellingBeforeTask", "cancelling",  "—"],
+    ["polling",              "polling",     "—"],
+    ["pollInFlight",         "polling",     "—"],
+    ["cancelling",           "cancelling",  "—"],
+    ["endedBeforeTask",      "ended",       "—"],
+    ["ended",                "ended",       "—"],
+  ],
   close: [
     ["calling",              "ended",       "settle(closed)"],
     ["detachPending",        "ended",       "settle(closed)"],
@@ -518,6 +535,7 @@ describe("the table itself", () => {
       resume: true,
       callAnswered: true,
       callFailed: true,
+      stored: true,
       pollDue: true,
       pollAnswered: true,
       pollFailed: true,
@@ -684,5 +702,41 @@ describe("special cases", () => {
     expect(step.effects).toEqual([
       { type: "settle", ending: { kind: "snapshot", snapshot: snapshot("completed") } },
     ]);
+  });
+});
+
+describe("with a store (durable before visible)", () => {
+  const durable = { ...config, durable: true };
+
+  it("a new task is persisted first; the handle reports it and polls only once the ref is stored", () => {
+    const task = created("working");
+    const answered = transition(
+      initialState(undefined),
+      { type: "callAnswered", answer: { kind: "task", task } },
+      durable,
+      AT,
+    );
+    expect(answered.state).toMatchObject({ phase: "polling", taskId: TASK, storing: true });
+    expect(answered.effects.map(effectToken)).toEqual([`persist(${TASK})`]);
+    const stored = transition(answered.state, { type: "stored", task }, durable, AT);
+    expect(stored.state.storing).toBe(false);
+    expect(stored.effects.map(effectToken)).toEqual([
+      `adopt(${TASK})`,
+      "show(working)",
+      "schedulePoll(interval)",
+    ]);
+  });
+
+  it("a deadline while the ref is being written ends the handle with the task id", () => {
+    const task = created("working");
+    const answered = transition(
+      initialState(DEADLINE),
+      { type: "callAnswered", answer: { kind: "task", task } },
+      durable,
+      AT,
+    );
+    const ended = transition(answered.state, { type: "alarm" }, durable, DEADLINE);
+    expect(ended.state).toMatchObject({ phase: "ended", taskId: TASK });
+    expect(ended.effects.map(effectToken)).toEqual(["settle(deadline_exceeded)"]);
   });
 });

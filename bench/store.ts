@@ -1,0 +1,97 @@
+/**
+ * Store overhead: what durability costs per task. `fileStore` puts a ref on create (write, fsync, rename, fsync
+ * the directory), rewrites it on a state change worth keeping (answered input), removes it at the end, and lists
+ * the directory on `resume()`. Run by `npm run bench` after the scenarios (a few seconds), or alone with
+ * `node --import tsx bench/store.ts [count]`. Prints a table and one `STORE_RESULT {json}` line.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import type { TaskRef } from "../src/task/ref.js";
+import { fileStore, memoryStore } from "../src/store/index.js";
+import type { TaskStore } from "../src/store/types.js";
+
+export interface StoreFigure {
+  store: string;
+  operation: string;
+  count: number;
+  meanUs: number;
+  p99Us: number;
+}
+
+const server = { url: "http://127.0.0.1:1/mcp", name: "bench", protocolVersion: "2026-07-28" };
+
+function ref(index: number, answered: string[] = []): TaskRef {
+  return {
+    v: 1,
+    taskId: `bench-task-${index}-0f6c1d2e-9a7b-4c1e-8d3f`,
+    server,
+    method: "tools/call",
+    toolName: "bench",
+    createdAt: new Date().toISOString(),
+    ttlMs: 300_000,
+    answeredInputKeys: answered,
+  };
+}
+
+async function timeEach(count: number, op: (index: number) => Promise<unknown>): Promise<number[]> {
+  const times: number[] = [];
+  for (let index = 0; index < count; index++) {
+    const start = performance.now();
+    await op(index);
+    times.push((performance.now() - start) * 1000);
+  }
+  return times;
+}
+
+function figure(store: string, operation: string, times: number[]): StoreFigure {
+  const sorted = [...times].sort((a, b) => a - b);
+  const mean = times.reduce((sum, time) => sum + time, 0) / times.length;
+  const p99 = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] ?? 0;
+  return { store, operation, count: times.length, meanUs: Math.round(mean), p99Us: Math.round(p99) };
+}
+
+async function measure(name: string, store: TaskStore, count: number): Promise<StoreFigure[]> {
+  await store.open?.();
+  const figures = [
+    figure(name, "create (put)", await timeEach(count, (i) => store.put(ref(i)))),
+    figure(name, "state change (put again)", await timeEach(count, (i) => store.put(ref(i, ["q"])))),
+  ];
+  const list = await timeEach(5, () => store.list(server));
+  figures.push(figure(name, `list ${count} refs (resume)`, list));
+  figures.push(figure(name, "end (remove)", await timeEach(count, (i) => store.remove(ref(i)))));
+  await store.close?.();
+  return figures;
+}
+
+export async function storeOverhead(count: number): Promise<StoreFigure[]> {
+  const figures: StoreFigure[] = [];
+  figures.push(...(await measure("memoryStore", memoryStore(), count)));
+  for (const [name, unsafeNoSync] of [
+    ["fileStore", false],
+    ["fileStore (no fsync)", true],
+  ] as const) {
+    const dir = mkdtempSync(join(tmpdir(), "mcp-tasks-bench-store-"));
+    try {
+      figures.push(...(await measure(name, fileStore(dir, { unsafeNoSync }), count)));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  return figures;
+}
+
+export function storeTable(figures: StoreFigure[]): string {
+  const rows = figures.map(
+    (f) => `| ${f.store} | ${f.operation} | ${f.count} | ${f.meanUs} µs | ${f.p99Us} µs |`,
+  );
+  return ["| store | operation | n | mean | p99 |", "|---|---|---|---|---|", ...rows].join("\n");
+}
+
+if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split("/").pop() as string)) {
+  const count = Number(process.argv[2] ?? 200);
+  const figures = await storeOverhead(count);
+  console.log(storeTable(figures));
+  console.log(`STORE_RESULT ${JSON.stringify(figures)}`);
+}

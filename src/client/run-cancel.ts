@@ -1,0 +1,26 @@
+/** `tasks/cancel` sent on behalf of a handle that has already ended: nobody waits on these but the caller. */
+import type { RunContext } from "./run-context.js";
+
+/** What came of a handle's `tasks/cancel`: the acknowledgement, or why there is none. */
+export interface CancelReply {
+  ack?: Record<string, unknown>;
+  error?: unknown;
+}
+
+/** One `tasks/cancel` whose failure is reported, not thrown. */
+export function cancelQuietly(context: RunContext, taskId: string): Promise<CancelReply> {
+  return context.tasks.cancel(taskId, undefined).then(
+    (ack) => ({ ack }),
+    (error: unknown) => ({ error }),
+  );
+}
+
+/** A task the server created after its handle had ended: nobody can reach it, so ask the server to stop it. */
+export function cancelOrphan(context: RunContext, taskId: string): void {
+  context.log.warn("the server created a task after its handle had ended; sending tasks/cancel for it", {
+    taskId: context.redact(taskId),
+  });
+  context.tasks.cancel(taskId, undefined).catch((error: unknown) => {
+    context.log.warn("tasks/cancel for a task nobody observes failed", error);
+  });
+}

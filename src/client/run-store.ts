@@ -1,0 +1,51 @@
+/**
+ * One task run's writes to the client's `TaskStore`, in order: the ref when the task is created (the run waits
+ * for it before reporting the task), a newer ref when input is answered, and its removal once the server has
+ * said its last word. A failed write is logged and never ends the task: the id must not be lost.
+ */
+import type { TaskRef } from "../task/ref.js";
+import type { TaskOutcome } from "../task/types.js";
+import { serverIsDone } from "../task/outcome.js";
+import type { TaskStore } from "../store/types.js";
+import type { Logger } from "./logger.js";
+
+export class RefKeeper {
+  /** The last write queued; the next waits for it, so a removal never overtakes a put. */
+  private tail: Promise<void> = Promise.resolve();
+  private removed = false;
+
+  constructor(
+    private readonly store: TaskStore,
+    private readonly log: Logger,
+    private readonly redact: (taskId: string) => string,
+    /** Told of every write, so the client can wait for them before it closes the store. */
+    private readonly track: (write: Promise<void>) => void = () => undefined,
+  ) {}
+
+  /** Writes the ref; resolves (never rejects) once it is stored or the failure is logged. */
+  put(ref: TaskRef, what: string): Promise<void> {
+    if (this.removed) return this.tail;
+    return this.queue(() => this.store.put(ref), `${what} failed`, ref);
+  }
+
+  /** Forgets the task (it ended on the server); later puts are ignored. */
+  remove(ref: TaskRef): Promise<void> {
+    if (this.removed) return this.tail;
+    this.removed = true;
+    return this.queue(() => this.store.remove(ref), "removing a finished task's ref failed", ref);
+  }
+
+  /** The handle ended: a task the server finished (or forgot) leaves the store; one that may still run stays. */
+  ended(outcome: TaskOutcome<unknown> | undefined, ref: TaskRef | undefined): void {
+    if (ref === undefined || outcome === undefined) return;
+    if (serverIsDone(outcome) || outcome.kind === "expired") void this.remove(ref);
+  }
+
+  private queue(write: () => Promise<void>, failure: string, ref: TaskRef): Promise<void> {
+    this.tail = this.tail.then(write).catch((error: unknown) => {
+      this.log.error(`task store: ${failure}`, { taskId: this.redact(ref.taskId) }, error);
+    });
+    this.track(this.tail);
+    return this.tail;
+  }
+}

@@ -1,0 +1,8 @@
+/**
+ * `mcp-tasks/store`: durable task refs for `TaskClient.connect(url, { store })`. The file store needs Node;
+ * `memoryStore` and the `TaskStore` interface run anywhere.
+ */
+export type { TaskStore } from "./types.js";
+export { refExpired } from "./types.js";
+export { memoryStore, type MemoryStoreOptions } from "./memory.js";
+export { fileStore, StoreLockedError, type FileStoreOptions, type OpenableStore } from "./file.js";
