@@ -129,6 +129,17 @@ export class TaskEngine {
    * Subscribe to changes of the given tasks. Only live tasks are accepted; the listener hears every
    * visible change of an accepted task as a full `DetailedTask`.
    */
+  /**
+   * The ids worth pushing: tasks whose script moves on the clock. A poll-advanced task changes only when it is
+   * polled, so acknowledging it would tell the client to stop the very polls that move it.
+   */
+  pushable(taskIds: readonly string[]): string[] {
+    return taskIds.filter((taskId) => {
+      const record = this.store.find(taskId);
+      return record !== undefined && record.advance !== "poll";
+    });
+  }
+
   subscribe(taskIds: readonly string[], listener: TaskListener): { accepted: string[]; unsubscribe(): void } {
     const accepted = [...new Set(taskIds)].filter((taskId) => this.store.find(taskId) !== undefined);
     const subscriber = { taskIds: new Set(accepted), listener };

@@ -133,7 +133,10 @@ export function openTaskListen(
     const { code, message, data } = behaviour.refuse;
     return { kind: "rejected", response: errorResponse(request.id, code, message, data) };
   }
-  const chosen = behaviour.acknowledge ? behaviour.acknowledge(taskIds as string[]) : (taskIds as string[]);
+  // By default only tasks that move on their own are acknowledged; the rest keep being polled.
+  const chosen = behaviour.acknowledge
+    ? behaviour.acknowledge(taskIds as string[])
+    : engine.pushable(taskIds as string[]);
   const stream = shapeStream(behaviour, clock, send as (message: Record<string, unknown>) => void);
   const subscription = engine.subscribe(chosen, (task) => stream.notify(taskNotification(request.id, task)));
   return {

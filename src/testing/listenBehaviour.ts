@@ -7,7 +7,10 @@ import type { Clock, TimerHandle } from "./clock.js";
 
 /** How task listen streams (mis)behave. Everything is off by default. */
 export interface ListenBehaviour {
-  /** Which of the requested ids the server knows to acknowledge (and notify about). Default: all of them. */
+  /**
+   * Which of the requested ids to acknowledge (and notify about), among those the server knows. Default: the
+   * tasks whose script advances on the clock (`advance: { everyMs }`); poll-advanced tasks are left to polling.
+   */
   readonly acknowledge?: (taskIds: readonly string[]) => readonly string[];
   /** Answer every task listen with this JSON-RPC error instead of opening a stream (e.g. `-32021`). */
   readonly refuse?: { readonly code: number; readonly message: string; readonly data?: unknown };

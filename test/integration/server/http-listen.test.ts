@@ -13,6 +13,8 @@ beforeEach(async () => {
     tools: [
       defineTool({ name: "watched", steps: [step.working("step 1"), step.complete(textResult("all done"))] }),
     ],
+    // These tests poll to move the task and watch the notifications; acknowledge every known id.
+    listen: { acknowledge: (taskIds) => taskIds },
   });
 });
 afterEach(async () => {
