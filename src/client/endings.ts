@@ -7,15 +7,20 @@ import {
   ClientClosedError,
   DeadlineExceededError,
   McpTasksError,
+  ProtocolError,
   RpcError,
   TaskCancelledError,
   TaskDetachedError,
   TaskExpiredError,
+  TaskFailedError,
   TaskNotFoundError,
+  isTransientError,
   redactIn,
 } from "../protocol/errors.js";
 import type { CallState, Ending } from "../lifecycle/types.js";
-import type { TaskOutcome } from "../task/types.js";
+import type { OutcomeMapper, TaskOutcome } from "../task/types.js";
+import { parseCallToolResult } from "../protocol/codec.js";
+import { ErrorCode, Method } from "../protocol/constants.js";
 
 /** The outcome for an ending; a terminal snapshot is handed back so the handle maps it (and shows it) itself. */
 export function outcomeOf(
@@ -68,4 +73,38 @@ function errorOutcome(error: unknown, taskId: string | undefined): TaskOutcome<C
     return { kind: "error", taskId, error };
   }
   return { kind: "error", taskId, error: new McpTasksError(String(error), { cause: error }) };
+}
+
+/** The outcome of a terminal snapshot of a `tools/call` task: the result is validated as a `CallToolResult`. */
+export function toolOutcome(state: CallState): OutcomeMapper<CallToolResult> {
+  return (snapshot) => {
+    switch (snapshot.status) {
+      case "completed":
+        return {
+          kind: "completed",
+          taskId: snapshot.taskId,
+          result: parseCallToolResult(snapshot.result, Method.tasksGet),
+        };
+      case "failed":
+        return {
+          kind: "failed",
+          taskId: snapshot.taskId,
+          error: new TaskFailedError(snapshot.taskId, snapshot.error, snapshot.statusMessage),
+        };
+      case "cancelled":
+        return {
+          kind: "cancelled",
+          taskId: snapshot.taskId,
+          error: new TaskCancelledError(snapshot.taskId, true, state.cancel?.reason),
+        };
+      default:
+        throw new ProtocolError(`status "${String(snapshot)}" is not terminal`, Method.tasksGet, snapshot);
+    }
+  };
+}
+
+/** How a failed `tasks/get` counts: -32602 means the task is gone; transient faults are retried. */
+export function pollFault(error: unknown): "not_found" | "transient" | "fatal" {
+  if (error instanceof RpcError && error.code === ErrorCode.invalidParams) return "not_found";
+  return isTransientError(error) ? "transient" : "fatal";
 }

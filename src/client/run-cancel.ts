@@ -24,3 +24,26 @@ export function cancelOrphan(context: RunContext, taskId: string): void {
     context.log.warn("tasks/cancel for a task nobody observes failed", error);
   });
 }
+
+/**
+ * The handle's own `tasks/cancel`, retrying transient faults until `signal` aborts. Never rejects: a refusal is
+ * the reply's `error`; an abort (the handle ended first) is no answer at all.
+ */
+export function cancelWithRetries(
+  context: RunContext,
+  taskId: string,
+  signal: AbortSignal,
+  hooks: { retrying(attempt: number, error: unknown): void; answered(): void; refused(error: unknown): void },
+): Promise<CancelReply> {
+  return context.tasks.cancel(taskId, signal, hooks.retrying).then(
+    (ack) => {
+      hooks.answered();
+      return { ack };
+    },
+    (error: unknown) => {
+      if (signal.aborted) return {};
+      hooks.refused(error);
+      return { error };
+    },
+  );
+}

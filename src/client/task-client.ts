@@ -7,8 +7,7 @@
 import { EventEmitter } from "eventemitter3";
 import type { CallToolResult, JSONObject } from "../schema/index.js";
 import { Method } from "../protocol/constants.js";
-import { McpTasksError, TaskCancelledError, TaskFailedError, ProtocolError } from "../protocol/errors.js";
-import { parseCallToolResult } from "../protocol/codec.js";
+import { McpTasksError } from "../protocol/errors.js";
 import { redactTaskId } from "../protocol/redact.js";
 import { PollScheduler } from "../scheduler/scheduler.js";
 import { resolvePollTiming, resolveRetryTiming } from "../scheduler/timing.js";
@@ -18,10 +17,9 @@ import { Session } from "../session/session.js";
 import { resolveTransport, type ConnectTarget } from "../session/targets.js";
 import type { McpTransport, ServerInfo } from "../session/types.js";
 import type { TaskHandle } from "../task/handle.js";
-import type { OutcomeMapper, TaskOutcome } from "../task/types.js";
+import type { TaskOutcome } from "../task/types.js";
 import { TaskRefError, foreignServer, readTaskRef, type TaskRef } from "../task/ref.js";
 import { capabilitiesFor } from "../input/index.js";
-import type { CallState } from "../lifecycle/types.js";
 import { safeLogger, type Logger } from "./logger.js";
 import {
   checkToolCall,
@@ -34,6 +32,7 @@ import {
 import type { RunContext } from "./run-context.js";
 import type { TaskStore } from "../store/types.js";
 import { TaskRequests } from "./task-requests.js";
+import { toolOutcome } from "./endings.js";
 import { TaskRun } from "./task-run.js";
 import { Subscriptions } from "../notifications/subscriptions.js";
 
@@ -328,34 +327,6 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
     if (problem !== undefined) throw new TaskRefError(`TaskClient.${caller}: ${problem}`);
     return ref;
   }
-}
-
-/** The outcome of a terminal snapshot of a `tools/call` task: the result is validated as a `CallToolResult`. */
-function toolOutcome(state: CallState): OutcomeMapper<CallToolResult> {
-  return (snapshot) => {
-    switch (snapshot.status) {
-      case "completed":
-        return {
-          kind: "completed",
-          taskId: snapshot.taskId,
-          result: parseCallToolResult(snapshot.result, Method.tasksGet),
-        };
-      case "failed":
-        return {
-          kind: "failed",
-          taskId: snapshot.taskId,
-          error: new TaskFailedError(snapshot.taskId, snapshot.error, snapshot.statusMessage),
-        };
-      case "cancelled":
-        return {
-          kind: "cancelled",
-          taskId: snapshot.taskId,
-          error: new TaskCancelledError(snapshot.taskId, true, state.cancel?.reason),
-        };
-      default:
-        throw new ProtocolError(`status "${String(snapshot)}" is not terminal`, Method.tasksGet, snapshot);
-    }
-  };
 }
 
 /** Every option checked and defaulted, once per client. */

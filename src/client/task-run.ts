@@ -5,8 +5,8 @@
  * keeps a deadline, a grace period or a `close()` from acting.
  */
 import type { CallToolResult, CreateTaskResult, DetailedTask, InputResponse } from "../schema/index.js";
-import { ErrorCode, Method } from "../protocol/constants.js";
-import { McpTasksError, OrphanedTaskError, RpcError, isTransientError } from "../protocol/errors.js";
+import { Method } from "../protocol/constants.js";
+import { McpTasksError, OrphanedTaskError } from "../protocol/errors.js";
 import { classifyResult } from "../protocol/codec.js";
 import { pollDelay } from "../scheduler/timing.js";
 import type { PollJob } from "../scheduler/types.js";
@@ -18,10 +18,10 @@ import { serverIsDone } from "../task/outcome.js";
 import { initialState, nextAlarm, transition } from "../lifecycle/transition.js";
 import type { CallAnswer, CallEvent, CallState, Effect } from "../lifecycle/types.js";
 import type { CallSpec, RunContext } from "./run-context.js";
-import { outcomeOf } from "./endings.js";
+import { outcomeOf, pollFault } from "./endings.js";
 import { inputCoordinatorFor, inputRoundsFor } from "./run-input.js";
 import { RefKeeper } from "./run-store.js";
-import { cancelOrphan, cancelQuietly, type CancelReply } from "./run-cancel.js";
+import { cancelOrphan, cancelQuietly, cancelWithRetries, type CancelReply } from "./run-cancel.js";
 
 export class TaskRun implements TaskController, PollJob {
   readonly handle: TaskHandle<CallToolResult>;
@@ -328,12 +328,7 @@ export class TaskRun implements TaskController, PollJob {
     try {
       snapshot = await this.context.tasks.get(taskId);
     } catch (error) {
-      const fault =
-        error instanceof RpcError && error.code === ErrorCode.invalidParams
-          ? "not_found"
-          : isTransientError(error)
-            ? "transient"
-            : "fatal";
+      const fault = pollFault(error);
       const retryDelayMs = this.context.retryDelay(this.state.pollFailures + 1, error);
       this.dispatch({ type: "pollFailed", error, fault, retryDelayMs });
       return;
@@ -343,24 +338,15 @@ export class TaskRun implements TaskController, PollJob {
 
   /** `tasks/cancel` with transient retries; the retries stop when the handle ends (the grace bounds them). */
   private sendCancel(taskId: string): Promise<CancelReply> {
-    const abort = (this.cancelRetries = new AbortController());
-    return this.context.tasks
-      .cancel(taskId, abort.signal, (attempt, error) => {
+    this.cancelRetries = new AbortController();
+    return cancelWithRetries(this.context, taskId, this.cancelRetries.signal, {
+      retrying: (attempt, error) => {
         this.dispatch({ type: "cancelFailed", error }); // poll meanwhile: the task may have ended anyway
         this.sink.emitRetry({ method: Method.tasksCancel, error, attempt });
-      })
-      .then(
-        (ack) => {
-          this.dispatch({ type: "cancelAnswered" });
-          return { ack };
-        },
-        (error: unknown) => {
-          // Stopped because the handle ended (grace over, detached, closed): no answer came, nothing failed.
-          if (abort.signal.aborted) return {};
-          this.dispatch({ type: "cancelFailed", error });
-          return { error };
-        },
-      );
+      },
+      answered: () => this.dispatch({ type: "cancelAnswered" }),
+      refused: (error) => this.dispatch({ type: "cancelFailed", error }),
+    });
   }
 
   /** `cancel()` after the handle ended: the task may still run on the server; ask it to stop, if we can. */

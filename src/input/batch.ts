@@ -1,5 +1,11 @@
 /** The answers collected for one `tasks/update`: answers ready in the same turn share one request. */
 import type { InputResponse } from "../schema/index.js";
+import { parseAck } from "../protocol/codec.js";
+import { Method } from "../protocol/constants.js";
+import { withTransientRetry } from "../scheduler/retry.js";
+import type { RetryTiming } from "../scheduler/types.js";
+import type { RpcChannel } from "../session/types.js";
+import type { RetryEvent } from "../task/types.js";
 
 /** Answers collected for one `tasks/update`, and the promise `respond` callers wait on. */
 export interface Batch {
@@ -18,4 +24,26 @@ export function openBatch(): Batch {
   });
   done.catch(() => undefined); // only `respond` callers care; a handler's answer must not cause an unhandled rejection
   return { responses: new Map(), done, resolve, reject };
+}
+
+/** Sends one batch as `tasks/update`, retrying transient faults; resolves once the server acknowledged it. */
+export async function sendUpdate(
+  channel: RpcChannel,
+  taskId: string,
+  batch: Batch,
+  options: { retry: RetryTiming; signal: AbortSignal; onRetry(event: RetryEvent): void },
+): Promise<void> {
+  const params = { taskId, inputResponses: Object.fromEntries(batch.responses) };
+  const { signal } = options;
+  const ack = await withTransientRetry(() => channel.request(Method.tasksUpdate, params, { signal }), {
+    timing: options.retry,
+    signal,
+    onRetry: ({ error, attempt }) => options.onRetry({ method: Method.tasksUpdate, error, attempt }),
+  });
+  parseAck(Method.tasksUpdate, ack);
+}
+
+/** Marks a promise someone handed us as handled, so its rejection is never reported as unhandled. */
+export function observe(result: void | PromiseLike<unknown>): void {
+  if (result !== undefined && typeof result.then === "function") result.then(undefined, () => undefined);
 }

@@ -6,15 +6,12 @@
  *
  * Create it when a task first asks for input: most tasks never do, and until then it would only hold memory.
  */
-import { parseAck } from "../protocol/codec.js";
 import { Method, isTerminalStatus } from "../protocol/constants.js";
-import { McpTasksError, ProtocolError, type InputUnansweredError } from "../protocol/errors.js";
+import { McpTasksError, ProtocolError } from "../protocol/errors.js";
 import type { InputRequest, InputResponse } from "../schema/index.js";
-import { withTransientRetry } from "../scheduler/retry.js";
 import { DEFAULT_RETRY_TIMING } from "../scheduler/timing.js";
 import type { RetryTiming } from "../scheduler/types.js";
-import type { RpcChannel } from "../session/types.js";
-import type { InputRequestEvent, RetryEvent, UnansweredInputAction } from "../task/types.js";
+import type { UnansweredInputAction } from "../task/types.js";
 import { InputRespondError } from "./errors.js";
 import { fingerprint } from "./fingerprint.js";
 import { InputLedger } from "./ledger.js";
@@ -36,66 +33,11 @@ import {
   readInputRequest,
 } from "./requests.js";
 import type { ReadInput } from "./requests.js";
-import type { InputContext, InputHandlers, InputUnansweredEvent } from "./types.js";
-import { openBatch, type Batch } from "./batch.js";
+import type { InputCoordinatorDeps, InputSnapshot } from "./coordinator-deps.js";
 
-/** What the coordinator needs from the task driver. The `emit*` functions must not throw. */
-export interface InputCoordinatorDeps {
-  /** Where `tasks/update` goes (the session adds the envelope). */
-  channel: RpcChannel;
-  taskId: string;
-  /** The tool whose call created the task (shown to handlers). */
-  toolName: string;
-  /** Which server asks (shown to handlers). */
-  server: InputContext["server"];
-  handlers: InputHandlers;
-  /** What to do with input that cannot be answered. Default `"fail"` (see `policy.ts`). */
-  policy?: UnansweredInputAction;
-  /** Handlers running at once for this task. Default 4. */
-  concurrency?: number;
-  /** Failed `tasks/update` requests carrying one key before the key is given up. Default 3. */
-  maxUpdateFailures?: number;
-  /**
-   * Backoff for transient `tasks/update` faults: pass the client's resolved `retry` options, so updates follow
-   * the same policy as polls (`retryDelay`). Default {@link DEFAULT_RETRY_TIMING}, which ignores the client's.
-   */
-  retry?: RetryTiming;
-  /** Keys answered before (a task resumed from its ref): they are never asked again. */
-  answered?: readonly string[];
-  /** Aborted when the task's answers are no longer wanted (handle ended, detached, client closed). */
-  signal?: AbortSignal;
-  /** A key is offered (handle event `input`). */
-  emitInput(event: InputRequestEvent): void;
-  /** A key could not be answered and the policy was applied (handle event `inputUnanswered`). */
-  emitUnanswered(event: InputUnansweredEvent): void;
-  /**
-   * A `tasks/update` is retried after a transient fault (handle event `retry`), once per retry. Default: not
-   * reported.
-   */
-  emitRetry?(event: RetryEvent): void;
-  /** An update was acknowledged: poll once promptly, then resume the usual cadence. */
-  pollSoon(): void;
-  /** The server acknowledged these keys' answers (a task's stored ref records them). */
-  submitted?(keys: readonly string[]): void;
-  /**
-   * Policy `cancel`: send `tasks/cancel` and keep observing for the server's final word. A returned promise is
-   * observed here (its rejection is dropped: the driver reports a failed cancel through its next poll), so
-   * returning `this.cancel(reason)` as is leaves no unhandled rejection.
-   */
-  cancelTask(reason: InputUnansweredError): void | PromiseLike<unknown>;
-  /**
-   * End the handle with this error: policy `fail` (an `InputUnansweredError`), or the server broke the input
-   * rules (a `ProtocolError`: a key reused for another request, unreadable `inputRequests`, an invalid ack).
-   */
-  fail(error: InputUnansweredError | ProtocolError): void;
-}
-
-/** The parts of a task snapshot the coordinator reads. */
-export interface InputSnapshot {
-  status: string;
-  /** The raw `inputRequests` (status `input_required`); entries of unknown methods are welcome here. */
-  inputRequests?: unknown;
-}
+export type { InputCoordinatorDeps, InputSnapshot };
+import type { InputContext, InputUnansweredEvent } from "./types.js";
+import { observe, openBatch, sendUpdate, type Batch } from "./batch.js";
 
 /** A key the app can still answer, with what is needed to answer it. */
 interface LiveKey {
@@ -362,19 +304,12 @@ export class InputCoordinator {
       return;
     }
     const keys = [...batch.responses.keys()];
-    const params = { taskId: this.deps.taskId, inputResponses: Object.fromEntries(batch.responses) };
-    const signal = this.lifetime.signal;
     try {
-      const ack = await withTransientRetry(
-        () => this.deps.channel.request(Method.tasksUpdate, params, { signal }),
-        {
-          timing: this.retry,
-          signal,
-          onRetry: ({ error, attempt }) =>
-            this.deps.emitRetry?.({ method: Method.tasksUpdate, error, attempt }),
-        },
-      );
-      parseAck(Method.tasksUpdate, ack);
+      await sendUpdate(this.deps.channel, this.deps.taskId, batch, {
+        retry: this.retry,
+        signal: this.lifetime.signal,
+        onRetry: (event) => this.deps.emitRetry?.(event),
+      });
     } catch (error) {
       batch.reject(error);
       if (this.closed) return;
@@ -423,9 +358,4 @@ export class InputCoordinator {
     this.running.add(settled);
     void settled.finally(() => this.running.delete(settled));
   }
-}
-
-/** Marks a promise someone handed us as handled, so its rejection is never reported as unhandled. */
-function observe(result: void | PromiseLike<unknown>): void {
-  if (result !== undefined && typeof result.then === "function") result.then(undefined, () => undefined);
 }
