@@ -3,11 +3,15 @@
  * for it before reporting the task), a newer ref when input is answered, and its removal once the server has
  * said its last word. A failed write is logged and never ends the task: the id must not be lost.
  */
+import type { CreateTaskResult, DetailedTask } from "../schema/index.js";
+import { Method } from "../protocol/constants.js";
+import type { InputCoordinator } from "../input/index.js";
 import type { TaskRef } from "../task/ref.js";
 import type { TaskOutcome } from "../task/types.js";
 import { serverIsDone } from "../task/outcome.js";
 import type { TaskStore } from "../store/types.js";
 import type { Logger } from "./logger.js";
+import type { CallSpec, RunContext } from "./run-context.js";
 
 export class RefKeeper {
   /** The last write queued; the next waits for it, so a removal never overtakes a put. */
@@ -48,4 +52,26 @@ export class RefKeeper {
     this.track(this.tail);
     return this.tail;
   }
+}
+
+/**
+ * A task's ref as of now: identity from the call (or the ref it was resumed from), `createdAt`/`ttlMs` from the
+ * newest snapshot or the creation answer, and the input keys answered so far.
+ */
+export function refNow(
+  context: RunContext,
+  taskId: string,
+  call: CallSpec | undefined,
+  known: Partial<TaskRef>,
+  [latest, created]: [DetailedTask | undefined, CreateTaskResult | undefined],
+  input: InputCoordinator | undefined,
+): TaskRef {
+  return context.refFor({
+    taskId,
+    method: call?.method ?? known.method ?? Method.toolsCall,
+    toolName: call?.toolName ?? known.toolName ?? "",
+    createdAt: latest?.createdAt ?? created?.createdAt ?? known.createdAt,
+    ttlMs: latest?.ttlMs ?? created?.ttlMs ?? known.ttlMs,
+    answeredInputKeys: input?.answeredKeys() ?? known.answeredInputKeys ?? [],
+  });
 }

@@ -20,7 +20,8 @@ import type { CallAnswer, CallEvent, CallState, Effect } from "../lifecycle/type
 import type { CallSpec, RunContext } from "./run-context.js";
 import { outcomeOf, pollFault } from "./endings.js";
 import { inputCoordinatorFor, inputRoundsFor } from "./run-input.js";
-import { RefKeeper } from "./run-store.js";
+import { RefKeeper, refNow } from "./run-store.js";
+import { Alarm } from "./alarm.js";
 import { cancelOrphan, cancelQuietly, cancelWithRetries, type CancelReply } from "./run-cancel.js";
 
 export class TaskRun implements TaskController, PollJob {
@@ -32,9 +33,8 @@ export class TaskRun implements TaskController, PollJob {
   private dispatching = false;
   /** The `tasks/get` in flight, returned to the scheduler so it counts against `maxInFlight` until answered. */
   private poll: Promise<void> | undefined;
-  private alarmAt: number | undefined;
   /** The alarm-clock job, made when a first time limit applies (most calls have none). */
-  private alarm: PollJob | undefined;
+  private alarm: Alarm | undefined;
   private rounds: { abort: AbortController; rounds: InputRounds } | undefined;
   private input: InputCoordinator | undefined;
   private created: CreateTaskResult | undefined;
@@ -119,16 +119,14 @@ export class TaskRun implements TaskController, PollJob {
   ref(): TaskRef | undefined {
     const taskId = this.state.taskId;
     if (taskId === undefined) return undefined;
-    const task = this.created;
-    const latest = this.sink.snapshot;
-    return this.context.refFor({
+    return refNow(
+      this.context,
       taskId,
-      method: this.call?.method ?? this.known.method ?? Method.toolsCall,
-      toolName: this.call?.toolName ?? this.known.toolName ?? "",
-      createdAt: latest?.createdAt ?? task?.createdAt ?? this.known.createdAt,
-      ttlMs: latest?.ttlMs ?? task?.ttlMs ?? this.known.ttlMs,
-      answeredInputKeys: this.input?.answeredKeys() ?? this.known.answeredInputKeys ?? [],
-    });
+      this.call,
+      this.known,
+      [this.sink.snapshot, this.created],
+      this.input,
+    );
   }
 
   /** Ends the handle because the client is closing. */
@@ -154,16 +152,15 @@ export class TaskRun implements TaskController, PollJob {
     if (value === this.isPushed) return;
     this.isPushed = value;
     const scheduler = this.context.scheduler;
-    if (value && this.state.phase === "polling" && scheduler.isScheduled(this)) {
+    if (value && this.state.phase === "polling" && scheduler.isScheduled(this))
       scheduler.schedule(this, this.context.options.notificationSafetyNetMs);
-    }
   }
 
   /** The wait before the next regular poll: the server's interval; while pushed, `max(safety net, 10 × it)`. */
   private cadence(serverIntervalMs: unknown): number {
     const delay = pollDelay(serverIntervalMs, this.context.polling);
-    if (!this.isPushed || this.state.phase !== "polling") return delay;
-    return Math.max(this.context.options.notificationSafetyNetMs, 10 * delay);
+    const pushed = this.isPushed && this.state.phase === "polling";
+    return pushed ? Math.max(this.context.options.notificationSafetyNetMs, 10 * delay) : delay;
   }
 
   /* ---- PollJob: the scheduler says the next poll is due -------------------------------------------- */
@@ -173,12 +170,6 @@ export class TaskRun implements TaskController, PollJob {
     const poll = this.poll;
     this.poll = undefined;
     return poll ?? Promise.resolve();
-  }
-
-  private onAlarm(): Promise<void> {
-    this.alarmAt = undefined;
-    this.dispatch({ type: "alarm" });
-    return Promise.resolve();
   }
 
   /* ---- The interpreter ----------------------------------------------------------------------------- */
@@ -384,21 +375,15 @@ export class TaskRun implements TaskController, PollJob {
   /** Keeps the alarm clock set for the nearest time limit of the current state. */
   private armAlarm(): void {
     const at = nextAlarm(this.state);
-    if (at === this.alarmAt) return;
-    this.alarmAt = at;
-    if (at === undefined) {
-      if (this.alarm) this.context.alarms.unschedule(this.alarm);
-      return;
-    }
-    this.alarm ??= { run: () => this.onAlarm() };
-    this.context.alarms.schedule(this.alarm, Math.max(0, at - this.context.now()));
+    if (at === undefined && this.alarm === undefined) return;
+    this.alarm ??= new Alarm(this.context, () => this.dispatch({ type: "alarm" }));
+    this.alarm.set(at);
   }
 
   /** Lets go of everything the run holds; a `tasks/cancel` already sent is not withdrawn. */
   private release(): void {
     this.context.scheduler.unschedule(this);
-    if (this.alarm) this.context.alarms.unschedule(this.alarm);
-    this.alarmAt = undefined;
+    this.alarm?.set(undefined);
     this.removeAbortListener?.();
     this.removeAbortListener = undefined;
     this.rounds?.abort.abort(new McpTasksError("the task handle ended"));

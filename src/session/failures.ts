@@ -6,6 +6,8 @@
  * the one place that reads those shapes, so the rest of the library sees `RpcError`, `TransportError` or
  * `ProtocolError` only.
  */
+import type { DiscoverResult, Implementation } from "../schema/index.js";
+import { MetaKey } from "../protocol/constants.js";
 import { errorFromRpc } from "../protocol/codec.js";
 import { McpTasksError, ProtocolError, TransportError } from "../protocol/errors.js";
 
@@ -116,4 +118,23 @@ export function rpcErrorInBody(body: string): unknown {
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return undefined;
   const error = (parsed as { error?: unknown }).error;
   return typeof error === "object" && error !== null ? error : undefined;
+}
+
+/**
+ * The task a request is about, for `tasks/*` methods. Errors of such a request may quote the id (server text,
+ * an HTTP body); the session redacts it there, so every caller (polls, cancel, input, retries) is covered.
+ */
+export function taskIdOf(method: string, params: Record<string, unknown>): string | undefined {
+  return method.startsWith("tasks/") && typeof params.taskId === "string" ? params.taskId : undefined;
+}
+
+export function closedError(method: string): TransportError {
+  return new TransportError(`${method}: the session is closed`, { transient: false });
+}
+
+/** 2026-07-28 servers put their identity in `_meta` of each result; older drafts put it in the discover body. */
+export function serverInfoOf(discover: DiscoverResult): Implementation | undefined {
+  const body = discover as DiscoverResult & { serverInfo?: unknown };
+  const candidate = (body.serverInfo ?? discover._meta?.[MetaKey.serverInfo]) as Implementation | undefined;
+  return typeof candidate?.name === "string" && typeof candidate.version === "string" ? candidate : undefined;
 }

@@ -4,12 +4,12 @@
  * timeouts, the 2026-07-28 envelope on every request, and the era negotiation. Above it, code deals in
  * methods, params and raw result objects (`RpcChannel`), never in transports.
  */
-import type { DiscoverResult, Implementation } from "../schema/index.js";
-import { MetaKey, Method, PROTOCOL_VERSION } from "../protocol/constants.js";
+import type { DiscoverResult } from "../schema/index.js";
+import { Method, PROTOCOL_VERSION } from "../protocol/constants.js";
 import { buildEnvelope, withEnvelope, type RequestEnvelope } from "../protocol/envelope.js";
 import { advertisesTasks, errorFromRpc, parseInitializeResult } from "../protocol/codec.js";
 import { McpTasksError, ProtocolError, TransportError } from "../protocol/errors.js";
-import { requestFailure } from "./failures.js";
+import { closedError, requestFailure, serverInfoOf, taskIdOf } from "./failures.js";
 import {
   LEGACY_PROTOCOL_VERSIONS,
   classifyProbe,
@@ -395,23 +395,4 @@ export class Session implements RpcChannel {
       }
     }
   }
-}
-
-/**
- * The task a request is about, for `tasks/*` methods. Errors of such a request may quote the id (server text,
- * an HTTP body); the session redacts it there, so every caller (polls, cancel, input, retries) is covered.
- */
-function taskIdOf(method: string, params: Record<string, unknown>): string | undefined {
-  return method.startsWith("tasks/") && typeof params.taskId === "string" ? params.taskId : undefined;
-}
-
-function closedError(method: string): TransportError {
-  return new TransportError(`${method}: the session is closed`, { transient: false });
-}
-
-/** 2026-07-28 servers put their identity in `_meta` of each result; older drafts put it in the discover body. */
-function serverInfoOf(discover: DiscoverResult): Implementation | undefined {
-  const body = discover as DiscoverResult & { serverInfo?: unknown };
-  const candidate = (body.serverInfo ?? discover._meta?.[MetaKey.serverInfo]) as Implementation | undefined;
-  return typeof candidate?.name === "string" && typeof candidate.version === "string" ? candidate : undefined;
 }
