@@ -62,6 +62,8 @@ export const SNIPPET_COMPILER_OPTIONS: ts.CompilerOptions = {
     "mcp-tasks": [join(ROOT, "src/index.ts")],
     "mcp-tasks/schema": [join(ROOT, "src/schema/index.ts")],
     "mcp-tasks/testing": [join(ROOT, "src/testing/index.ts")],
+    "mcp-tasks/store": [join(ROOT, "src/store/index.ts")],
+    "mcp-tasks/store/redis": [join(ROOT, "src/store/redis.ts")],
   },
 };
 
