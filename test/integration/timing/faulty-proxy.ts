@@ -86,7 +86,12 @@ export async function startFaultyProxy(
     });
     res.writeHead(answer.status, back);
     if (answer.body === null) res.end();
-    else Readable.fromWeb(answer.body as import("node:stream/web").ReadableStream).pipe(res);
+    else {
+      // The client may hang up mid-stream (that aborts the fetch): the body's error must not go unhandled.
+      const body = Readable.fromWeb(answer.body as import("node:stream/web").ReadableStream);
+      body.on("error", () => res.destroy());
+      body.pipe(res);
+    }
   }
 
   const server = createServer((req, res) => {
