@@ -17,7 +17,7 @@ import { parseTaskNotification } from "../protocol/codec.js";
 import { McpTasksError, RpcError } from "../protocol/errors.js";
 import { backoffDelay } from "../scheduler/retry.js";
 import type { PollJob, RetryTiming } from "../scheduler/types.js";
-import type { RequestOptions } from "../session/types.js";
+import type { RpcChannel } from "../session/types.js";
 import type { Logger } from "../client/logger.js";
 
 /** Refusals that mean this server (or this client's declaration) cannot listen at all. */
@@ -36,14 +36,7 @@ export interface PushTarget extends PollJob {
 }
 
 /** The connection as subscriptions use it (`Session` is one). */
-export interface ListenChannel {
-  request(
-    method: string,
-    params: Record<string, unknown>,
-    options?: RequestOptions,
-  ): Promise<Record<string, unknown>>;
-  notify(method: string, params: Record<string, unknown>): Promise<void>;
-  onNotification(listener: (method: string, params: Record<string, unknown>) => void): () => void;
+export interface ListenChannel extends RpcChannel {
   /** Streamable HTTP: aborting a request's signal closes its stream. Otherwise a listen ends with `notifications/cancelled`. */
   readonly perRequestStreams: boolean;
   readonly isClosed: boolean;

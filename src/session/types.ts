@@ -36,7 +36,7 @@ export interface ServerInfo {
  * One JSON-RPC conversation with a server. `request` resolves with the raw `result` object of the answer; it
  * rejects with `RpcError` (or `MissingCapabilityError`) for a JSON-RPC error answer and with `TransportError`
  * when no answer arrived. On the modern era it adds the envelope (`_meta` protocol version, client info and
- * capabilities) to every request, merged under any `_meta` the caller passed.
+ * capabilities) to every request, with the caller's `_meta` entries merged beside it (the envelope's own keys win).
  */
 export interface RpcChannel {
   request(
