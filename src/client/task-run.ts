@@ -261,7 +261,7 @@ export class TaskRun implements TaskController, PollJob {
   private sendCall(): void {
     const call = this.call as CallSpec;
     // tools/call is not retried: a lost answer may hide a task the server already created (no tasks/list).
-    this.context.channel.request(call.method, call.params).then(
+    this.context.sendCall(call.method, call.params).then(
       (raw) => this.answered(call, raw),
       (error: unknown) => this.dispatch({ type: "callFailed", error }),
     );
@@ -293,7 +293,7 @@ export class TaskRun implements TaskController, PollJob {
     this.rounds = { abort, rounds };
     // No abort signal on the resent calls: an answer may carry a task id that must not be lost.
     rounds
-      .run(first, (retry) => this.context.channel.request(call.method, { ...call.params, ...retry }))
+      .run(first, (retry) => this.context.sendCall(call.method, { ...call.params, ...retry }))
       .then(
         (raw) => {
           this.rounds = undefined;
