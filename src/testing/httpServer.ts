@@ -153,8 +153,13 @@ export async function startTaskServer(options: HttpTaskServerOptions = {}): Prom
       opening.dropAfterMs === undefined
         ? undefined
         : core.clock.setTimeout(() => res.destroy(), opening.dropAfterMs);
+    const end =
+      opening.endAfterMs === undefined
+        ? undefined
+        : core.clock.setTimeout(() => res.end(sseFrame(listenClosing(listen.id))), opening.endAfterMs);
     res.on("close", () => {
       if (drop !== undefined) core.clock.clearTimeout(drop);
+      if (end !== undefined) core.clock.clearTimeout(end);
       opening.close();
       openListens.delete(res);
     });
