@@ -29,7 +29,15 @@ import {
 import { startTaskServer } from "../../../src/testing/index.js";
 import { startFaultProxy } from "./fault-proxy.js";
 import { macrotask, yes } from "./helpers.js";
-import { planFor, scenarios, toolFor, type Action, type Scenario, type ToolScript } from "./interleavings.js";
+import {
+  namedScenarios,
+  planFor,
+  scenarios,
+  toolFor,
+  type Action,
+  type Scenario,
+  type ToolScript,
+} from "./interleavings.js";
 
 const SEED = Number(process.env.LIFECYCLE_PROPERTY_SEED ?? 20_260_728);
 const RUNS = Number(process.env.LIFECYCLE_PROPERTY_RUNS ?? 30);
@@ -120,7 +128,10 @@ async function playScenario(scenario: Scenario): Promise<void> {
   try {
     const client = await connect(proxy.url, {
       polling: { minIntervalMs: 10, defaultIntervalMs: 10 },
-      retry: { minTimeoutMs: 5, maxTimeoutMs: 20, retries: 2 },
+      retry:
+        scenario.retry === "quick"
+          ? { minTimeoutMs: 5, maxTimeoutMs: 20, retries: 2 }
+          : { minTimeoutMs: 150, maxTimeoutMs: 300, retries: 2 },
       // Long enough for a connect on a loaded machine; a hung request still gives up within the run.
       requestTimeoutMs: 500,
       cancelGraceMs: 120,
@@ -291,6 +302,7 @@ describe("the TaskClient under random interleavings of answers, faults, cancels,
     await warmUp();
     await fc.assert(fc.asyncProperty(scenarios(), runScenario), {
       seed: SEED,
+      examples: namedScenarios.map((scenario) => [scenario]),
       numRuns: RUNS,
     });
   }, 120_000);

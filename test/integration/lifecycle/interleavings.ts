@@ -58,6 +58,8 @@ export interface Scenario {
   /** What the elicitation handler does: answer, or throw (then `unansweredInput` applies). */
   inputHandler: "answer" | "throw";
   unansweredInput: "decline" | "cancel" | "fail";
+  /** Retry backoff: quick (5-20 ms), or slow enough (150-300 ms) to outlast `cancelGraceMs` and the run. */
+  retry: "quick" | "slow";
 }
 
 const toolScript: fc.Arbitrary<ToolScript> = fc.record({
@@ -90,7 +92,8 @@ export function scenarios(): fc.Arbitrary<Scenario> {
       faults: fc.array(
         fc.record({
           method: fc.constantFrom<FaultedMethod>("tools/call", "tasks/get", "tasks/cancel", "tasks/update"),
-          index: fc.integer({ min: 0, max: 4 }),
+          // Early requests more often: a handle sends few of each method before it ends.
+          index: fc.constantFrom(0, 0, 1, 1, 2, 3, 4),
           kind: fc.constantFrom<FaultKind>("hang", "drop", "http500", "rpcError"),
         }),
         { maxLength: 4 },
@@ -105,6 +108,7 @@ export function scenarios(): fc.Arbitrary<Scenario> {
       ),
       inputHandler: fc.constantFrom("answer", "answer", "throw"),
       unansweredInput: fc.constantFrom("decline", "cancel", "fail"),
+      retry: fc.constantFrom("quick", "quick", "slow"),
     }),
   );
 }
@@ -158,3 +162,55 @@ export function planFor(faults: readonly Fault[]): FaultPlan {
     return fault === undefined ? undefined : rules[fault.kind];
   };
 }
+
+const stalls: ToolScript = {
+  task: "required",
+  roundsBeforeTask: 0,
+  steps: [],
+  end: "stall",
+  onCancel: "honour",
+  ttlMs: null,
+};
+const quietly = { inputHandler: "answer", unansweredInput: "decline", retry: "quick" } as const;
+
+/**
+ * Interleavings the issue's defects name, run before the random ones (random runs reach them only rarely):
+ * a failing `tasks/cancel` whose retries outlast the grace (defect 10), a hanging poll under a deadline
+ * (defect 9), an unanswerable input whose `tasks/cancel` is refused (defect 8), and a detach after input was
+ * answered, then a cancel (defect 3).
+ */
+export const namedScenarios: Scenario[] = [
+  {
+    ...quietly,
+    retry: "slow",
+    calls: [{ tool: stalls, timeoutMs: undefined, awaitsHandle: true }],
+    faults: [
+      { method: "tasks/cancel", index: 0, kind: "http500" },
+      { method: "tasks/cancel", index: 1, kind: "http500" },
+    ],
+    actions: [{ handle: 0, what: "cancel", when: { on: "task" } }],
+  },
+  {
+    ...quietly,
+    calls: [{ tool: stalls, timeoutMs: 150, awaitsHandle: true }],
+    faults: [{ method: "tasks/get", index: 0, kind: "hang" }],
+    actions: [],
+  },
+  {
+    ...quietly,
+    inputHandler: "throw",
+    unansweredInput: "cancel",
+    calls: [{ tool: { ...stalls, steps: ["input"] }, timeoutMs: undefined, awaitsHandle: false }],
+    faults: [{ method: "tasks/cancel", index: 0, kind: "rpcError" }],
+    actions: [],
+  },
+  {
+    ...quietly,
+    calls: [{ tool: { ...stalls, steps: ["input", "working"] }, timeoutMs: undefined, awaitsHandle: true }],
+    faults: [],
+    actions: [
+      { handle: 0, what: "detach", when: { on: "input" } },
+      { handle: 0, what: "cancel", when: { afterMs: 100 } },
+    ],
+  },
+];
