@@ -15,7 +15,7 @@
  *   the proxy and server are closed too, no more timers or TCP handles keep the process alive than before.
  *
  * The interleavings that issue 9's defects name (interleavings.ts, `namedScenarios`) run first, then RUNS random
- * ones. Shown to fail on purpose (see the branch's report): a deadline error without its task id, a cancel
+ * ones. Seen to fail on purpose with: a deadline error without its task id, a cancel
  * after the end that rejects, a deadline timer outside the alarm clock, an unobserved `tools/call` failure,
  * a run released twice, cancel retries left running after the end.
  *
