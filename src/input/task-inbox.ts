@@ -101,16 +101,14 @@ export class TaskInbox {
         this.ledger.answered(key, kept);
         return Promise.resolve(this.resultFor(key, kept));
       }
-      case "fresh":
-        this.open.set(key, {
-          raw: request,
-          input: readInputRequest(request),
-          waiters: new Set(),
-          delivered: [],
-        });
-        queueMicrotask(() => this.dispatch(key)); // after the `input` event, so a listener may respond first
+      case "fresh": {
+        const input = readInputRequest(request);
+        this.open.set(key, { raw: request, input, waiters: new Set(), delivered: [] });
+        const answer = this.wait(key, signal); // before the event: a listener may answer at once
+        queueMicrotask(() => this.dispatch(key)); // after the event, so a listener may respond first
         this.deps.emitInput({ taskId: this.deps.taskId, key, request });
-        return this.wait(key, signal);
+        return answer;
+      }
       default:
         return this.wait(key, signal);
     }
