@@ -121,6 +121,40 @@ describe("server requests that name a task", () => {
     await client.close();
   });
 
+  it("asks again when the server reuses an answered request's id for a different request", async () => {
+    const keys: string[] = [];
+    const { transport, client } = await startTask({
+      inputHandlers: {
+        elicitation: async (params, { key }) => {
+          keys.push(key);
+          return { action: "accept", content: { ok: params.message === "second" } };
+        },
+      },
+    });
+    transport.deliver(elicitation(5, TASK_ID, "first"));
+    await settle();
+    transport.deliver(elicitation(5, TASK_ID, "second"));
+    await settle();
+    expect(keys).toEqual(["5", "5#1"]);
+    expect(answersTo(transport, 5).map((answer) => (answer as { result: unknown }).result)).toEqual([
+      { action: "accept", content: { ok: false } },
+      { action: "accept", content: { ok: true } },
+    ]);
+    await client.close();
+  });
+
+  it("under the decline policy, an elicitation nobody can answer is declined and the task goes on", async () => {
+    const { transport, client, handle } = await startTask({ unansweredInput: "decline" });
+    const unanswered: string[] = [];
+    handle.on("inputUnanswered", ({ key, action }) => unanswered.push(`${key}:${action}`));
+    transport.deliver(elicitation(6, TASK_ID));
+    await settle();
+    expect(unanswered).toEqual(["6:decline"]);
+    expect(answersTo(transport, 6)).toEqual([{ jsonrpc: "2.0", id: 6, result: { action: "decline" } }]);
+    expect(handle.isSettled).toBe(false);
+    await client.close();
+  });
+
   it("goes to the handlers without a task when it names a task this client does not follow", async () => {
     const seen: (string | undefined)[] = [];
     const { transport, client, inputs } = await startTask({
