@@ -136,6 +136,7 @@ export class TaskInbox {
     );
     entry.controller = undefined;
     const done = new Promise<void>((resolve, reject) => entry.delivered.push({ resolve, reject }));
+    done.catch(() => undefined); // a caller who does not wait must not see an unhandled rejection (closed client)
     this.answer(key, response);
     return done;
   }
