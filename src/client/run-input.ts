@@ -34,7 +34,7 @@ export function inputRoundsFor(
 
 export interface CoordinatorHooks {
   taskId: string;
-  toolName: string;
+  toolName: string | undefined;
   /** Keys answered before (a task resumed from its ref). */
   answered: readonly string[] | undefined;
   sink: TaskSink<CallToolResult>;

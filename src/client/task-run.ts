@@ -360,7 +360,7 @@ export class TaskRun implements TaskController, PollJob, TaskInputTarget {
   private inputCoordinator(): InputCoordinator {
     this.input ??= inputCoordinatorFor(this.context, {
       taskId: this.state.taskId as string,
-      toolName: this.call?.toolName ?? this.known.toolName ?? "",
+      toolName: this.call?.toolName ?? this.known.toolName,
       answered: this.known.answeredInputKeys,
       sink: this.sink,
       pollSoon: () => {
