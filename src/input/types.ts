@@ -23,8 +23,8 @@ export interface InputContext {
   /** The key the server chose for this request. */
   key: string;
   /**
-   * The tool whose call asked; undefined when the request does not say (a server request that names no task this
-   * client follows: JSON-RPC does not tie it to a call).
+   * The tool whose call asked; undefined when that is not known: a task resumed by its id alone, or a server
+   * request that names no task this client follows (JSON-RPC does not tie it to a call).
    */
   toolName: string | undefined;
   /** Which server asked (its `serverInfo`, and its URL when connected over HTTP). */
