@@ -18,6 +18,7 @@ import type { TaskHandle } from "../task/handle.js";
 import type { TaskOutcome } from "../task/types.js";
 import { TaskRefError, foreignServer, readTaskRef, type TaskRef } from "../task/ref.js";
 import { checkToolCall, deadlineOf, type CallToolOptions, type TaskClientOptions } from "./options.js";
+import { ServerRequestRouter } from "../input/server-requests.js";
 import type { RunContext } from "./run-context.js";
 import { TaskRequests } from "./task-requests.js";
 import { toolOutcome } from "./endings.js";
@@ -54,6 +55,7 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
   /** The adoption loop (`adopt: true`): resumes lapsed tasks of the store now and then. */
   private adoption: ReturnType<typeof setInterval> | undefined;
   private resuming: Promise<unknown> | undefined;
+  private readonly serverRequests: ServerRequestRouter;
 
   private constructor(
     private readonly session: Session,
@@ -106,16 +108,28 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
       redact: redactTaskId,
       refFor: (fields) => ({ v: 1, server: this.serverRef(), ...fields }),
       adopted: (run, taskId) => {
+        this.serverRequests.follow(taskId, run);
         this.subscriptions?.adopted(run, taskId);
         this.emit("task", run.handle, taskId);
       },
       released: (run) => {
+        if (run.handle.taskId !== undefined) this.serverRequests.unfollow(run.handle.taskId, run);
         this.subscriptions?.released(run);
         this.runs.delete(run);
         const outcome = run.outcome;
         if (outcome !== undefined) this.emit("settled", run.handle, outcome);
       },
     };
+    // Server requests: input kinds go to the handlers (through a task's inbox when they name a followed task).
+    this.serverRequests = new ServerRequestRouter({
+      handlers: settings.options.inputHandlers,
+      server: this.context.identity,
+      log,
+    });
+    session.serveRequests(
+      (request) => this.serverRequests.serve(request),
+      (method, params) => this.serverRequests.claims(method, params),
+    );
     if (settings.options.notifications === "auto" && server.era === "modern") {
       const { scheduler, retry } = this.context;
       this.subscriptions = new Subscriptions({ channel: session, scheduler, log, retry });
