@@ -65,6 +65,16 @@ describe("mcp-tasks call", () => {
     expect(run.code).toBe(0);
   });
 
+  it("without a terminal, applies the --unanswered policy to input requests and says so", async () => {
+    const run = await runCli(
+      ["call", server.url, "confirm_delete", "filename=notes.txt", "--unanswered", "decline"],
+      state.env,
+    );
+    expect(run.stderr).toMatch(/input confirm not answered \(.+\); --unanswered decline applies/);
+    expect(run.stdout).toBe("Kept notes.txt\n");
+    expect(run.code).toBe(0);
+  });
+
   it.each([
     [
       "an unknown tool",
