@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Launcher of the `mcp-tasks` command (`mcp-tasks --help`). In a clone (src/ present) it runs the TypeScript
 // source through tsx, so it works right after `npm ci` and never runs a stale build; in the published package
-// (no src/) it runs dist/cli.js.
+// (no src/) it runs dist/cli.js. MCP_TASKS_CLI_BUILT=1 runs dist/cli.js in a clone too (the CLI tests do, to skip
+// tsx's start-up in every child process).
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 

@@ -54,15 +54,21 @@ describe("mcp-tasks call", () => {
     expect(run.code).toBe(1); // a tool error
   });
 
-  it("calls a tool on a stdio server started from `-- <command>`", async () => {
-    const run = await runCli(["call", "greet", '{"name":"Ada"}', "--json", "--", ...stdioServer], state.env);
-    const last = JSON.parse(run.stdout.trimEnd().split("\n").at(-1) ?? "{}") as Record<string, unknown>;
+  it("calls a tool on a stdio server started from `-- <command>`, in both output modes", async () => {
+    const [plain, json] = await Promise.all([
+      runCli(["call", "slow_compute", '{"seconds":20,"label":"stdio"}', "--", ...stdioServer], state.env),
+      runCli(["call", "greet", "name=Ada", "--json", "--", ...stdioServer], state.env),
+    ]);
+    expect(plain.stdout).toBe('Computed "stdio" in 20s\n');
+    expect(plain.stderr).toMatch(/^\S+Z task \S+ created$/m);
+    expect(plain.code).toBe(0);
+    const last = JSON.parse(json.stdout.trimEnd().split("\n").at(-1) ?? "{}") as Record<string, unknown>;
     expect(last).toMatchObject({
       event: "outcome",
       kind: "completed",
       result: { content: [{ text: "Hello, Ada!" }] },
     });
-    expect(run.code).toBe(0);
+    expect(json.code).toBe(0);
   });
 
   it("without a terminal, applies the --unanswered policy to input requests and says so", async () => {
