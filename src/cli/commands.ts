@@ -168,14 +168,7 @@ export async function tools(invocation: Invocation, io: Io): Promise<number> {
   const { server, rest } = serverOperand(invocation);
   if (rest.length > 0) throw new UsageError(`unexpected ${JSON.stringify(rest[0])}`);
   return withClient(invocation, io, server, "tools/list", async (client) => {
-    const listed: Record<string, unknown>[] = [];
-    let cursor: unknown;
-    for (let page = 0; page < 100; page++) {
-      const result = await client.request("tools/list", cursor === undefined ? {} : { cursor });
-      if (Array.isArray(result.tools)) listed.push(...(result.tools as Record<string, unknown>[]));
-      cursor = result.nextCursor;
-      if (typeof cursor !== "string") break;
-    }
+    const listed = await client.listTools();
     for (const tool of listed) {
       const execution = tool.execution as { taskSupport?: unknown } | undefined;
       const task = typeof execution?.taskSupport === "string" ? execution.taskSupport : "decided per call";

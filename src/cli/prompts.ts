@@ -86,7 +86,9 @@ async function formElicitation(
   params: ElicitRequestParams,
   context: InputContext,
 ): Promise<ElicitResult> {
-  ask.say(`\n${plain(params.message)}\n  (asked by ${whoAsks(context)}, tool ${plain(context.toolName)})`);
+  ask.say(
+    `\n${plain(params.message)}\n  (asked by ${whoAsks(context)}${context.toolName === undefined ? "" : `, tool ${plain(context.toolName)}`})`,
+  );
   const choice = await choose(ask, "  Answer, decline or cancel? [a/d/c] (a): ", ["a", "d", "c"], "a");
   if (choice === "d") return { action: "decline" };
   if (choice === "c") return { action: "cancel" };
@@ -160,7 +162,9 @@ async function urlElicitation(
   context: InputContext,
 ): Promise<ElicitResult> {
   const url = (params as { url?: string }).url ?? "";
-  ask.say(`\n${plain(params.message)}\n  (asked by ${whoAsks(context)}, tool ${plain(context.toolName)})`);
+  ask.say(
+    `\n${plain(params.message)}\n  (asked by ${whoAsks(context)}${context.toolName === undefined ? "" : `, tool ${plain(context.toolName)}`})`,
+  );
   ask.say(`  URL:  ${plain(url)}\n  Host: ${plain(context.urlHost ?? "?")}`);
   const choice = await choose(ask, "  Open it in your browser? [y/n/c] (n): ", ["y", "n", "c"], "n");
   if (choice === "c") return { action: "cancel" };

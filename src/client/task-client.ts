@@ -294,17 +294,6 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
   }
 
   /**
-   * Sends one JSON-RPC request on the client's connection (with the 2026-07-28 envelope on modern servers) and
-   * resolves with the raw `result`. For requests the client has no method of its own for yet; the `mcp-tasks`
-   * command uses it for `tools/list`.
-   * @internal
-   */
-  request(method: string, params: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
-    this.assertOpen();
-    return this.session.request(method, params);
-  }
-
-  /**
    * Stops every poll, ends every open handle with `ClientClosedError` (which carries its task id), and closes
    * the connection. Tasks keep running on the server; their refs stay in the store (which is closed too, after
    * its pending writes).
