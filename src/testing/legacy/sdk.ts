@@ -24,7 +24,8 @@ export class LegacySdkMissingError extends Error {
   override readonly name = "LegacySdkMissingError";
 }
 
-function explain(error: unknown): unknown {
+/** The error to throw for a failed load of the v1 SDK: explained when the package is missing. */
+export function explainMissingLegacySdk(error: unknown): unknown {
   const code = (error as { code?: unknown } | null)?.code;
   const message = error instanceof Error ? error.message : "";
   const missing =
@@ -58,7 +59,7 @@ export function loadLegacySdk(): Promise<LegacySdk> {
       };
     } catch (error) {
       loading = undefined;
-      throw explain(error);
+      throw explainMissingLegacySdk(error);
     }
   })();
   return loading;
