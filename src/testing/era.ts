@@ -1,5 +1,5 @@
 /** Which generation a server start asks for, checked once for both transports. */
-import { EraOptionError, refuse2025Options } from "./legacy/options.js";
+import { EraOptionError } from "./legacy/options.js";
 import type { TaskServerEra, TaskServerOptions } from "./serverCore.js";
 
 export const TASK_SERVER_ERAS: readonly TaskServerEra[] = ["2026-07-28", "2025-11-25"];
@@ -13,6 +13,10 @@ export function checkEra(options: TaskServerOptions): TaskServerEra {
   if (!TASK_SERVER_ERAS.includes(era)) {
     throw new EraOptionError(`unknown era ${JSON.stringify(era)}: use "2026-07-28" or "2025-11-25"`);
   }
-  if (era === "2026-07-28") refuse2025Options(options);
+  if (era === "2026-07-28" && options.taskListPageSize !== undefined) {
+    throw new EraOptionError(
+      'taskListPageSize applies only to era "2025-11-25" (2026-07-28 has no tasks/list)',
+    );
+  }
   return era;
 }

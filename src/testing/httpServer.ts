@@ -21,7 +21,7 @@ import {
   writeWebResponse,
 } from "./nodeHttp.js";
 import { checkEra } from "./era.js";
-import { startLegacyHttpServer } from "./legacy/http.js";
+import { startLegacyHttpServer } from "./legacy/index.js";
 import type { TaskServer, TaskServerOptions } from "./serverCore.js";
 import { createServerCore } from "./serverCore.js";
 

@@ -10,7 +10,7 @@ export type { HttpTaskServer, HttpTaskServerOptions } from "./httpServer.js";
 export { startStdioTaskServer } from "./stdioServer.js";
 export type { StdioTaskServerOptions } from "./stdioServer.js";
 export type { TaskServer, TaskServerEra, TaskServerOptions } from "./serverCore.js";
-export { EraOptionError, REFUSED_IN_2025 } from "./legacy/options.js";
+export { EraOptionError } from "./legacy/options.js";
 export { LegacySdkMissingError } from "./legacy/sdk.js";
 export type { ListenBehaviour } from "./listenBehaviour.js";
 

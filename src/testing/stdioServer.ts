@@ -15,7 +15,7 @@ import { serveStdio, StdioServerTransport } from "./serverSdk.js";
 import type { ListenMessage } from "./listen.js";
 import { asTaskListenRequest, openTaskListen } from "./listen.js";
 import { checkEra } from "./era.js";
-import { startLegacyStdioServer } from "./legacy/stdio.js";
+import { startLegacyStdioServer } from "./legacy/index.js";
 import type { ServerCore, TaskServer, TaskServerOptions } from "./serverCore.js";
 import { createServerCore } from "./serverCore.js";
 import { polishOutgoing } from "./wirePolish.js";

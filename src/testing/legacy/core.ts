@@ -7,7 +7,7 @@ import { DEFAULT_SERVER_INFO } from "../serverCore.js";
 import type { TaskServerOptions } from "../serverCore.js";
 import type { LegacyCore } from "./connection.js";
 import { InputRelay } from "./inputRelay.js";
-import { pageSizeOf, refuse2026Options, refuse2026ToolFields } from "./options.js";
+import { pageSizeOf, refuse2026Options } from "./options.js";
 import { loadLegacySdk } from "./sdk.js";
 
 export interface LegacyServerCore extends LegacyCore {
@@ -21,9 +21,8 @@ export interface LegacyServerCore extends LegacyCore {
  * @throws {EraOptionError} for 2026-only options; {@link LegacySdkMissingError} without the v1 SDK.
  */
 export async function createLegacyCore(options: TaskServerOptions & object): Promise<LegacyServerCore> {
-  refuse2026Options(options);
   const tools = options.tools ?? fixtureTools();
-  refuse2026ToolFields(tools);
+  refuse2026Options(options, tools);
   const pageSize = pageSizeOf(options.taskListPageSize);
   const sdk = await loadLegacySdk();
   const clock = options.clock ?? systemClock;
