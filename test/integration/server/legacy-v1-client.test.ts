@@ -8,8 +8,10 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from "v
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import {
   CallToolResultSchema,
+  CreateMessageRequestSchema,
   CreateTaskResultSchema,
   ElicitRequestSchema,
+  ListRootsRequestSchema,
   TaskStatusNotificationSchema,
   type ElicitRequest,
   type Task,
@@ -17,6 +19,8 @@ import {
 import {
   defineTool,
   fixtureTools,
+  listRoots,
+  sampleText,
   step,
   systemClock,
   textResult,
@@ -64,8 +68,12 @@ function answerElicitation(request: ElicitRequest) {
 }
 
 /** One connection per test, closed when the test ends. */
-async function connection(kind: LegacyTransportKind, options: Parameters<typeof connectLegacy>[1]) {
-  const opened = await connectLegacy(kind, options);
+async function connection(
+  kind: LegacyTransportKind,
+  options: Parameters<typeof connectLegacy>[1],
+  prepare?: Parameters<typeof connectLegacy>[2],
+) {
+  const opened = await connectLegacy(kind, options, prepare);
   onTestFinished(() => opened.close());
   return opened;
 }
@@ -314,5 +322,40 @@ describe.each(KINDS)("scripted 2025-11-25 behaviour over %s", (kind) => {
     expect(await tasks.getTask(taskId)).toMatchObject({ pollInterval: 50 });
     await expect(tasks.getTask(taskId)).rejects.toMatchObject({ code: -32603 });
     expect(await tasks.getTask(taskId)).toMatchObject({ status: "completed" });
+  });
+
+  it("sampling and roots requests reach the client's handlers, and an unanswerable request fails the task", async () => {
+    const ask = defineTool({
+      name: "ask",
+      task: "required",
+      steps: [
+        step.input({ summary: sampleText("Summarise"), roots: listRoots() }),
+        step.complete((call) => {
+          const summary = call.responses["summary"] as { content?: { text?: string } };
+          const roots = call.responses["roots"] as { roots?: Array<{ uri: string }> };
+          return textResult(`${summary.content?.text} from ${roots.roots?.[0]?.uri}`);
+        }),
+      ],
+    });
+    const sampled: unknown[] = [];
+    const { client } = await connection(kind, { tools: [ask] }, (v1) => {
+      v1.setRequestHandler(CreateMessageRequestSchema, (request) => {
+        sampled.push(request.params._meta);
+        return { role: "assistant", model: "test", content: { type: "text", text: "short" } };
+      });
+      v1.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [{ uri: "file:///repo" }] }));
+    });
+    const messages = await streamTask(client, "ask");
+    const taskId = (messages[0] as { task: Task }).task.taskId;
+    expect(textOf((messages.at(-1) as { result: unknown }).result)).toBe("short from file:///repo");
+    expect(sampled).toEqual([{ [RELATED_TASK]: { taskId } }]);
+
+    const { client: bare } = await connection(kind, { tools: [ask] });
+    const failed = await streamTask(bare, "ask");
+    const failedId = (failed[0] as { task: Task }).task.taskId;
+    expect(await bare.experimental.tasks.getTask(failedId)).toMatchObject({
+      status: "failed",
+      statusMessage: expect.stringContaining("Method not found"),
+    });
   });
 });
