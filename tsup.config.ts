@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { defineConfig } from "tsup";
+import { defineConfig, type Options } from "tsup";
 
 // The public entry points (ESM + CJS + .d.ts); add new ones here and to package.json "exports".
 const publicEntries = {
@@ -10,7 +10,7 @@ const publicEntries = {
   "store/redis": "src/store/redis.ts",
 };
 
-export default defineConfig({
+const library: Options = {
   entry: {
     ...publicEntries,
     // Behind the package import `#stdio` (package.json "imports"): Node gets the SDK's stdio transport, every
@@ -24,7 +24,8 @@ export default defineConfig({
   dts: { entry: publicEntries },
   // No sourcemaps in the package: they would double its size and point at sources it does not ship.
   sourcemap: false,
-  clean: true,
+  // dist/cli.js comes from the second build below, which may finish first.
+  clean: ["!cli.js"],
   // ES2022 runs on Node 20 and every current browser; the main entry must bundle for both.
   target: "es2022",
   // Compact syntax and whitespace, names kept: stack traces stay readable and the tarball stays small.
@@ -47,4 +48,33 @@ export default defineConfig({
       },
     },
   ],
-});
+};
+
+/**
+ * The `mcp-tasks` command (bin/mcp-tasks.js): ESM only, no types. It imports the library through the built
+ * entries (dist/index.js, dist/store/index.js) instead of bundling a second copy of the client.
+ */
+const cli: Options = {
+  entry: { cli: "src/cli/main.ts" },
+  format: ["esm"],
+  sourcemap: false,
+  clean: false,
+  target: "es2022",
+  platform: "node",
+  minifyWhitespace: true,
+  minifySyntax: true,
+  esbuildPlugins: [
+    {
+      name: "cli-uses-the-built-library",
+      setup(build) {
+        build.onResolve({ filter: /^\.\.\/(index|store\/index)\.js$/ }, (args) =>
+          args.importer.includes(join("src", "cli"))
+            ? { path: args.path.slice(1), external: true }
+            : undefined,
+        );
+      },
+    },
+  ],
+};
+
+export default defineConfig([library, cli]);

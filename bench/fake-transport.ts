@@ -7,9 +7,15 @@
  * figures also hold when messages are serialized.
  */
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
-import type { FakeTasksServer } from "./fake-server.js";
 
 type Message = Record<string, unknown>;
+
+/** What the transport talks to: `FakeTasksServer`, or `PushTasksServer`, which also writes unasked. */
+export interface InProcessServer {
+  handle(message: Message, arrivedAt: number): Message | undefined;
+  /** Gives the server a way to send notifications; each one arrives one event-loop turn later. */
+  connect?(push: (message: Message) => void): void;
+}
 
 export class FakeTransport implements Transport {
   onmessage?: Transport["onmessage"];
@@ -18,12 +24,18 @@ export class FakeTransport implements Transport {
   private open = false;
 
   constructor(
-    private readonly server: FakeTasksServer,
+    private readonly server: InProcessServer,
     private readonly jsonWire: boolean,
   ) {}
 
   async start(): Promise<void> {
     this.open = true;
+    this.server.connect?.((message) => {
+      const copy = this.jsonWire ? roundTrip(message) : message;
+      setImmediate(() => {
+        if (this.open) this.onmessage?.(copy as JSONRPCMessage);
+      });
+    });
   }
 
   async send(message: JSONRPCMessage): Promise<void> {

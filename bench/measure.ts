@@ -11,6 +11,7 @@ import { FakeTasksServer } from "./fake-server.js";
 import { FakeTransport } from "./fake-transport.js";
 import { HeapMarks } from "./heap-marks.js";
 import { LoopDelay } from "./loop-delay.js";
+import { measurePush, type PushFigures } from "./measure-push.js";
 import type { CallObserver, LibraryDriver, LibraryName } from "./drivers/types.js";
 import type { Scenario } from "./scenarios.js";
 import { distribution, type Distribution } from "./stats.js";
@@ -40,18 +41,21 @@ export interface RunResult {
   smallestIntervalMs: number;
   /** Timers and immediates still pending right after the library's close(): none is the goal. */
   timersAfterClose: number;
+  /** Push scenarios only (bench/measure-push.ts). */
+  push?: PushFigures;
 }
 
 const LOOP_DELAY_RESOLUTION_MS = 5;
 
 async function loadDriver(library: LibraryName): Promise<LibraryDriver> {
   if (library === "ours") return (await import("./drivers/ours.js")).oursDriver;
+  if (library === "ours-polling") return (await import("./drivers/ours.js")).oursPollingDriver;
   if (library === "floor") return (await import("./drivers/floor.js")).floorDriver;
   return (await import("./drivers/ext-tasks.js")).extTasksDriver;
 }
 
 /** When each task's call resolved (by task index), and how many calls ended any other way. */
-class CallLog implements CallObserver {
+export class CallLog implements CallObserver {
   readonly resolvedAt: Float64Array;
   failures = 0;
   firstFailure: string | undefined;
@@ -77,7 +81,11 @@ class CallLog implements CallObserver {
   }
 }
 
-async function measure({ library, scenario, jsonWire }: RunRequest): Promise<RunResult> {
+async function measure(request: RunRequest): Promise<RunResult> {
+  const { library, scenario, jsonWire } = request;
+  if (scenario.kind === "push") {
+    return measurePush(request, await loadDriver(library), new CallLog(scenario.tasks));
+  }
   const server = new FakeTasksServer(scenario);
   const driver = await loadDriver(library);
   const connected = await driver.connect(new FakeTransport(server, jsonWire), scenario);

@@ -5,6 +5,7 @@
  */
 import type { LibraryName } from "./drivers/types.js";
 import type { RunResult } from "./measure.js";
+import { pushTable, summarizePush } from "./report-push.js";
 import type { Scenario } from "./scenarios.js";
 import { spread, type Spread } from "./stats.js";
 
@@ -104,12 +105,14 @@ const FIGURES: Figure[] = [
 
 export const LIBRARY_TITLES: Record<LibraryName, string> = {
   ours: "mcp-tasks",
+  "ours-polling": 'mcp-tasks, notifications "off"',
   "ext-tasks": "ext-tasks 0.2.2",
   floor: "floor (hand-written poller)",
 };
 
 /** Per-figure spreads over the successful rounds of one library in one scenario. */
 export function summarize(scenario: Scenario, runs: RunResult[]): Record<string, Spread> {
+  if (scenario.kind === "push") return summarizePush(runs);
   const good = runs.filter((run) => run.ok);
   const summary: Record<string, Spread> = {};
   for (const figure of figuresFor(scenario)) {
@@ -124,6 +127,7 @@ export function scenarioTable(
   scenario: Scenario,
   summaries: Partial<Record<LibraryName, Record<string, Spread>>>,
 ): string {
+  if (scenario.kind === "push") return pushTable(scenario, summaries);
   const { ours, "ext-tasks": ext, floor } = summaries;
   const lines = [
     `| Figure | ${LIBRARY_TITLES.ours} | ${LIBRARY_TITLES["ext-tasks"]} | ext-tasks ÷ mcp-tasks | ${LIBRARY_TITLES.floor} |`,
@@ -143,12 +147,12 @@ function figuresFor(scenario: Scenario): Figure[] {
   return FIGURES.filter((figure) => figure.heap === undefined || figure.heap === scenario.heapFigure);
 }
 
-function cell(value: Spread | undefined, digits: number): string {
+export function cell(value: Spread | undefined, digits: number): string {
   if (!value) return "—";
   if (value.min === value.max) return format(value.median, digits);
   return `${format(value.median, digits)} (${format(value.min, digits)}–${format(value.max, digits)})`;
 }
 
-function format(value: number, digits: number): string {
+export function format(value: number, digits: number): string {
   return value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
 }

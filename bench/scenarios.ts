@@ -21,6 +21,12 @@ export interface Scenario {
   /** How the heap marks are read: live heap per task (one mark) or heap growth per poll (two marks). */
   heapFigure: "perTask" | "perPoll";
   libraries: LibraryName[];
+  /**
+   * "push": tasks move on the server's clock (one change per `pollIntervalMs`, `pollsUntilDone` changes) and
+   * the server serves `subscriptions/listen` (bench/push-server.ts); heap marks count state changes, not polls.
+   * Absent: the polling scenarios, where a task moves one step per poll (bench/fake-server.ts).
+   */
+  kind?: "push";
 }
 
 const ALL: LibraryName[] = ["ours", "ext-tasks", "floor"];
@@ -65,6 +71,26 @@ function longTask(polls: number, firstMark: number): Scenario {
   };
 }
 
+const PUSH_LIBRARIES: LibraryName[] = ["ours", "ours-polling", "ext-tasks"];
+
+/** Push against polling: the same clock-driven tasks, the heap measured at half of all state changes. */
+function push(id: number, title: string, tasks: number, intervalMs: number, changes: number): Scenario {
+  return {
+    id,
+    title,
+    purpose:
+      "push notifications (`subscriptions/listen`) against polling, on tasks that change on the server's clock",
+    tasks,
+    pollIntervalMs: intervalMs,
+    pollsUntilDone: changes,
+    smallestInterval: false,
+    heapMarks: [Math.floor((tasks * changes) / 2)],
+    heapFigure: "perTask",
+    libraries: PUSH_LIBRARIES,
+    kind: "push",
+  };
+}
+
 export function scenarios(quick: boolean): Scenario[] {
   if (quick) {
     return [
@@ -81,6 +107,8 @@ export function scenarios(quick: boolean): Scenario[] {
         2,
         ["ours", "floor"],
       ),
+      push(6, "push: 200 tasks, a change every 100 ms, 10 changes", 200, 100, 10),
+      push(7, "push: 2,000 tasks, a change every 200 ms, 10 changes", 2_000, 200, 10),
     ];
   }
   return [
@@ -104,5 +132,7 @@ export function scenarios(quick: boolean): Scenario[] {
       3,
       ["ours", "floor"],
     ),
+    push(6, "push: 1,000 tasks, a change every 100 ms, 20 changes", 1_000, 100, 20),
+    push(7, "push: 10,000 tasks, a change every 500 ms, 20 changes", 10_000, 500, 20),
   ];
 }

@@ -5,8 +5,11 @@
  */
 import type { Transport } from "@modelcontextprotocol/client";
 
-/** mcp-tasks, the official requestor, and a hand-written poller that marks the floor of the harness. */
-export type LibraryName = "ours" | "ext-tasks" | "floor";
+/**
+ * mcp-tasks (with its defaults, notifications "auto"), mcp-tasks with notifications "off" (push scenarios
+ * only), the official requestor, and a hand-written poller that marks the floor of the harness.
+ */
+export type LibraryName = "ours" | "ours-polling" | "ext-tasks" | "floor";
 
 export interface CallObserver {
   /** A call resolved with its tool result. */

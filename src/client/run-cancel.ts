@@ -1,4 +1,7 @@
 /** `tasks/cancel` sent on behalf of a handle that has already ended: nobody waits on these but the caller. */
+import type { CallToolResult } from "../schema/index.js";
+import { serverIsDone } from "../task/outcome.js";
+import type { TaskOutcome } from "../task/types.js";
 import type { RunContext } from "./run-context.js";
 
 /** What came of a handle's `tasks/cancel`: the acknowledgement, or why there is none. */
@@ -46,4 +49,14 @@ export function cancelWithRetries(
       return { error };
     },
   );
+}
+
+/** `cancel()` after the handle ended: the task may still run on the server; ask it to stop, if we can. */
+export function cancelAfterEnd(
+  context: RunContext,
+  taskId: string | undefined,
+  outcome: TaskOutcome<CallToolResult> | undefined,
+): Promise<CancelReply> | undefined {
+  if (taskId === undefined || outcome === undefined || serverIsDone(outcome)) return undefined;
+  return cancelQuietly(context, taskId);
 }

@@ -26,6 +26,8 @@ export interface CallSpec {
 
 export interface RunContext {
   channel: RpcChannel;
+  /** Sends the call itself (a tools/call over HTTP gets its `Mcp-Param-*` headers). */
+  sendCall(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>>;
   tasks: TaskRequests;
   /** Polls, at most `maxInFlight` at once. */
   scheduler: PollScheduler;

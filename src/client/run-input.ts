@@ -5,8 +5,10 @@
  */
 import type { CallToolResult } from "../schema/index.js";
 import { InputCoordinator, InputRounds } from "../input/index.js";
+import { TaskInbox } from "../input/task-inbox.js";
 import type { InputUnansweredError, ProtocolError } from "../protocol/errors.js";
 import type { TaskSink } from "../task/types.js";
+import type { CallEvent } from "../lifecycle/types.js";
 import type { RunContext } from "./run-context.js";
 
 /** Rounds for a call the server answered with `input_required`; `signal` stops asking the handlers. */
@@ -32,7 +34,7 @@ export function inputRoundsFor(
 
 export interface CoordinatorHooks {
   taskId: string;
-  toolName: string;
+  toolName: string | undefined;
   /** Keys answered before (a task resumed from its ref). */
   answered: readonly string[] | undefined;
   sink: TaskSink<CallToolResult>;
@@ -64,5 +66,28 @@ export function inputCoordinatorFor(context: RunContext, hooks: CoordinatorHooks
     submitted: hooks.submitted,
     cancelTask: hooks.cancelTask,
     fail: hooks.fail,
+  });
+}
+
+/** The inbox for server requests that name a task (2025-era input); policy and handlers as for `inputRequests`. */
+export function taskInboxFor(
+  context: RunContext,
+  taskId: string,
+  toolName: string | undefined,
+  sink: TaskSink<CallToolResult>,
+  dispatch: (event: CallEvent) => void,
+): TaskInbox {
+  const options = context.options;
+  return new TaskInbox({
+    taskId,
+    toolName,
+    server: context.identity,
+    handlers: options.inputHandlers,
+    policy: options.unansweredInput,
+    concurrency: options.inputConcurrency,
+    emitInput: (event) => sink.emitInput(event),
+    emitUnanswered: (event) => sink.emitInputUnanswered(event),
+    cancelTask: (reason) => dispatch({ type: "cancelRequested", reason }),
+    fail: (error) => dispatch({ type: "failed", error }),
   });
 }

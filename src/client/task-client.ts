@@ -10,31 +10,24 @@ import { Method } from "../protocol/constants.js";
 import { McpTasksError } from "../protocol/errors.js";
 import { redactTaskId } from "../protocol/redact.js";
 import { PollScheduler } from "../scheduler/scheduler.js";
-import { resolvePollTiming, resolveRetryTiming } from "../scheduler/timing.js";
 import { retryDelay } from "../scheduler/retry.js";
-import type { PollTiming, RetryTiming } from "../scheduler/types.js";
 import { Session } from "../session/session.js";
 import { resolveTransport, type ConnectTarget } from "../session/targets.js";
 import type { McpTransport, ServerInfo } from "../session/types.js";
 import type { TaskHandle } from "../task/handle.js";
 import type { TaskOutcome } from "../task/types.js";
 import { TaskRefError, foreignServer, readTaskRef, type TaskRef } from "../task/ref.js";
-import { capabilitiesFor } from "../input/index.js";
-import { safeLogger, type Logger } from "./logger.js";
-import {
-  checkToolCall,
-  deadlineOf,
-  resolveClientOptions,
-  type CallToolOptions,
-  type ResolvedClientOptions,
-  type TaskClientOptions,
-} from "./options.js";
+import { checkToolCall, deadlineOf, type CallToolOptions, type TaskClientOptions } from "./options.js";
+import { ServerRequestRouter } from "../input/server-requests.js";
 import type { RunContext } from "./run-context.js";
-import type { TaskStore } from "../store/types.js";
 import { TaskRequests } from "./task-requests.js";
 import { toolOutcome } from "./endings.js";
 import { TaskRun } from "./task-run.js";
+import { sessionFor, settingsOf, type ClientSettings } from "./settings.js";
 import { Subscriptions } from "../notifications/subscriptions.js";
+import { RequestHeaders } from "../session/request-headers.js";
+import { ToolCatalog, type ToolInfo } from "../tools/catalog.js";
+import { callSender } from "../tools/param-mirror.js";
 
 /** Events of a `TaskClient` (eventemitter3; an `error` without listeners is not thrown). */
 export interface TaskClientEvents {
@@ -53,6 +46,7 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
   /** Store writes in flight; `close()` waits for them before it closes the store. */
   private readonly writes = new Set<Promise<void>>();
   private readonly context: RunContext;
+  private readonly catalog: ToolCatalog;
   private readonly serverInfo: ServerInfo;
   private readonly url: string | undefined;
   private closing: Promise<void> | undefined;
@@ -61,23 +55,33 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
   /** The adoption loop (`adopt: true`): resumes lapsed tasks of the store now and then. */
   private adoption: ReturnType<typeof setInterval> | undefined;
   private resuming: Promise<unknown> | undefined;
+  private readonly serverRequests: ServerRequestRouter;
 
   private constructor(
     private readonly session: Session,
     server: ServerInfo,
     settings: ClientSettings,
     url: string | undefined,
+    /** Set when this client built the HTTP transport itself, so requests can carry their own headers. */
+    requestHeaders?: RequestHeaders,
   ) {
     super();
     this.serverInfo = server;
     this.url = url;
     const log = settings.log;
+    // `Mcp-Param-*` exists on 2026-07-28 over Streamable HTTP only.
+    const mirrorHeaders = server.era === "modern" ? requestHeaders : undefined;
+    this.catalog = new ToolCatalog(session, {
+      checkParamHeaders: mirrorHeaders !== undefined,
+      warn: (message) => log.warn(message),
+    });
     const onJobError = (error: unknown) => {
       log.error("a scheduled task job failed", error);
       this.emit("error", error);
     };
     this.context = {
       channel: session,
+      sendCall: callSender(session, this.catalog, mirrorHeaders),
       tasks: new TaskRequests(session, settings.retry, (message) => log.warn(message)),
       scheduler: new PollScheduler({ maxInFlight: settings.options.maxInFlight, onJobError }),
       alarms: new PollScheduler({ maxInFlight: Infinity, onJobError }),
@@ -104,16 +108,28 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
       redact: redactTaskId,
       refFor: (fields) => ({ v: 1, server: this.serverRef(), ...fields }),
       adopted: (run, taskId) => {
+        this.serverRequests.follow(taskId, run);
         this.subscriptions?.adopted(run, taskId);
         this.emit("task", run.handle, taskId);
       },
       released: (run) => {
+        if (run.handle.taskId !== undefined) this.serverRequests.unfollow(run.handle.taskId, run);
         this.subscriptions?.released(run);
         this.runs.delete(run);
         const outcome = run.outcome;
         if (outcome !== undefined) this.emit("settled", run.handle, outcome);
       },
     };
+    // Server requests: input kinds go to the handlers (through a task's inbox when they name a followed task).
+    this.serverRequests = new ServerRequestRouter({
+      handlers: settings.options.inputHandlers,
+      server: this.context.identity,
+      log,
+    });
+    session.serveRequests(
+      (request) => this.serverRequests.serve(request),
+      (method, params) => this.serverRequests.claims(method, params),
+    );
     if (settings.options.notifications === "auto" && server.era === "modern") {
       const { scheduler, retry } = this.context;
       this.subscriptions = new Subscriptions({ channel: session, scheduler, log, retry });
@@ -143,7 +159,8 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
   static async connect(target: ConnectTarget, options: TaskClientOptions = {}): Promise<TaskClient> {
     const settings = settingsOf(options); // bad options fail here, before any connection is made
     await settings.store?.open?.(); // a store another process holds fails here, before any connection is made
-    const session = sessionFor(await resolveTransport(target), settings);
+    const requestHeaders = new RequestHeaders();
+    const session = sessionFor(await resolveTransport(target, { requestHeaders }), settings);
     let server: ServerInfo;
     try {
       server = await session.connect();
@@ -152,7 +169,8 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
       throw error;
     }
     const url = typeof target === "string" ? target : target instanceof URL ? target.href : undefined;
-    return new TaskClient(session, server, settings, url);
+    const ownsHttp = url !== undefined;
+    return new TaskClient(session, server, settings, url, ownsHttp ? requestHeaders : undefined);
   }
 
   /**
@@ -180,6 +198,15 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
   /** The handles that have not ended yet, oldest first. */
   tasks(): TaskHandle<CallToolResult>[] {
     return [...this.runs].map((run) => run.handle);
+  }
+
+  /**
+   * The server's tools (`tools/list`, every page), cached for the connection and fetched again after the
+   * server's `notifications/tools/list_changed`. Over Streamable HTTP a tool with invalid `x-mcp-header`
+   * declarations is left out, with a logger warning.
+   */
+  listTools(): Promise<ToolInfo[]> {
+    return this.catalog.list();
   }
 
   /**
@@ -267,6 +294,17 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
   }
 
   /**
+   * Sends one JSON-RPC request on the client's connection (with the 2026-07-28 envelope on modern servers) and
+   * resolves with the raw `result`. For requests the client has no method of its own for yet; the `mcp-tasks`
+   * command uses it for `tools/list`.
+   * @internal
+   */
+  request(method: string, params: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+    this.assertOpen();
+    return this.session.request(method, params);
+  }
+
+  /**
    * Stops every poll, ends every open handle with `ClientClosedError` (which carries its task id), and closes
    * the connection. Tasks keep running on the server; their refs stay in the store (which is closed too, after
    * its pending writes).
@@ -327,53 +365,4 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
     if (problem !== undefined) throw new TaskRefError(`TaskClient.${caller}: ${problem}`);
     return ref;
   }
-}
-
-/** Every option checked and defaulted, once per client. */
-interface ClientSettings {
-  options: ResolvedClientOptions;
-  polling: PollTiming;
-  retry: RetryTiming;
-  log: Logger;
-  store: TaskStore | undefined;
-  adoptEveryMs: number | undefined;
-}
-
-function settingsOf(options: TaskClientOptions): ClientSettings {
-  return {
-    options: resolveClientOptions(options),
-    polling: resolvePollTiming(options.polling ?? {}),
-    retry: resolveRetryTiming(options.retry ?? {}),
-    log: safeLogger(options.logger),
-    store: checkStore(options.store),
-    adoptEveryMs: adoptEvery(options),
-  };
-}
-
-/** The session every client talks through; it declares the input capabilities the host gave handlers for. */
-function sessionFor(transport: McpTransport, { options }: ClientSettings): Session {
-  return new Session(transport, {
-    clientInfo: options.clientInfo,
-    capabilities: capabilitiesFor(options.inputHandlers),
-    requestTimeoutMs: options.requestTimeoutMs,
-  });
-}
-
-function checkStore(store: TaskStore | undefined): TaskStore | undefined {
-  if (store === undefined) return undefined;
-  const methods = ["put", "remove", "list"] as const;
-  if (typeof store !== "object" || store === null || methods.some((m) => typeof store[m] !== "function")) {
-    throw new TypeError("TaskClient: `store` must be a TaskStore (put, remove, list)");
-  }
-  return store;
-}
-
-function adoptEvery({ adopt, store }: TaskClientOptions): number | undefined {
-  if (adopt === undefined || adopt === false) return undefined;
-  if (store === undefined) throw new TypeError("TaskClient: `adopt` needs a `store`");
-  const everyMs = adopt === true ? 1000 : adopt.everyMs;
-  if (typeof everyMs !== "number" || !(everyMs > 0)) {
-    throw new TypeError("TaskClient: `adopt.everyMs` must be a positive number");
-  }
-  return everyMs;
 }

@@ -14,17 +14,18 @@ import { createTask, type TaskHandle, type TaskSink } from "../task/handle.js";
 import type { CancelResult, TaskController, TaskOutcome } from "../task/types.js";
 import type { TaskRef } from "../task/ref.js";
 import { InputRespondError, type InputCoordinator, type InputRounds } from "../input/index.js";
-import { serverIsDone } from "../task/outcome.js";
+import type { TaskInputTarget } from "../input/server-requests.js";
 import { initialState, nextAlarm, transition } from "../lifecycle/transition.js";
 import type { CallAnswer, CallEvent, CallState, Effect } from "../lifecycle/types.js";
 import type { CallSpec, RunContext } from "./run-context.js";
 import { outcomeOf, pollFault } from "./endings.js";
-import { inputCoordinatorFor, inputRoundsFor } from "./run-input.js";
+import { inputCoordinatorFor, inputRoundsFor, taskInboxFor } from "./run-input.js";
+import type { TaskInbox } from "../input/task-inbox.js";
 import { RefKeeper, refNow } from "./run-store.js";
 import { Alarm } from "./alarm.js";
-import { cancelOrphan, cancelQuietly, cancelWithRetries, type CancelReply } from "./run-cancel.js";
+import { cancelAfterEnd, cancelOrphan, cancelWithRetries, type CancelReply } from "./run-cancel.js";
 
-export class TaskRun implements TaskController, PollJob {
+export class TaskRun implements TaskController, PollJob, TaskInputTarget {
   readonly handle: TaskHandle<CallToolResult>;
   private readonly sink: TaskSink<CallToolResult>;
   private state: CallState;
@@ -37,6 +38,7 @@ export class TaskRun implements TaskController, PollJob {
   private alarm: Alarm | undefined;
   private rounds: { abort: AbortController; rounds: InputRounds } | undefined;
   private input: InputCoordinator | undefined;
+  private inbox: TaskInbox | undefined; // made when the first server request naming this task arrives
   private created: CreateTaskResult | undefined;
   /** The `tasks/cancel` of this handle: its acknowledgement, or why there is none. */
   private cancelReply: Promise<CancelReply> | undefined;
@@ -86,7 +88,7 @@ export class TaskRun implements TaskController, PollJob {
 
   cancel(reason?: unknown): Promise<CancelResult<CallToolResult>> {
     if (this.state.phase !== "ended") this.dispatch({ type: "cancelRequested", reason });
-    else if (this.cancelReply === undefined) this.cancelAfterEnd();
+    else this.cancelReply ??= cancelAfterEnd(this.context, this.state.taskId, this.sink.outcome);
     // The reply is read after the end: a cancel made before the task id existed is sent only when it arrives.
     return this.sink.settled.then(async (outcome) => {
       const { ack, error } = (await this.cancelReply) ?? {};
@@ -101,9 +103,19 @@ export class TaskRun implements TaskController, PollJob {
 
   respond(key: string, response: InputResponse): Promise<void> {
     if (this.rounds) return this.rounds.rounds.respond(key, response);
+    if (this.inbox?.knows(key)) return this.inbox.respond(key, response);
     if (this.input) return this.input.respond(key, response);
     return Promise.reject(new InputRespondError(key, "unknown_key", "no input request is outstanding"));
   }
+
+  /** A server request naming this task (2025-era input); undefined once the handle has ended. */
+  readonly serverRequest: TaskInputTarget["serverRequest"] = (key, request, signal) => {
+    const { phase, taskId } = this.state;
+    if (phase === "ended" || taskId === undefined) return undefined;
+    const toolName = this.call?.toolName ?? this.known.toolName;
+    this.inbox ??= taskInboxFor(this.context, taskId, toolName, this.sink, (event) => this.dispatch(event));
+    return this.inbox.receive(key, request, signal);
+  };
 
   /** One `tasks/get` now, outside the cadence; the snapshot also updates the handle. */
   async describe(): Promise<DetailedTask> {
@@ -261,7 +273,7 @@ export class TaskRun implements TaskController, PollJob {
   private sendCall(): void {
     const call = this.call as CallSpec;
     // tools/call is not retried: a lost answer may hide a task the server already created (no tasks/list).
-    this.context.channel.request(call.method, call.params).then(
+    this.context.sendCall(call.method, call.params).then(
       (raw) => this.answered(call, raw),
       (error: unknown) => this.dispatch({ type: "callFailed", error }),
     );
@@ -293,7 +305,7 @@ export class TaskRun implements TaskController, PollJob {
     this.rounds = { abort, rounds };
     // No abort signal on the resent calls: an answer may carry a task id that must not be lost.
     rounds
-      .run(first, (retry) => this.context.channel.request(call.method, { ...call.params, ...retry }))
+      .run(first, (retry) => this.context.sendCall(call.method, { ...call.params, ...retry }))
       .then(
         (raw) => {
           this.rounds = undefined;
@@ -340,14 +352,6 @@ export class TaskRun implements TaskController, PollJob {
     });
   }
 
-  /** `cancel()` after the handle ended: the task may still run on the server; ask it to stop, if we can. */
-  private cancelAfterEnd(): void {
-    const taskId = this.state.taskId;
-    const outcome = this.sink.outcome;
-    if (taskId === undefined || outcome === undefined || serverIsDone(outcome)) return;
-    this.cancelReply = cancelQuietly(this.context, taskId);
-  }
-
   private settle(outcome: TaskOutcome<CallToolResult> | { snapshot: DetailedTask }): void {
     if ("snapshot" in outcome) this.sink.accept(outcome.snapshot, this.context.toOutcome(this.state));
     else this.sink.settle(outcome);
@@ -356,7 +360,7 @@ export class TaskRun implements TaskController, PollJob {
   private inputCoordinator(): InputCoordinator {
     this.input ??= inputCoordinatorFor(this.context, {
       taskId: this.state.taskId as string,
-      toolName: this.call?.toolName ?? this.known.toolName ?? "",
+      toolName: this.call?.toolName ?? this.known.toolName,
       answered: this.known.answeredInputKeys,
       sink: this.sink,
       pollSoon: () => {
@@ -389,6 +393,7 @@ export class TaskRun implements TaskController, PollJob {
     this.rounds?.abort.abort(new McpTasksError("the task handle ended"));
     this.cancelRetries?.abort(new McpTasksError("the task handle ended"));
     this.input?.dispose();
+    this.inbox?.dispose();
     this.refs?.ended(this.sink.outcome, this.ref());
     this.context.released(this);
   }

@@ -13,8 +13,8 @@ export interface InputCoordinatorDeps {
   /** Where `tasks/update` goes (the session adds the envelope). */
   channel: RpcChannel;
   taskId: string;
-  /** The tool whose call created the task (shown to handlers). */
-  toolName: string;
+  /** The tool whose call created the task (shown to handlers); undefined for a task resumed by its id alone. */
+  toolName: string | undefined;
   /** Which server asks (shown to handlers). */
   server: InputContext["server"];
   handlers: InputHandlers;

@@ -120,6 +120,44 @@ export class InputLedger {
     return { fresh, resend, vanished, conflicts: [] };
   }
 
+  /**
+   * Takes one request that arrived on its own (a server→client JSON-RPC request, keyed by its id) rather than in
+   * a listing, so no other key is affected. `fresh`: ask for an answer; `pending`: an answer is on its way;
+   * `resend`: the kept answer of a failed delivery goes out again; `final`: answered (or given up) before;
+   * `conflict`: the key is known with a different request.
+   */
+  offer(key: string, print: string): "fresh" | "pending" | "resend" | "final" | "conflict" {
+    const entry = this.entries.get(key);
+    if (entry === undefined) {
+      const before = this.answeredBefore.has(key);
+      this.entries.set(key, {
+        fingerprint: print,
+        state: before ? "submitted" : "offered",
+        failedUpdates: 0,
+      });
+      return before ? "final" : "fresh";
+    }
+    if (entry.fingerprint !== print) return "conflict";
+    switch (entry.state) {
+      case "superseded":
+        entry.state = "offered";
+        return "fresh";
+      case "released":
+        return "resend";
+      case "submitted":
+      case "unanswered":
+        return "final";
+      default:
+        return "pending";
+    }
+  }
+
+  /** A key offered on its own is no longer asked (the server cancelled it) before it was answered. */
+  withdrawn(key: string): void {
+    const entry = this.entries.get(key);
+    if (entry !== undefined && ANSWER_PENDING.has(entry.state)) entry.state = "superseded";
+  }
+
   /** The state of a key, or undefined for a key never listed. */
   state(key: string): InputKeyState | undefined {
     return this.entries.get(key)?.state;

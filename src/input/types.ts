@@ -22,8 +22,11 @@ export interface InputContext {
   taskId: string | undefined;
   /** The key the server chose for this request. */
   key: string;
-  /** The tool whose call asked. */
-  toolName: string;
+  /**
+   * The tool whose call asked; undefined when that is not known: a task resumed by its id alone, or a server
+   * request that names no task this client follows (JSON-RPC does not tie it to a call).
+   */
+  toolName: string | undefined;
   /** Which server asked (its `serverInfo`, and its URL when connected over HTTP). */
   server: { name?: string; version?: string; url?: string };
   /** Fires when the answer is no longer wanted (the task ended, was cancelled or detached, or the client closed). */

@@ -22,6 +22,8 @@ export const MetaKey = {
   serverInfo: "io.modelcontextprotocol/serverInfo",
   /** Draft revision only: advisory ids of related tasks on `tools/call`. */
   relatedTaskIds: "io.modelcontextprotocol/relatedTaskIds",
+  /** 2025-11-25: `{ taskId }` on messages that belong to a task (server requests asking for a task's input). */
+  relatedTask: "io.modelcontextprotocol/related-task",
 } as const;
 
 /** Methods and notifications this library sends or receives. */

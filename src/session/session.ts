@@ -1,8 +1,8 @@
 /**
- * `Session`: one JSON-RPC conversation with a server over an MCP SDK transport (v1 or v2, HTTP or stdio).
- * It owns what the SDK `Client` would otherwise own and get wrong for tasks: request ids, correlation,
- * timeouts, the 2026-07-28 envelope on every request, and the era negotiation. Above it, code deals in
- * methods, params and raw result objects (`RpcChannel`), never in transports.
+ * `Session`: one JSON-RPC conversation with a server over an MCP SDK transport (v1 or v2, HTTP or stdio). It
+ * owns what the SDK `Client` would otherwise own and get wrong for tasks: request ids, correlation, timeouts, the
+ * 2026-07-28 envelope, era negotiation, answering server requests. Above it, code deals in methods, params and
+ * raw result objects (`RpcChannel`), never in transports.
  */
 import type { DiscoverResult } from "../schema/index.js";
 import { Method, PROTOCOL_VERSION } from "../protocol/constants.js";
@@ -18,6 +18,7 @@ import {
   type TransportKind,
 } from "./negotiate.js";
 import { PendingTable, type PendingRequest } from "./pending.js";
+import { IncomingRequests, paramsOf, type IncomingHandler, type RequestClaim } from "./incoming.js";
 import type {
   McpTransport,
   OutgoingMessage,
@@ -42,10 +43,13 @@ const ID_NAMESPACE = "mcp-tasks:";
  */
 const LOAD_SALT = Math.random().toString(36).slice(2, 8);
 let sessionCount = 0;
-const NO_PARAMS: Record<string, unknown> = Object.freeze({});
 
 export class Session implements RpcChannel {
   private readonly pending = new PendingTable();
+  private readonly incoming = new IncomingRequests(
+    (out) => this.transport.send(out),
+    (e) => this.report(e),
+  );
   private readonly notificationListeners = new Set<NotificationListener>();
   private readonly errorListeners = new Set<ErrorListener>();
   private readonly closeListeners = new Set<() => void>();
@@ -166,6 +170,12 @@ export class Session implements RpcChannel {
     } catch (error) {
       throw requestFailure(method, error);
     }
+  }
+
+  /** Serves server requests; on a connection shared with an SDK Client, only those `claims` accepts. */
+  serveRequests(handler: IncomingHandler, claims?: RequestClaim): void {
+    this.incoming.serve(handler);
+    if (claims !== undefined) this.transport.claimRequests?.(claims);
   }
 
   /** Calls `listener` for every notification the server sends. Returns a function that stops it. */
@@ -309,7 +319,7 @@ export class Session implements RpcChannel {
     const frame = message as Record<string, unknown>;
     if (typeof frame.method === "string") {
       if (frame.id === undefined || frame.id === null) this.dispatchNotification(frame.method, frame.params);
-      else this.answerServerRequest(frame.id, frame.method);
+      else this.incoming.receive(frame.id, frame.method, frame.params);
       return;
     }
     const entry = typeof frame.id === "string" ? this.pending.take(frame.id) : undefined;
@@ -332,10 +342,8 @@ export class Session implements RpcChannel {
   }
 
   private dispatchNotification(method: string, params: unknown): void {
-    const body =
-      typeof params === "object" && params !== null && !Array.isArray(params)
-        ? (params as Record<string, unknown>)
-        : NO_PARAMS;
+    const body = paramsOf(params);
+    if (method === Method.cancelled) this.incoming.cancelled(body);
     for (const listener of this.notificationListeners) {
       try {
         listener(method, body);
@@ -343,16 +351,6 @@ export class Session implements RpcChannel {
         this.report(error);
       }
     }
-  }
-
-  /** This client serves no requests: `ping` is answered, anything else gets -32601. */
-  private answerServerRequest(id: unknown, method: string): void {
-    if (typeof id !== "string" && typeof id !== "number") return;
-    const reply: OutgoingMessage =
-      method === "ping"
-        ? { jsonrpc: "2.0", id, result: {} }
-        : { jsonrpc: "2.0", id, error: { code: -32601, message: `Method not found: ${method}` } };
-    this.transport.send(reply).catch((error: unknown) => this.report(error));
   }
 
   private sendOptions(entry: PendingRequest): SendOptions | undefined {
@@ -375,6 +373,7 @@ export class Session implements RpcChannel {
     if (this.closed) return;
     this.closed = true;
     this.pending.rejectAll(reason);
+    this.incoming.close();
     for (const listener of this.closeListeners) {
       try {
         listener();

@@ -5,6 +5,7 @@
  */
 import type { FetchLike } from "../protocol/headers.js";
 import { withHttpErrorMapping } from "./http-fetch.js";
+import type { RequestHeaders } from "./request-headers.js";
 import type { McpTransport } from "./types.js";
 
 /** A local MCP server started as a child process and spoken to over its stdin/stdout. */
@@ -27,6 +28,8 @@ export interface ResolveOptions {
   fetch?: FetchLike;
   /** Extra settings for every HTTP request, e.g. static headers. */
   requestInit?: RequestInit;
+  /** Per-request headers (filed by JSON-RPC id) that the HTTP transport's POSTs pick up. */
+  requestHeaders?: RequestHeaders;
 }
 
 /** Builds (or passes through) the transport for a target. The transport is returned unstarted. */
@@ -37,8 +40,10 @@ export async function resolveTransport(
   if (typeof target === "string" || target instanceof URL) {
     const url = parseUrl(target);
     const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/client");
+    const base: FetchLike = (input, init) => (options.fetch ?? globalThis.fetch)(input, init);
+    const fetch = options.requestHeaders === undefined ? base : options.requestHeaders.wrap(base);
     const transport = new StreamableHTTPClientTransport(url, {
-      fetch: withHttpErrorMapping(options.fetch),
+      fetch: withHttpErrorMapping(fetch),
       ...(options.requestInit !== undefined && { requestInit: options.requestInit }),
     });
     return transport;

@@ -3,6 +3,7 @@
  * never touches a Transport: it asks for a method with params and gets the raw result object back.
  */
 import type { ClientCapabilities, DiscoverResult, Implementation } from "../schema/index.js";
+import type { RequestClaim } from "./incoming.js";
 
 export interface RequestOptions {
   /** Aborts waiting for the answer (the request is abandoned locally). */
@@ -100,4 +101,9 @@ export interface McpTransport {
    * passes the test for "this response id is mine", so answers to other sessions' requests pass it by.
    */
   claimResponses?(owns: (id: unknown) => boolean): void;
+  /**
+   * Only on a shared transport: the session passes the test for "this server request is mine to answer"; the
+   * requests it does not claim go to the other party (the SDK Client), so each gets exactly one answer.
+   */
+  claimRequests?(claims: RequestClaim): void;
 }

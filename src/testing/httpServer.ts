@@ -10,6 +10,7 @@ import { createMcpHandler, localhostAllowedHostnames, validateHostHeader } from 
 import { ErrorCode, PROTOCOL_VERSION_META_KEY } from "./constants.js";
 import type { TaskListenRequest } from "./listen.js";
 import { asTaskListenRequest, listenClosing, openTaskListen } from "./listen.js";
+import { paramHeaderProblem } from "./paramHeaders.js";
 import {
   flatHeaders,
   parseJson,
@@ -74,6 +75,17 @@ function applyCors(
     res.setHeader("access-control-allow-origin", origin);
     res.setHeader("vary", "Origin");
     for (const [name, value] of Object.entries(CORS_HEADERS)) res.setHeader(name, value);
+    // Mirrored tool arguments (`Mcp-Param-*`) have open-ended names: allow the ones the page asks for.
+    const params = String(req.headers["access-control-request-headers"] ?? "")
+      .split(",")
+      .map((name) => name.trim().toLowerCase())
+      .filter((name) => name.startsWith("mcp-param-"));
+    if (params.length > 0) {
+      res.setHeader(
+        "access-control-allow-headers",
+        `${CORS_HEADERS["access-control-allow-headers"]}, ${params.join(", ")}`,
+      );
+    }
   }
   if (req.method !== "OPTIONS" || req.headers["access-control-request-method"] === undefined) return false;
   res.writeHead(allowed ? 204 : 403).end();
@@ -145,8 +157,13 @@ export async function startTaskServer(options: HttpTaskServerOptions = {}): Prom
       opening.dropAfterMs === undefined
         ? undefined
         : core.clock.setTimeout(() => res.destroy(), opening.dropAfterMs);
+    const end =
+      opening.endAfterMs === undefined
+        ? undefined
+        : core.clock.setTimeout(() => res.end(sseFrame(listenClosing(listen.id))), opening.endAfterMs);
     res.on("close", () => {
       if (drop !== undefined) core.clock.clearTimeout(drop);
+      if (end !== undefined) core.clock.clearTimeout(end);
       opening.close();
       openListens.delete(res);
     });
@@ -178,6 +195,12 @@ export async function startTaskServer(options: HttpTaskServerOptions = {}): Prom
     const listen = req.method === "POST" ? asTaskListenRequest(body) : undefined;
     if (listen !== undefined) return serveListen(headers, res, listen);
 
+    const paramProblem = req.method === "POST" ? paramHeaderProblem(core.engine, headers, body) : undefined;
+    if (paramProblem !== undefined) {
+      const id = (body as { id?: unknown }).id ?? null;
+      const error = { code: ErrorCode.headerMismatch, message: paramProblem };
+      return writeJson(res, 400, { jsonrpc: "2.0", id, error });
+    }
     const aborted = new AbortController();
     res.on("close", () => aborted.abort());
     await writeWebResponse(await handler.fetch(toWebRequest(req, url, headers, text, aborted.signal)), res);

@@ -17,7 +17,7 @@ import type { TaskEngine } from "./engine.js";
 import type { Clock } from "./clock.js";
 import { systemClock } from "./clock.js";
 import type { ListenBehaviour } from "./listenBehaviour.js";
-import { dropDelay, shapeStream } from "./listenBehaviour.js";
+import { dropDelay, endDelay, shapeStream } from "./listenBehaviour.js";
 
 type RequestId = string | number;
 
@@ -40,6 +40,8 @@ export type ListenOpening =
       close(): void;
       /** When the stream should break, if its behaviour says so. */
       dropAfterMs: number | undefined;
+      /** When the server should end the listen with its result, if its behaviour says so. */
+      endAfterMs: number | undefined;
     };
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -152,5 +154,6 @@ export function openTaskListen(
       subscription.unsubscribe();
     },
     dropAfterMs: dropDelay(behaviour, listenIndex),
+    endAfterMs: endDelay(behaviour, listenIndex),
   };
 }

@@ -26,6 +26,12 @@ export interface ListenBehaviour {
    * `undefined` to leave that stream alone.
    */
   readonly dropAfterMs?: number | ((listenIndex: number) => number | undefined);
+  /**
+   * End the listen this long after it opened with its empty result, while its tasks are still live: the server
+   * ending a subscription on purpose. On stdio, where one pipe carries every listen, this is how a client can
+   * see a listen end (a dropped one just falls silent). Same function form as `dropAfterMs`.
+   */
+  readonly endAfterMs?: number | ((listenIndex: number) => number | undefined);
 }
 
 export type ListenWrite = (message: Record<string, unknown>) => void;
@@ -100,4 +106,10 @@ export function shapeStream(
 export function dropDelay(behaviour: ListenBehaviour, index: number): number | undefined {
   const drop = behaviour.dropAfterMs;
   return typeof drop === "function" ? drop(index) : drop;
+}
+
+/** When listen number `index` should be ended by the server with its result, if it should. */
+export function endDelay(behaviour: ListenBehaviour, index: number): number | undefined {
+  const end = behaviour.endAfterMs;
+  return typeof end === "function" ? end(index) : end;
 }

@@ -13,9 +13,10 @@ import type {
 } from "@modelcontextprotocol/server";
 import { serveStdio, StdioServerTransport } from "./serverSdk.js";
 import type { ListenMessage } from "./listen.js";
-import { asTaskListenRequest, openTaskListen } from "./listen.js";
+import type { TimerHandle } from "./clock.js";
 import { checkEra } from "./era.js";
 import { startLegacyStdioServer } from "./legacy/index.js";
+import { asTaskListenRequest, listenClosing, openTaskListen } from "./listen.js";
 import type { ServerCore, TaskServer, TaskServerOptions } from "./serverCore.js";
 import { createServerCore } from "./serverCore.js";
 import { polishOutgoing } from "./wirePolish.js";
@@ -87,11 +88,24 @@ class TaskListenTransport implements Transport {
       core.clock,
     );
     if (opening.kind === "rejected") return write(opening.response);
-    this.listens.set(listen.id, opening.close);
+    const timers: TimerHandle[] = [];
+    const close = () => {
+      for (const timer of timers) core.clock.clearTimeout(timer);
+      opening.close();
+    };
+    this.listens.set(listen.id, close);
     opening.start();
     if (opening.dropAfterMs !== undefined) {
       // stdio has no stream per listen to break: the subscription falls silent instead.
-      core.clock.setTimeout(() => opening.close(), opening.dropAfterMs);
+      timers.push(core.clock.setTimeout(close, opening.dropAfterMs));
+    }
+    if (opening.endAfterMs !== undefined) {
+      const end = () => {
+        if (!this.listens.delete(listen.id)) return;
+        close();
+        write(listenClosing(listen.id));
+      };
+      timers.push(core.clock.setTimeout(end, opening.endAfterMs));
     }
   }
 

@@ -3,10 +3,10 @@
  * entry loads from ESM and CJS without `@modelcontextprotocol/server`; `mcp-tasks/testing` and the
  * `mcp-tasks-server` command fail naming the package to install; an error from the CJS copy is an
  * `instanceof` the ESM copy's class and the other way round; the declarations compile for a strict consumer
- * with `exactOptionalPropertyTypes`, without `@types/node` and without the DOM lib.
+ * with `exactOptionalPropertyTypes`, without `@types/node` and without the DOM lib; `npx mcp-tasks --help` runs.
  */
 import { execFile } from "node:child_process";
-import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -73,6 +73,25 @@ describe("a production install (no @modelcontextprotocol/server)", () => {
     expect(launched.stderr).toMatch(
       /^mcp-tasks-server: mcp-tasks\/testing and mcp-tasks-server need @modelcontextprotocol\/server/,
     );
+  });
+
+  it("`npx mcp-tasks --help` prints the usage and the exit codes", async () => {
+    // npm links a dependency's bins into node_modules/.bin on install, executable; the unpacked tarball gets the same.
+    const bin = join(consumer.dir, "node_modules", ".bin");
+    mkdirSync(bin, { recursive: true });
+    chmodSync(join(consumer.packageDir, "bin", "mcp-tasks.js"), 0o755);
+    symlinkSync(join("..", "mcp-tasks", "bin", "mcp-tasks.js"), join(bin, "mcp-tasks"));
+    // A clean npm environment (the test runner may itself run under npm), and npm_config_yes=false: never fetch
+    // a package from the registry (what `npx --no` means).
+    const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)));
+    env.npm_config_yes = "false";
+    const { stdout } = await exec("npx", ["mcp-tasks", "--help"], {
+      cwd: consumer.dir,
+      env,
+      timeout: 30_000,
+    });
+    expect(stdout).toMatch(/^Usage:\n {2}mcp-tasks call <url> <tool>/);
+    expect(stdout).toContain("Exit codes:\n  0  completed");
   });
 });
 

@@ -36,11 +36,13 @@ describe("the packed package", () => {
       expect(paths).toContain(`dist/stdio/${variant}.cjs`);
     }
     expect(paths).toContain("bin/mcp-tasks-server.js");
+    expect(paths).toEqual(expect.arrayContaining(["bin/mcp-tasks.js", "dist/cli.js"]));
     expect(paths).toEqual(expect.arrayContaining(["package.json", "README.md", "LICENSE"]));
   });
 
   it("has no sources, tests, benchmarks, examples, scripts, sourcemaps or schema sources", () => {
-    const allowed = /^(dist\/.+\.(c?js|d\.c?ts)|bin\/mcp-tasks-server\.js|package\.json|README\.md|LICENSE)$/;
+    const allowed =
+      /^(dist\/.+\.(c?js|d\.c?ts)|bin\/mcp-tasks(-server)?\.js|package\.json|README\.md|LICENSE)$/;
     expect(paths.filter((path) => !allowed.test(path))).toEqual([]);
     expect(
       paths.filter(

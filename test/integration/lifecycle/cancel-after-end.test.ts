@@ -72,6 +72,8 @@ describe("handle.cancel() after the handle ended", () => {
     expect(server.tasks.inspect(outcome.taskId as string)?.cancelRequested).toBe(true);
   });
 
+  // After an unconfirmed cancel the tasks/cancel already went out before the end, so the wire looks the same
+  // before and after the fix (checked on 291ebfb); what the defect took away is the answer cancel() returns.
   it("resolves with the server's ack after an unconfirmed cancel, and the server received tasks/cancel", async () => {
     const { server, client } = await setup({ cancelGraceMs: 200 });
     const abort = new AbortController();

@@ -5,15 +5,20 @@
  *
  * - `"hang"`: hold the response open, unanswered, until the client gives up or the proxy closes;
  * - `{ status }`: answer with that HTTP status (and a JSON-RPC error body) instead of forwarding;
- * - `{ error }`: answer HTTP 200 with this JSON-RPC error instead of forwarding.
+ * - `{ error }`: answer HTTP 200 with this JSON-RPC error instead of forwarding;
+ * - `"drop"`: destroy the connection without answering (the client sees a network error).
  *
- * A rule applies `times` times (default: forever), then the method is forwarded again. `seen` lists every
- * JSON-RPC method the proxy received, faulted or not, in arrival order.
+ * A rule applies `times` times (default: forever), then the method is forwarded again. Instead of rules, a
+ * `plan(method, index)` given at start decides per request (`index` counts that method's requests from 0).
+ * `seen` lists every JSON-RPC method the proxy received, faulted or not, in arrival order.
  */
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
-export type FaultRule = "hang" | { status: number } | { error: { code: number; message: string } };
+export type FaultRule = "hang" | "drop" | { status: number } | { error: { code: number; message: string } };
+
+/** Decides the fate of the `index`-th request (from 0) for `method`; undefined forwards it. */
+export type FaultPlan = (method: string, index: number) => FaultRule | undefined;
 
 export interface FaultProxy {
   /** The proxy's endpoint: the upstream URL with the proxy's host and port. */
@@ -22,6 +27,8 @@ export interface FaultProxy {
   readonly seen: string[];
   /** How many times a rule was applied to each method. */
   readonly faulted: Map<string, number>;
+  /** Requests received whose response has not ended yet (forwarded, held, or streaming). */
+  readonly open: number;
   /** Applies `rule` to the next `times` requests for `method` (default: all of them). */
   fault(method: string, rule: FaultRule, times?: number): void;
   /** Removes the rule for `method`: it is forwarded again. */
@@ -35,15 +42,24 @@ interface ActiveRule {
   left: number;
 }
 
-export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
+export async function startFaultProxy(upstream: string, plan?: FaultPlan): Promise<FaultProxy> {
   const target = new URL(upstream);
   const rules = new Map<string, ActiveRule>();
   const seen: string[] = [];
   const faulted = new Map<string, number>();
   const held = new Set<ServerResponse>();
+  const counts = new Map<string, number>();
+  let open = 0;
 
   function take(method: string | undefined): FaultRule | undefined {
     if (method === undefined) return undefined;
+    if (plan !== undefined) {
+      const index = counts.get(method) ?? 0;
+      counts.set(method, index + 1);
+      const rule = plan(method, index);
+      if (rule !== undefined) faulted.set(method, (faulted.get(method) ?? 0) + 1);
+      return rule;
+    }
     const active = rules.get(method);
     if (active === undefined || active.left <= 0) return undefined;
     active.left -= 1;
@@ -55,6 +71,10 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
     if (rule === "hang") {
       held.add(res);
       res.on("close", () => held.delete(res));
+      return;
+    }
+    if (rule === "drop") {
+      res.socket?.destroy();
       return;
     }
     const error = "error" in rule ? rule.error : { code: -32603, message: "injected fault" };
@@ -91,6 +111,8 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
   }
 
   const server = createServer((req, res) => {
+    open += 1;
+    res.on("close", () => (open -= 1));
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
@@ -123,6 +145,9 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
     url: url.href,
     seen,
     faulted,
+    get open() {
+      return open;
+    },
     fault(method, rule, times = Number.POSITIVE_INFINITY) {
       rules.set(method, { rule, left: times });
     },

@@ -60,7 +60,8 @@ describe("time limits while a tasks/get hangs", () => {
     const { proxy, client } = await setup();
     proxy.fault("tasks/get", "hang");
     const started = performance.now();
-    const handle = client.callTool("stalls", {}, { timeoutMs: 300 });
+    // 1 s, not less: on a loaded machine a shorter deadline can pass before the first poll is even sent.
+    const handle = client.callTool("stalls", {}, { timeoutMs: 1_000 });
     const outcome = await handle.outcome();
     expect(outcome.kind).toBe("deadline_exceeded");
     expect(outcome.taskId).toBeDefined();
@@ -81,14 +82,15 @@ describe("time limits while a tasks/get hangs", () => {
 });
 
 describe("cancelGraceMs bounds a tasks/cancel that fails or hangs", () => {
-  it("ends the handle unconfirmed within the grace when tasks/cancel answers HTTP 500 forever", async () => {
-    const { server, proxy, client } = await setup({ cancelGraceMs: 300 });
+  it("ends the handle unconfirmed and reports the refusal when tasks/cancel answers HTTP 500 forever", async () => {
+    // A grace long enough for the three quick retries to give up first, so the refusal is what cancel() reports.
+    const { server, proxy, client } = await setup({ cancelGraceMs: 2_000 });
     proxy.fault("tasks/cancel", { status: 500 });
     const handle = client.callTool("stalls");
     const taskId = await handle.created;
     const started = performance.now();
     const cancelled = await handle.cancel("stop");
-    expect(performance.now() - started).toBeLessThan(3_000);
+    expect(performance.now() - started).toBeLessThan(4_000);
     expect(cancelled.outcome.kind).toBe("cancelled");
     expect((cancelled.outcome as { error: TaskCancelledError }).error.confirmed).toBe(false);
     expect(cancelled.ack).toBeUndefined();
@@ -96,6 +98,29 @@ describe("cancelGraceMs bounds a tasks/cancel that fails or hangs", () => {
     expect(proxy.faulted.get("tasks/cancel")).toBeGreaterThanOrEqual(1);
     // The cancel never reached the server: the task is still running there.
     expect(server.tasks.get(taskId as string)?.status).toBe("working");
+  });
+
+  it("ends the handle within the grace when retrying a tasks/cancel that answers HTTP 500 would take longer", async () => {
+    // Six retries at least a second apart: a client that waits for them settles after 6 s or more (the defect:
+    // 62.8 s with the default retries and a 1 s grace). The grace must cut the retries short.
+    const { server, proxy, client } = await setup({
+      cancelGraceMs: 300,
+      retry: { minTimeoutMs: 1_000, maxTimeoutMs: 1_000, retries: 6 },
+    });
+    proxy.fault("tasks/cancel", { status: 500 });
+    const handle = client.callTool("stalls");
+    const taskId = await handle.created;
+    const started = performance.now();
+    const cancelling = handle.cancel("stop").catch((error: unknown) => ({ rejected: error }));
+    const outcome = await handle.outcome();
+    expect(performance.now() - started).toBeLessThan(3_000);
+    expect(outcome.kind).toBe("cancelled");
+    expect((outcome as { error: TaskCancelledError }).error.confirmed).toBe(false);
+    expect(proxy.faulted.get("tasks/cancel")).toBeGreaterThanOrEqual(1);
+    expect(server.tasks.get(taskId as string)?.status).toBe("working");
+    // cancel() resolves with the same ending, no acknowledgement, and never rejects.
+    const cancelled = await cancelling;
+    expect(cancelled).toMatchObject({ ack: undefined, outcome });
   });
 
   it("ends the handle unconfirmed within the grace when tasks/cancel hangs", async () => {

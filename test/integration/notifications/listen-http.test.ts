@@ -8,69 +8,15 @@ import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { TaskClient, type TaskClientOptions } from "mcp-tasks";
 import {
-  acceptedContent,
-  defineTool,
-  elicitForm,
   startTaskServer,
-  step,
-  textResult,
   type HttpTaskServer,
   type ListenBehaviour,
   type RecordedRequest,
 } from "mcp-tasks/testing";
 import type { Logger } from "../../../src/client/logger.js";
+import { listenTools } from "./fixtures/listen-tools.js";
 
 const TASKS = "io.modelcontextprotocol/tasks";
-
-/** Steps on the server's own clock, a poll interval long enough that regular polls stay out of the way. */
-const ticking = defineTool({
-  name: "ticking",
-  task: "required",
-  advance: { everyMs: 60 },
-  pollIntervalMs: 1000,
-  steps: [
-    step.working("one"),
-    step.working("two"),
-    step.working("three"),
-    step.complete(textResult("ticked")),
-  ],
-});
-
-/** Like `ticking`, with a short poll interval, so regular polling shows in a short test. */
-const chatty = defineTool({
-  name: "chatty",
-  task: "required",
-  advance: { everyMs: 100 },
-  pollIntervalMs: 100,
-  steps: [
-    ...Array.from({ length: 6 }, (_, index) => step.working(`step ${index}`)),
-    step.complete(textResult("ok")),
-  ],
-});
-
-/** Ten steps of 100 ms: long enough to outlive a dropped stream. */
-const long = defineTool({
-  name: "long",
-  task: "required",
-  advance: { everyMs: 100 },
-  pollIntervalMs: 5000,
-  steps: [
-    ...Array.from({ length: 10 }, (_, index) => step.working(`step ${index}`)),
-    step.complete(textResult("long")),
-  ],
-});
-
-const asking = defineTool({
-  name: "asking",
-  task: "required",
-  advance: { everyMs: 50 },
-  pollIntervalMs: 5000,
-  steps: [
-    step.working("thinking"),
-    step.input({ confirm: elicitForm("Ship it?", { ok: { type: "boolean" } }, ["ok"]) }),
-    step.complete((call) => textResult(acceptedContent(call, "confirm")?.ok === true ? "shipped" : "held")),
-  ],
-});
 
 let server: HttpTaskServer | undefined;
 const clients: TaskClient[] = [];
@@ -82,7 +28,7 @@ afterEach(async () => {
 });
 
 async function setUp(listen: ListenBehaviour = {}, options: TaskClientOptions = {}) {
-  server = await startTaskServer({ tools: [ticking, chatty, long, asking], listen });
+  server = await startTaskServer({ tools: listenTools, listen });
   const client = await TaskClient.connect(server.url, { retry: { minTimeoutMs: 50 }, ...options });
   clients.push(client);
   return { server, client };
@@ -195,6 +141,23 @@ describe("listening for task status notifications over Streamable HTTP", () => {
     );
     expect(pollsBetween.length).toBeGreaterThanOrEqual(1);
     // Pushed again after the re-listen: the 5 s poll interval never came round.
+    expect(pollsOf(server, taskId).length).toBeLessThanOrEqual(3);
+  });
+
+  it("polls at once when the server ends a listen mid-task with its result, listens again, and completes", async () => {
+    const { server, client } = await setUp({ endAfterMs: (index) => (index === 0 ? 250 : undefined) });
+    const handle = client.callTool("long");
+    const taskId = (await handle.created) as string;
+    await expect(handle).resolves.toMatchObject({ content: [{ type: "text", text: "long" }] });
+    const listens = server.requests.forMethod("subscriptions/listen");
+    expect(listens).toHaveLength(2);
+    expect(listenedIds(listens[1])).toEqual([taskId]);
+    const endedAt = (listens[0]?.receivedAt as number) + 250;
+    const relistenedAt = listens[1]?.receivedAt as number;
+    const pollsBetween = pollsOf(server, taskId).filter(
+      (entry) => entry.receivedAt >= endedAt && entry.receivedAt <= relistenedAt,
+    );
+    expect(pollsBetween.length).toBeGreaterThanOrEqual(1);
     expect(pollsOf(server, taskId).length).toBeLessThanOrEqual(3);
   });
 

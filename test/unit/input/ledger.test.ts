@@ -220,3 +220,36 @@ describe("the input ledger, for any sequence of snapshots and update outcomes", 
     );
   });
 });
+
+describe("the input ledger, for requests that arrive one by one (server requests)", () => {
+  it("asks for a new request, waits while it is answered, and answers a repeat from memory", () => {
+    const ledger = new InputLedger();
+    expect(ledger.offer("7", "p")).toBe("fresh");
+    expect(ledger.offer("7", "p")).toBe("pending");
+    ledger.startAnswering("7");
+    ledger.answered("7", yes);
+    expect(ledger.offer("7", "p")).toBe("pending");
+    ledger.submitted(["7"]);
+    expect(ledger.offer("7", "p")).toBe("final");
+    expect(ledger.offer("7", "other")).toBe("conflict");
+  });
+
+  it("re-sends a kept answer whose delivery failed, and asks again for a withdrawn request", () => {
+    const ledger = new InputLedger();
+    ledger.offer("a", "p");
+    ledger.answered("a", no);
+    ledger.released(["a"]);
+    expect(ledger.offer("a", "p")).toBe("resend");
+    expect(ledger.pendingAnswer("a")).toEqual(no);
+
+    ledger.offer("b", "q");
+    ledger.withdrawn("b");
+    expect(ledger.state("b")).toBe("superseded");
+    expect(ledger.offer("b", "q")).toBe("fresh");
+  });
+
+  it("never asks for a key answered before a resume", () => {
+    const ledger = new InputLedger(["k"]);
+    expect(ledger.offer("k", "p")).toBe("final");
+  });
+});

@@ -1,0 +1,214 @@
+/** The subcommands: `call`, `watch`, `cancel`, `ls`, `tools`. Each resolves with its exit code. */
+import { RpcError, type TaskClient } from "../index.js";
+import { firstLine, readToolArguments, type Invocation } from "./args.js";
+import type { CliStore, NotedRef } from "./cli-store.js";
+import { connectTo, serverOfTask, stdioServer, storeOf, taskOf, urlServer, type Server } from "./connect.js";
+import { ExitCode, exitCodeOf, UsageError } from "./exit-codes.js";
+import { follow, Interrupts } from "./follow.js";
+import { createReporter, plain, type Output, type Reporter } from "./reporter.js";
+
+export interface Io {
+  stdout: Output;
+  stderr: Output;
+}
+
+/** The server of `call` / `tools`: the stdio command after `--`, or the first operand. */
+function serverOperand(invocation: Invocation): { server: Server; rest: string[] } {
+  if (invocation.stdio !== undefined)
+    return { server: stdioServer(invocation.stdio), rest: invocation.operands };
+  const [url, ...rest] = invocation.operands;
+  if (url === undefined)
+    throw new UsageError("missing the server: a URL, or `-- <command> [args…]` at the end");
+  return { server: urlServer(url), rest };
+}
+
+/** Connects, runs `body` with a reporter wired to Ctrl-C and the prompts, and always closes the client. */
+async function withClient(
+  invocation: Invocation,
+  io: Io,
+  server: Server,
+  tool: string,
+  body: (client: TaskClient, reporter: Reporter, store: CliStore, interrupts: Interrupts) => Promise<number>,
+): Promise<number> {
+  const store = storeOf(invocation);
+  const interrupts = new Interrupts();
+  const live = !invocation.options.json && io.stderr.isTTY === true && io.stdout.isTTY === true;
+  const view: { reporter?: Reporter } = {}; // set once connected; prompts and logs may come before
+  const client = await connectTo(
+    server,
+    invocation,
+    store,
+    {
+      input: process.stdin,
+      output: process.stderr,
+      onInterrupt: () => interrupts.fire(),
+      pause: () => view.reporter?.pause(),
+      resume: () => view.reporter?.resume(),
+    },
+    (text) => (view.reporter ? view.reporter.say(text) : io.stderr.write(`${text}\n`)),
+  );
+  const reporter = createReporter({
+    tool,
+    json: invocation.options.json,
+    live,
+    stdout: io.stdout,
+    stderr: io.stderr,
+  });
+  view.reporter = reporter;
+  interrupts.install();
+  try {
+    return await body(client, reporter, store, interrupts);
+  } finally {
+    interrupts.uninstall();
+    await client.close();
+  }
+}
+
+export async function call(invocation: Invocation, io: Io): Promise<number> {
+  const { server, rest } = serverOperand(invocation);
+  const [tool, ...words] = rest;
+  if (tool === undefined) throw new UsageError("missing the tool name");
+  const args = readToolArguments(words);
+  const { timeoutMs, detach } = invocation.options;
+  return withClient(invocation, io, server, tool, async (client, reporter, store, interrupts) => {
+    const handle = client.callTool(tool, args, timeoutMs === undefined ? {} : { timeoutMs });
+    if (detach) {
+      const ref = await handle.ref;
+      if (ref !== undefined) {
+        if (handle.status !== undefined) await store.note(ref.taskId, handle.status, undefined);
+        handle.detach();
+        await handle.outcome();
+        io.stdout.write(`${JSON.stringify(ref)}\n`);
+        reporter.say(`detached; follow it with: mcp-tasks watch ${ref.taskId} ${server.again}`, { ref });
+        return ExitCode.completed;
+      }
+    }
+    return follow({
+      handle,
+      reporter,
+      store,
+      interrupts,
+      resumeHint: (id) => `mcp-tasks watch ${id} ${server.again}`,
+      check: (outcome) => {
+        // The server refused the call itself (an unknown tool, arguments it cannot take): a usage error.
+        const error = outcome.kind === "error" && outcome.taskId === undefined ? outcome.error : undefined;
+        if (error instanceof RpcError && (error.code === -32602 || error.code === -32601)) {
+          throw new UsageError(`${server.label} refused ${tool}: ${plain(error.rpcMessage)}`);
+        }
+      },
+    });
+  });
+}
+
+export async function watch(invocation: Invocation, io: Io): Promise<number> {
+  const [word] = invocation.operands;
+  if (word === undefined)
+    throw new UsageError("missing the task: a task id, a TaskRef as JSON, or @ref.json");
+  const storeForLookup = storeOf(invocation);
+  const task = await taskOf(word, storeForLookup);
+  const server = serverOfTask(task, invocation);
+  const tool = typeof task === "string" ? "task" : task.toolName || "task";
+  const { timeoutMs } = invocation.options;
+  return withClient(invocation, io, server, tool, (client, reporter, store, interrupts) => {
+    if (typeof task !== "string") store.follows(task);
+    const handle = client.task(task, timeoutMs === undefined ? {} : { timeoutMs });
+    return follow({
+      handle,
+      reporter,
+      store,
+      interrupts,
+      resumeHint: (id) => `mcp-tasks watch ${id} ${server.again}`,
+    });
+  });
+}
+
+export async function cancel(invocation: Invocation, io: Io): Promise<number> {
+  const [word] = invocation.operands;
+  if (word === undefined)
+    throw new UsageError("missing the task: a task id, a TaskRef as JSON, or @ref.json");
+  const task = await taskOf(word, storeOf(invocation));
+  const server = serverOfTask(task, invocation);
+  const tool = typeof task === "string" ? "task" : task.toolName || "task";
+  return withClient(invocation, io, server, tool, async (client, reporter) => {
+    const handle = client.task(task);
+    const { ack, error, outcome } = await handle.cancel();
+    if (error !== undefined) reporter.say(`the server refused the cancel: ${plain(firstLine(error))}`);
+    else if (ack !== undefined) reporter.say("the server acknowledged the cancel");
+    const code = exitCodeOf(outcome);
+    reporter.finish(outcome, code);
+    return code;
+  });
+}
+
+export async function ls(invocation: Invocation, io: Io): Promise<number> {
+  const store = storeOf(invocation);
+  const refs: NotedRef[] = await store.list();
+  if (invocation.options.json) {
+    for (const ref of refs) io.stdout.write(`${JSON.stringify(ref)}\n`);
+    return ExitCode.completed;
+  }
+  if (refs.length === 0) {
+    io.stderr.write(`no unfinished tasks in ${store.dir}\n`);
+    return ExitCode.completed;
+  }
+  const rows = refs
+    .sort((a, b) => (a.createdAt ?? "").localeCompare(b.createdAt ?? ""))
+    .map((ref) => [
+      ref.taskId,
+      ref.server.url ?? ref.cli?.command?.join(" ") ?? ref.server.name ?? "?",
+      plain(ref.toolName),
+      age(ref.createdAt),
+      plain([ref.cli?.status ?? "?", ref.cli?.statusMessage].filter(Boolean).join(": ")),
+    ]);
+  io.stdout.write(table([["TASK", "SERVER", "TOOL", "AGE", "LAST STATUS"], ...rows]));
+  return ExitCode.completed;
+}
+
+export async function tools(invocation: Invocation, io: Io): Promise<number> {
+  const { server, rest } = serverOperand(invocation);
+  if (rest.length > 0) throw new UsageError(`unexpected ${JSON.stringify(rest[0])}`);
+  return withClient(invocation, io, server, "tools/list", async (client) => {
+    const listed: Record<string, unknown>[] = [];
+    let cursor: unknown;
+    for (let page = 0; page < 100; page++) {
+      const result = await client.request("tools/list", cursor === undefined ? {} : { cursor });
+      if (Array.isArray(result.tools)) listed.push(...(result.tools as Record<string, unknown>[]));
+      cursor = result.nextCursor;
+      if (typeof cursor !== "string") break;
+    }
+    for (const tool of listed) {
+      const execution = tool.execution as { taskSupport?: unknown } | undefined;
+      const task = typeof execution?.taskSupport === "string" ? execution.taskSupport : "decided per call";
+      if (invocation.options.json) {
+        io.stdout.write(`${JSON.stringify({ name: tool.name, description: tool.description, task })}\n`);
+        continue;
+      }
+      io.stdout.write(`${plain(String(tool.name))}  [task: ${plain(task)}]\n`);
+      if (typeof tool.description === "string") io.stdout.write(`    ${plain(tool.description)}\n`);
+    }
+    return ExitCode.completed;
+  });
+}
+
+function age(createdAt: string | undefined): string {
+  const at = createdAt === undefined ? Number.NaN : Date.parse(createdAt);
+  if (!Number.isFinite(at)) return "?";
+  const seconds = Math.max(0, Math.round((Date.now() - at) / 1000));
+  if (seconds < 120) return `${seconds}s`;
+  if (seconds < 7200) return `${Math.round(seconds / 60)}m`;
+  if (seconds < 172_800) return `${Math.round(seconds / 3600)}h`;
+  return `${Math.round(seconds / 86_400)}d`;
+}
+
+function table(rows: string[][]): string {
+  const widths =
+    rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? "").length))) ?? [];
+  return rows
+    .map((row) =>
+      row
+        .map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0)))
+        .join("  "),
+    )
+    .join("\n")
+    .concat("\n");
+}

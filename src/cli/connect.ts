@@ -1,0 +1,109 @@
+/**
+ * From the command line to a connected client: which server (a URL, `--server`, a ref's URL, or the stdio
+ * command after `--`), the store, the input handlers. A server that cannot be reached is a usage error: the
+ * command cannot do anything else with it.
+ */
+import { readFileSync } from "node:fs";
+import { TaskClient, readTaskRef, type ConnectTarget, type TaskRef } from "../index.js";
+import type { Invocation } from "./args.js";
+import { firstLine } from "./args.js";
+import { CliStore, defaultStoreDir, type NotedRef } from "./cli-store.js";
+import { UsageError } from "./exit-codes.js";
+import { terminalHandlers, type Terminal } from "./prompts.js";
+
+export interface Server {
+  target: ConnectTarget;
+  /** The URL, or the stdio command as typed. */
+  label: string;
+  /** Options that reach this server again from another shell (`--server URL` or `-- command`). */
+  again: string;
+}
+
+export function urlServer(url: string): Server {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new UsageError(
+      `expected a server URL (http:// or https://) or \`-- <command>\`, got ${JSON.stringify(url)}`,
+    );
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    throw new UsageError(`a server URL must be http:// or https://, got ${JSON.stringify(url)}`);
+  }
+  return { target: parsed.href, label: parsed.href, again: `--server ${parsed.href}` };
+}
+
+export function stdioServer(command: string[]): Server {
+  const [program = "", ...args] = command;
+  const label = command.join(" ");
+  return { target: { command: program, args }, label, again: `-- ${label}` };
+}
+
+export function storeOf(invocation: Invocation): CliStore {
+  return new CliStore(invocation.options.store ?? defaultStoreDir(), invocation.stdio);
+}
+
+/** Whether prompts may be shown: a terminal on stdin and stderr, and no `--no-input`. */
+export function interactive(invocation: Invocation): boolean {
+  return !invocation.options.noInput && process.stdin.isTTY === true && process.stderr.isTTY === true;
+}
+
+export async function connectTo(
+  server: Server,
+  invocation: Invocation,
+  store: CliStore,
+  terminal: Terminal,
+  onLog: (text: string) => void,
+): Promise<TaskClient> {
+  const { options } = invocation;
+  const inputHandlers = terminalHandlers(terminal, {
+    interactive: interactive(invocation),
+    allowSampling: options.allowSampling,
+    roots: options.roots,
+  });
+  const say = (level: string) => (message: unknown) => onLog(`${level}: ${String(message)}`);
+  try {
+    return await TaskClient.connect(server.target, {
+      clientInfo: { name: "mcp-tasks-cli", version: "0.1.0" },
+      store,
+      inputHandlers,
+      unansweredInput: options.unanswered,
+      logger: { warn: say("warning"), error: say("error") },
+    });
+  } catch (error) {
+    throw new UsageError(`cannot connect to ${server.label}: ${firstLine(error)}`);
+  }
+}
+
+/** A task named on the command line: a ref as JSON, `@ref.json`, or a task id the store knows. */
+export async function taskOf(word: string, store: CliStore): Promise<TaskRef | string> {
+  if (word.startsWith("{") || word.startsWith("@")) {
+    try {
+      const text = word.startsWith("@") ? readFileSync(word.slice(1), "utf8") : word;
+      return readTaskRef(JSON.parse(text));
+    } catch (error) {
+      throw new UsageError(
+        `cannot read the task ref ${word.startsWith("@") ? word : ""}: ${firstLine(error)}`.replace(
+          "  ",
+          " ",
+        ),
+      );
+    }
+  }
+  const stored = (await store.list()).filter((ref) => ref.taskId === word);
+  return stored[0] ?? word;
+}
+
+/** The server of a task: `-- command`, `--server`, or the URL in its ref. */
+export function serverOfTask(task: TaskRef | string, invocation: Invocation): Server {
+  if (invocation.stdio !== undefined) return stdioServer(invocation.stdio);
+  if (invocation.options.server !== undefined) return urlServer(invocation.options.server);
+  const url = typeof task === "string" ? undefined : task.server.url;
+  const command = typeof task === "string" ? undefined : (task as NotedRef).cli?.command;
+  if (url === undefined && command !== undefined) return stdioServer(command);
+  if (url === undefined) {
+    throw new UsageError("the store does not know this task's server: give --server <url> or -- <command>");
+  }
+  return urlServer(url);
+}

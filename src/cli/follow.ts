@@ -1,0 +1,104 @@
+/**
+ * Following one task to its end, for `call` and `watch`: its events go to the reporter, its ref's latest status
+ * to the store, and Ctrl-C means "cancel": the first sends `tasks/cancel` and waits for the server's final
+ * word, a second detaches and prints how to pick the task up again.
+ */
+import { TaskDetachedError, type CallToolResult, type TaskHandle, type TaskOutcome } from "../index.js";
+import { firstLine } from "./args.js";
+import type { CliStore } from "./cli-store.js";
+import { exitCodeOf } from "./exit-codes.js";
+import { plain, type Reporter } from "./reporter.js";
+
+export interface Follow {
+  handle: TaskHandle<CallToolResult>;
+  reporter: Reporter;
+  store: CliStore;
+  /** How to reach the server again, for the resume hint: `--server URL`, `-- command`, or nothing. */
+  resumeHint: (taskId: string) => string;
+  /** Where Ctrl-C arrives; the command installs it on the process (and on readline while prompting). */
+  interrupts: Interrupts;
+  /** Looks at the outcome before it is reported; throws a `UsageError` for a call the server refused. */
+  check?: (outcome: TaskOutcome<CallToolResult>) => void;
+}
+
+/** Ctrl-C, from the process's SIGINT or from an open prompt. */
+export class Interrupts {
+  private listener: (() => void) | undefined;
+  private readonly onSignal = () => this.fire();
+
+  install(): void {
+    process.on("SIGINT", this.onSignal);
+  }
+
+  uninstall(): void {
+    process.off("SIGINT", this.onSignal);
+  }
+
+  set(listener: () => void): void {
+    this.listener = listener;
+  }
+
+  fire(): void {
+    this.listener?.();
+  }
+}
+
+/** Follows the handle to its end; resolves with the outcome and the exit code (already reported). */
+export async function follow({
+  handle,
+  reporter,
+  store,
+  resumeHint,
+  interrupts,
+  check,
+}: Follow): Promise<number> {
+  handle.on("task", (taskId) => reporter.task(taskId));
+  handle.on("update", (update) => {
+    reporter.update(update);
+    if (update.taskId !== undefined) void store.note(update.taskId, update.status, update.statusMessage);
+  });
+  handle.on("input", (event) => reporter.input(event));
+  handle.on("inputUnanswered", (event) => reporter.unanswered(event));
+  let presses = 0;
+  let ended = false; // nothing more is printed once the outcome is
+  let userDetached: (outcome: TaskOutcome<CallToolResult>) => void = () => undefined;
+  const detachedByUser = new Promise<TaskOutcome<CallToolResult>>((resolve) => (userDetached = resolve));
+  interrupts.set(() => {
+    presses++;
+    if (presses === 1) {
+      reporter.say(
+        "cancelling: sent tasks/cancel, waiting for the server's final word (Ctrl-C again to detach)",
+      );
+      void handle.cancel().then(({ ack, error }) => {
+        if (ended) return;
+        if (error !== undefined) reporter.say(`the server refused the cancel: ${plain(firstLine(error))}`);
+        else if (ack !== undefined) reporter.say("the server acknowledged the cancel");
+      });
+    } else if (presses === 2) {
+      // A handle that is waiting for the server's word on a cancel does not end on `detach()` (it waits out
+      // its grace period), so the command stops waiting itself; the ref stays in the store.
+      handle.detach();
+      const taskId = handle.taskId;
+      userDetached({ kind: "detached", taskId, error: new TaskDetachedError(taskId) });
+    }
+  });
+  const outcome = await Promise.race([handle.outcome(), detachedByUser]);
+  interrupts.set(() => undefined);
+  check?.(outcome);
+  const code = exitCodeOf(outcome);
+  if (outcome.kind === "cancelled") {
+    reporter.say(
+      outcome.error.confirmed
+        ? "the server confirmed the cancellation"
+        : "the server did not confirm the cancellation in time",
+    );
+  }
+  if ((outcome.kind === "detached" || outcome.kind === "deadline_exceeded") && outcome.taskId !== undefined) {
+    reporter.say(`the task keeps running; follow it with: ${resumeHint(outcome.taskId)}`, {
+      taskId: outcome.taskId,
+    });
+  }
+  ended = true;
+  reporter.finish(outcome, code);
+  return code;
+}

@@ -1,0 +1,36 @@
+/**
+ * `mcp-tasks`: call, watch, cancel and list MCP tasks from a terminal. `cliMain` reads the command line, runs
+ * one subcommand and resolves with the exit code; `bin/mcp-tasks.js` runs it and exits.
+ */
+import { firstLine, readInvocation } from "./args.js";
+import { call, cancel, ls, tools, watch, type Io } from "./commands.js";
+import { ExitCode, UsageError } from "./exit-codes.js";
+import { USAGE } from "./help.js";
+
+const COMMANDS = { call, watch, cancel, ls, tools } as const;
+
+export async function cliMain(
+  argv: readonly string[],
+  io: Io = { stdout: process.stdout, stderr: process.stderr },
+): Promise<number> {
+  try {
+    const invocation = readInvocation(argv);
+    if (invocation.options.help || invocation.command === undefined || invocation.command === "help") {
+      (invocation.command === undefined && !invocation.options.help ? io.stderr : io.stdout).write(USAGE);
+      return invocation.command === undefined && !invocation.options.help
+        ? ExitCode.usage
+        : ExitCode.completed;
+    }
+    const command = COMMANDS[invocation.command as keyof typeof COMMANDS] as
+      (typeof COMMANDS)[keyof typeof COMMANDS] | undefined;
+    if (command === undefined || !Object.hasOwn(COMMANDS, invocation.command)) {
+      throw new UsageError(
+        `unknown command ${JSON.stringify(invocation.command)} (call, watch, cancel, ls, tools)`,
+      );
+    }
+    return await command(invocation, io);
+  } catch (error) {
+    io.stderr.write(`mcp-tasks: ${firstLine(error)}\n`);
+    return error instanceof UsageError ? ExitCode.usage : ExitCode.failed;
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * A client's settings: every option checked and defaulted once, before any connection is made, and the
+ * session built from them.
+ */
+import { resolvePollTiming, resolveRetryTiming } from "../scheduler/timing.js";
+import type { PollTiming, RetryTiming } from "../scheduler/types.js";
+import { Session } from "../session/session.js";
+import type { McpTransport } from "../session/types.js";
+import type { TaskStore } from "../store/types.js";
+import { capabilitiesFor } from "../input/index.js";
+import { safeLogger, type Logger } from "./logger.js";
+import { resolveClientOptions, type ResolvedClientOptions, type TaskClientOptions } from "./options.js";
+
+/** Every option checked and defaulted, once per client. */
+export interface ClientSettings {
+  options: ResolvedClientOptions;
+  polling: PollTiming;
+  retry: RetryTiming;
+  log: Logger;
+  store: TaskStore | undefined;
+  adoptEveryMs: number | undefined;
+}
+
+export function settingsOf(options: TaskClientOptions): ClientSettings {
+  return {
+    options: resolveClientOptions(options),
+    polling: resolvePollTiming(options.polling ?? {}),
+    retry: resolveRetryTiming(options.retry ?? {}),
+    log: safeLogger(options.logger),
+    store: checkStore(options.store),
+    adoptEveryMs: adoptEvery(options),
+  };
+}
+
+/** The session every client talks through; it declares the input capabilities the host gave handlers for. */
+export function sessionFor(transport: McpTransport, { options }: ClientSettings): Session {
+  return new Session(transport, {
+    clientInfo: options.clientInfo,
+    capabilities: capabilitiesFor(options.inputHandlers),
+    requestTimeoutMs: options.requestTimeoutMs,
+  });
+}
+
+function checkStore(store: TaskStore | undefined): TaskStore | undefined {
+  if (store === undefined) return undefined;
+  const methods = ["put", "remove", "list"] as const;
+  if (typeof store !== "object" || store === null || methods.some((m) => typeof store[m] !== "function")) {
+    throw new TypeError("TaskClient: `store` must be a TaskStore (put, remove, list)");
+  }
+  return store;
+}
+
+function adoptEvery({ adopt, store }: TaskClientOptions): number | undefined {
+  if (adopt === undefined || adopt === false) return undefined;
+  if (store === undefined) throw new TypeError("TaskClient: `adopt` needs a `store`");
+  const everyMs = adopt === true ? 1000 : adopt.everyMs;
+  if (typeof everyMs !== "number" || !(everyMs > 0)) {
+    throw new TypeError("TaskClient: `adopt.everyMs` must be a positive number");
+  }
+  return everyMs;
+}

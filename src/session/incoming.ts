@@ -1,0 +1,142 @@
+/**
+ * Requests the server sends to the client (a JSON-RPC request arriving on any stream: a request's SSE stream, the
+ * standalone GET stream, stdio). Each is answered exactly once, with the id it came with: `ping` here, everything
+ * else by the handler above the session, and -32601 for what nobody serves. A request the server cancels
+ * (`notifications/cancelled` naming its id) aborts the handler's signal and is not answered at all (the core
+ * protocol says the receiver should not answer a cancelled request); so is anything still open when the session ends.
+ */
+import { ErrorCode } from "../protocol/constants.js";
+import type { OutgoingMessage } from "./types.js";
+
+/** A request from the server, as the handler sees it. */
+export interface IncomingRequest {
+  /** The JSON-RPC id the server chose. */
+  id: string | number;
+  method: string;
+  /** The params as sent (an empty object when there were none). */
+  params: Record<string, unknown>;
+  /** Aborted when the server cancels this request or the session ends: the answer is no longer wanted. */
+  signal: AbortSignal;
+}
+
+/** A JSON-RPC error answer. */
+export interface IncomingError {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+/**
+ * How to answer: a result or an error. `sent` is told whether the answer reached the transport (`undefined`) or
+ * why it did not (a send failure, or the request was cancelled or the session closed first).
+ */
+export type IncomingAnswer = ({ result: Record<string, unknown> } | { error: IncomingError }) & {
+  sent?(failure: unknown): void;
+};
+
+/**
+ * Serves one request. `undefined` means "not a method this client serves" (answered -32601). A handler that
+ * throws gets -32603 (its message is not sent: it may carry app details).
+ */
+export type IncomingHandler = (
+  request: IncomingRequest,
+) => Promise<IncomingAnswer | undefined> | IncomingAnswer | undefined;
+
+/** Whether a server request is this session's to answer (the others belong to whoever shares the connection). */
+export type RequestClaim = (method: string, params: Record<string, unknown>) => boolean;
+
+/** The method every MCP peer must answer, with an empty result. */
+const PING = "ping";
+
+export class IncomingRequests {
+  private handler: IncomingHandler | undefined;
+  /** Requests being served, by id (typed, so the number 1 and the string "1" stay apart). */
+  private readonly open = new Map<string, AbortController>();
+  private closed = false;
+
+  constructor(
+    private readonly send: (message: OutgoingMessage) => Promise<void>,
+    private readonly report: (error: unknown) => void,
+  ) {}
+
+  /** Sets the one handler for server requests (a later call replaces it). */
+  serve(handler: IncomingHandler): void {
+    this.handler = handler;
+  }
+
+  /** Takes a request frame. A second frame with the id of a request still being served is a repeat: ignored. */
+  receive(id: unknown, method: string, params: unknown): void {
+    if (this.closed) return;
+    if (typeof id !== "string" && typeof id !== "number") return; // not a request anyone can answer
+    const slot = slotOf(id);
+    if (this.open.has(slot)) return;
+    const controller = new AbortController();
+    this.open.set(slot, controller);
+    const request: IncomingRequest = { id, method, params: paramsOf(params), signal: controller.signal };
+    void this.answer(request, slot, controller);
+  }
+
+  /** `notifications/cancelled` from the server: stop serving that request and never answer it. */
+  cancelled(params: Record<string, unknown>): void {
+    const id = params.requestId;
+    if (typeof id !== "string" && typeof id !== "number") return;
+    const slot = slotOf(id);
+    const controller = this.open.get(slot);
+    if (controller === undefined) return;
+    this.open.delete(slot);
+    controller.abort(new Error("the server cancelled its request"));
+  }
+
+  /** The session ended: every request still being served is aborted, and its answer is dropped. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const controller of this.open.values()) controller.abort(new Error("the connection closed"));
+    this.open.clear();
+  }
+
+  private async answer(request: IncomingRequest, slot: string, controller: AbortController): Promise<void> {
+    let answer: IncomingAnswer | undefined;
+    try {
+      answer = request.method === PING ? { result: {} } : await this.handler?.(request);
+    } catch (error) {
+      this.report(error);
+      answer = { error: { code: ErrorCode.internalError, message: "Internal error" } };
+    }
+    answer ??= {
+      error: { code: ErrorCode.methodNotFound, message: `Method not found: ${request.method}` },
+    };
+    // Cancelled by the server, or the session closed: the answer is dropped without a word.
+    if (this.open.get(slot) !== controller) {
+      answer.sent?.(controller.signal.reason ?? new Error("the request is no longer open"));
+      return;
+    }
+    this.open.delete(slot);
+    const { id } = request;
+    const message: OutgoingMessage =
+      "result" in answer
+        ? { jsonrpc: "2.0", id, result: answer.result }
+        : { jsonrpc: "2.0", id, error: answer.error };
+    try {
+      await this.send(message);
+    } catch (error) {
+      this.report(error);
+      answer.sent?.(error);
+      return;
+    }
+    answer.sent?.(undefined);
+  }
+}
+
+function slotOf(id: string | number): string {
+  return `${typeof id}:${id}`;
+}
+
+const NO_PARAMS: Record<string, unknown> = Object.freeze({});
+
+/** A message's params as an object: absent or malformed params read as none. */
+export function paramsOf(params: unknown): Record<string, unknown> {
+  return typeof params === "object" && params !== null && !Array.isArray(params)
+    ? (params as Record<string, unknown>)
+    : NO_PARAMS;
+}

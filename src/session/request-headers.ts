@@ -1,0 +1,46 @@
+/**
+ * Headers for one request, on a transport whose `fetch` this library wrapped. The SDK transports take no
+ * per-request headers, so the caller files them under the request's JSON-RPC id (`RequestOptions.onId`) and
+ * the wrapped `fetch` adds them to the POST that carries that id. Nothing is parsed while nothing is filed,
+ * so polls pay nothing for it.
+ */
+import type { FetchLike } from "../protocol/headers.js";
+
+export class RequestHeaders {
+  private readonly byId = new Map<string, Record<string, string>>();
+
+  /** Files headers for the request with this id; they are used once. */
+  file(id: string, headers: Record<string, string>): void {
+    this.byId.set(id, headers);
+  }
+
+  /** Forgets a request's headers (it was sent, or failed before its POST). */
+  drop(id: string): void {
+    this.byId.delete(id);
+  }
+
+  /** Wraps `fetch` so a POST carrying a filed request id also carries that request's headers. */
+  wrap(fetchImpl: FetchLike): FetchLike {
+    return (url, init) => {
+      if (this.byId.size === 0 || init?.method !== "POST" || typeof init.body !== "string") {
+        return fetchImpl(url, init);
+      }
+      const id = requestIdOf(init.body);
+      const extra = id === undefined ? undefined : this.byId.get(id);
+      if (extra === undefined) return fetchImpl(url, init);
+      this.byId.delete(id as string);
+      const headers = new Headers(init.headers);
+      for (const [name, value] of Object.entries(extra)) headers.set(name, value);
+      return fetchImpl(url, { ...init, headers });
+    };
+  }
+}
+
+function requestIdOf(body: string): string | undefined {
+  try {
+    const message = JSON.parse(body) as { id?: unknown };
+    return typeof message.id === "string" ? message.id : undefined;
+  } catch {
+    return undefined;
+  }
+}

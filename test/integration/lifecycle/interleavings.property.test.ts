@@ -1,0 +1,315 @@
+/**
+ * The lifecycle property through the real interpreter: a real `TaskClient` against the real reference server,
+ * with a fault proxy between them, under random interleavings of server answers (status changes, input,
+ * completion, failure, server-side cancel, stalls, short TTLs), injected faults on chosen requests (hang,
+ * dropped connection, HTTP 500, JSON-RPC error), and caller actions at chosen moments (`cancel()`, `detach()`,
+ * an AbortSignal, a short `timeoutMs`, `client.close()`). For every run:
+ *
+ * - every handle settles exactly once (one `settled` event on the handle and one on the client, one outcome,
+ *   the awaited handle resolves or rejects once), and `close()` leaves none open;
+ * - no promise rejection goes unhandled;
+ * - no task id is lost: once a handle learned its id, its outcome, its error, its rejection and every
+ *   `cancel()` result carry that id;
+ * - nothing is left behind: right after `close()` no more timers are live than before the calls began (the
+ *   reference server sets none in these scripts), the proxy soon holds no request of the client's open, and once
+ *   the proxy and server are closed too, no more timers or TCP handles keep the process alive than before.
+ *
+ * The interleavings that issue 9's defects name (interleavings.ts, `namedScenarios`) run first, then RUNS random
+ * ones. Seen to fail on purpose with: a deadline error without its task id, a cancel
+ * after the end that rejects, a deadline timer outside the alarm clock, an unobserved `tools/call` failure,
+ * a run released twice, cancel retries left running after the end.
+ *
+ * Reproducing a failure: the seed is fixed (SEED below, or `LIFECYCLE_PROPERTY_SEED=n`); fast-check prints the
+ * seed, path and shrunk scenario of a failing run, and `LIFECYCLE_PROPERTY_RUNS=n` runs more. Time is real (the
+ * client, server and proxy talk over sockets), so a scenario fixes what happens, not exactly when.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  TaskClient,
+  TaskError,
+  type TaskClientOptions,
+  type TaskHandle,
+  type TaskOutcome,
+} from "../../../src/index.js";
+import { startTaskServer } from "../../../src/testing/index.js";
+import { startFaultProxy } from "./fault-proxy.js";
+import { macrotask, yes } from "./helpers.js";
+import {
+  namedScenarios,
+  planFor,
+  scenarios,
+  toolFor,
+  type Action,
+  type Scenario,
+  type ToolScript,
+} from "./interleavings.js";
+
+const SEED = Number(process.env.LIFECYCLE_PROPERTY_SEED ?? 20_260_728);
+const RUNS = Number(process.env.LIFECYCLE_PROPERTY_RUNS ?? 30);
+/** How long a run lets its tasks go on before it closes the client (if no action did earlier). */
+const RUN_BUDGET_MS = 500;
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Timers and TCP handles that keep the process alive (what would stop it exiting on its own). */
+function liveHandles(): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const type of process.getActiveResourcesInfo())
+    if (type === "Timeout" || type.startsWith("TCP")) counts.set(type, (counts.get(type) ?? 0) + 1);
+  return counts;
+}
+
+/** Timers that keep the process alive. */
+const liveTimers = (): number => process.getActiveResourcesInfo().filter((type) => type === "Timeout").length;
+
+/** Waits (up to `withinMs`) until `done()` holds; returns whether it did. */
+async function eventually(done: () => boolean, withinMs: number): Promise<boolean> {
+  const until = performance.now() + withinMs;
+  while (!done()) {
+    if (performance.now() > until) return false;
+    await sleep(5);
+  }
+  return true;
+}
+
+/**
+ * Connecting is not under test, and on a loaded machine its first request can outlast the short request
+ * timeout the runs use: try up to three times.
+ */
+async function connect(url: string, options: TaskClientOptions): Promise<TaskClient> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await TaskClient.connect(url, options);
+    } catch (error) {
+      if (attempt === 3) throw error;
+    }
+  }
+}
+
+/** `handle.cancel()`, recording what it resolved with (and the task id known when it was called). */
+function cancel(watch: Watch, reason: string): void {
+  const knownId = watch.taskId;
+  const cancelled = watch.handle.cancel(reason).then(
+    (result) => void watch.cancelResults.push({ knownId, result }),
+    (error: unknown) => void watch.cancelRejections.push(error),
+  );
+  watch.cancels.push(cancelled);
+}
+
+/** What one handle went through, as seen from outside. */
+interface Watch {
+  handle: TaskHandle;
+  abort: AbortController;
+  taskId: string | undefined;
+  taskEvents: number;
+  settledEvents: TaskOutcome[];
+  clientSettled: number;
+  awaited: Array<{ ok: boolean; value: unknown }>;
+  cancels: Array<Promise<unknown>>;
+  /** The task id as known when each cancel() was called, with what it resolved. */
+  cancelResults: Array<{ knownId: string | undefined; result: unknown }>;
+  cancelRejections: unknown[];
+}
+
+async function runScenario(scenario: Scenario): Promise<void> {
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => void unhandled.push(reason);
+  process.on("unhandledRejection", onUnhandled);
+  try {
+    await playScenario(scenario);
+    // A rejection left unobserved by the run's last steps is reported after the microtasks drain.
+    await macrotask();
+  } finally {
+    process.off("unhandledRejection", onUnhandled);
+  }
+  expect(unhandled, "unhandled rejections").toEqual([]);
+}
+
+async function playScenario(scenario: Scenario): Promise<void> {
+  const before = liveHandles();
+  const server = await startTaskServer({ tools: scenario.calls.map((call, i) => toolFor(i, call.tool)) });
+  const proxy = await startFaultProxy(server.url, planFor(scenario.faults));
+  const timers = new Set<ReturnType<typeof setTimeout>>();
+  try {
+    const client = await connect(proxy.url, {
+      polling: { minIntervalMs: 10, defaultIntervalMs: 10 },
+      retry:
+        scenario.retry === "quick"
+          ? { minTimeoutMs: 5, maxTimeoutMs: 20, retries: 2 }
+          : { minTimeoutMs: 150, maxTimeoutMs: 300, retries: 2 },
+      // Long enough for a connect on a loaded machine; a hung request still gives up within the run.
+      requestTimeoutMs: 500,
+      cancelGraceMs: 120,
+      ttlGraceMs: 0,
+      unansweredInput: scenario.unansweredInput,
+      inputHandlers: {
+        elicitation: () =>
+          scenario.inputHandler === "answer"
+            ? Promise.resolve(yes)
+            : Promise.reject(new Error("the user walked away")),
+      },
+    });
+    const timersBefore = liveTimers();
+    const watches: Watch[] = [];
+    client.on("settled", (handle) => {
+      const watch = watches.find((each) => each.handle === handle);
+      if (watch) watch.clientSettled += 1;
+    });
+
+    const act = (action: Action) => {
+      const watch = watches[action.handle] as Watch;
+      switch (action.what) {
+        case "cancel":
+          cancel(watch, "the property cancels");
+          return;
+        case "detach":
+          watch.handle.detach();
+          return;
+        case "abort":
+          watch.abort.abort("the property aborts");
+          return;
+        case "close":
+          void client.close();
+          return;
+      }
+    };
+
+    scenario.calls.forEach((call, index) => {
+      const abort = new AbortController();
+      const handle = client.callTool(
+        `tool_${index}`,
+        {},
+        { signal: abort.signal, ...(call.timeoutMs !== undefined && { timeoutMs: call.timeoutMs }) },
+      );
+      const watch: Watch = {
+        handle,
+        abort,
+        taskId: undefined,
+        taskEvents: 0,
+        settledEvents: [],
+        clientSettled: 0,
+        awaited: [],
+        cancels: [],
+        cancelResults: [],
+        cancelRejections: [],
+      };
+      watches.push(watch);
+      handle.on("task", (taskId) => {
+        watch.taskEvents += 1;
+        watch.taskId = taskId;
+      });
+      handle.on("settled", (outcome) => void watch.settledEvents.push(outcome));
+      if (call.awaitsHandle)
+        handle.then(
+          (value) => void watch.awaited.push({ ok: true, value }),
+          (error: unknown) => void watch.awaited.push({ ok: false, value: error }),
+        );
+      for (const action of scenario.actions.filter((each) => each.handle === index)) {
+        const trigger = action.when;
+        if ("on" in trigger) handle.once(trigger.on, () => act(action));
+      }
+    });
+    for (const action of scenario.actions) {
+      if (!("afterMs" in action.when)) continue;
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        act(action);
+      }, action.when.afterMs);
+      timers.add(timer);
+    }
+
+    // Let the run play out: until every handle ended and every timed action fired, or the budget is spent.
+    await eventually(() => timers.size === 0 && watches.every((w) => w.handle.isSettled), RUN_BUDGET_MS);
+    await client.close();
+    for (const timer of timers) clearTimeout(timer);
+    timers.clear();
+    await macrotask();
+    // The client's own timers (polls, backoffs, deadlines, grace periods) are gone the moment close() returns.
+    expect(liveTimers(), "timers left by the client after close()").toBeLessThanOrEqual(timersBefore);
+
+    // close() ends every handle at once; each cancel() resolves (within the grace) and never rejects.
+    for (const watch of watches) expect(watch.handle.isSettled, "open after close()").toBe(true);
+    expect(client.tasks()).toEqual([]);
+    for (const watch of watches) cancel(watch, "after close");
+    await Promise.all(watches.flatMap((watch) => watch.cancels));
+    await macrotask();
+
+    for (const [index, watch] of watches.entries()) {
+      const where = `handle ${index}`;
+      const outcome = await watch.handle.outcome();
+      expect(watch.settledEvents, `${where}: settled events`).toHaveLength(1);
+      expect(watch.settledEvents[0], `${where}: settled event vs outcome()`).toBe(outcome);
+      expect(watch.clientSettled, `${where}: client settled events`).toBe(1);
+      expect(watch.taskEvents, `${where}: task events`).toBeLessThanOrEqual(1);
+      expect(watch.cancelRejections, `${where}: cancel() rejected`).toEqual([]);
+      if (scenario.calls[index]?.awaitsHandle) {
+        expect(watch.awaited, `${where}: awaited handle`).toHaveLength(1);
+        const [awaited] = watch.awaited;
+        expect(awaited?.ok).toBe(outcome.kind === "completed");
+        if (!awaited?.ok) expect(awaited?.value).toBe((outcome as { error: unknown }).error);
+      }
+
+      // No task id is lost: what ends a handle that knew its id carries it.
+      const taskId = watch.taskId;
+      if (taskId === undefined) continue;
+      expect(outcome.taskId, `${where}: outcome.taskId (${outcome.kind})`).toBe(taskId);
+      expect(await watch.handle.created, `${where}: handle.created`).toBe(taskId);
+      if ("error" in outcome && outcome.error instanceof TaskError)
+        expect(outcome.error.taskId, `${where}: ${outcome.error.name}.taskId`).toBe(taskId);
+      for (const { knownId, result } of watch.cancelResults) {
+        const cancelOutcome = (result as { outcome: TaskOutcome }).outcome;
+        expect(cancelOutcome, `${where}: cancel() result`).toBe(outcome);
+        if (knownId !== undefined) expect(cancelOutcome.taskId).toBe(knownId);
+      }
+    }
+
+    // No request of the client's stays open at the proxy after close() (hung ones were given up).
+    expect(await eventually(() => proxy.open === 0, 1_000), `proxy requests open: ${proxy.open}`).toBe(true);
+  } finally {
+    for (const timer of timers) clearTimeout(timer);
+    await proxy.close();
+    await server.close();
+  }
+  // Nothing keeps the process alive that did not before the run: no timer, no socket, no listening server.
+  const settledDown = await eventually(() => {
+    const now = liveHandles();
+    return [...now].every(([type, count]) => count <= (before.get(type) ?? 0));
+  }, 1_000);
+  expect(
+    settledDown,
+    `live handles ${JSON.stringify([...liveHandles()])}, before ${JSON.stringify([...before])}`,
+  ).toBe(true);
+}
+
+/** One plain call first, so module loading and the first connection do not eat the first run's deadlines. */
+async function warmUp(): Promise<void> {
+  const server = await startTaskServer({ tools: [toolFor(0, WARM_UP)] });
+  try {
+    const client = await TaskClient.connect(server.url, { polling: { minIntervalMs: 10 } });
+    await client.callTool("tool_0");
+    await client.close();
+  } finally {
+    await server.close();
+  }
+}
+
+const WARM_UP = {
+  task: "required",
+  roundsBeforeTask: 0,
+  steps: ["working"],
+  end: "complete",
+  onCancel: "honour",
+  ttlMs: null,
+} as const satisfies ToolScript;
+
+describe("the TaskClient under random interleavings of answers, faults, cancels, detaches, deadlines and close()", () => {
+  it("settles every handle exactly once, loses no task id, leaks no rejection, timer or socket", async () => {
+    await warmUp();
+    await fc.assert(fc.asyncProperty(scenarios(), runScenario), {
+      seed: SEED,
+      examples: namedScenarios.map((scenario) => [scenario]),
+      numRuns: RUNS,
+    });
+  }, 120_000);
+});

@@ -1,0 +1,126 @@
+/** The session answers requests the server sends: once, with their id, never after a cancel or a close. */
+import { describe, expect, it } from "vitest";
+import { Session } from "../../../src/session/session.js";
+import type { IncomingRequest } from "../../../src/session/incoming.js";
+import { FakeTransport, modernResponder } from "./fake-transport.js";
+
+async function connected(): Promise<{ session: Session; transport: FakeTransport }> {
+  const transport = new FakeTransport(modernResponder);
+  const session = new Session(transport, { clientInfo: { name: "t", version: "1" }, capabilities: {} });
+  await session.connect();
+  transport.sent.length = 0;
+  return { session, transport };
+}
+
+/** Lets queued answers go out. */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+describe("server requests", () => {
+  it("answers ping with an empty result, keeping the server's id and its type", async () => {
+    const { session, transport } = await connected();
+    transport.deliver({ jsonrpc: "2.0", id: 7, method: "ping" });
+    transport.deliver({ jsonrpc: "2.0", id: "7", method: "ping" });
+    await settle();
+    expect(transport.sent).toEqual([
+      { jsonrpc: "2.0", id: 7, result: {} },
+      { jsonrpc: "2.0", id: "7", result: {} },
+    ]);
+    await session.close();
+  });
+
+  it("answers a method nobody serves with -32601", async () => {
+    const { session, transport } = await connected();
+    session.serveRequests(() => undefined);
+    transport.deliver({ jsonrpc: "2.0", id: 1, method: "sampling/createMessage", params: {} });
+    transport.deliver({ jsonrpc: "2.0", id: 2, method: "something/else" });
+    await settle();
+    expect(transport.sent).toEqual([
+      { jsonrpc: "2.0", id: 1, error: { code: -32601, message: "Method not found: sampling/createMessage" } },
+      { jsonrpc: "2.0", id: 2, error: { code: -32601, message: "Method not found: something/else" } },
+    ]);
+    await session.close();
+  });
+
+  it("sends the handler's result or error, and -32603 without details when the handler throws", async () => {
+    const { session, transport } = await connected();
+    session.serveRequests(async ({ method }) => {
+      if (method === "a") return { result: { ok: true } };
+      if (method === "b") return { error: { code: -32602, message: "bad params" } };
+      throw new Error("private detail");
+    });
+    for (const [id, method] of [
+      [1, "a"],
+      [2, "b"],
+      [3, "c"],
+    ] as const) {
+      transport.deliver({ jsonrpc: "2.0", id, method });
+    }
+    await settle();
+    expect(transport.sent).toEqual([
+      { jsonrpc: "2.0", id: 1, result: { ok: true } },
+      { jsonrpc: "2.0", id: 2, error: { code: -32602, message: "bad params" } },
+      { jsonrpc: "2.0", id: 3, error: { code: -32603, message: "Internal error" } },
+    ]);
+    await session.close();
+  });
+
+  it("answers a request delivered twice while it is being served only once", async () => {
+    const { session, transport } = await connected();
+    let calls = 0;
+    let release!: () => void;
+    session.serveRequests(async () => {
+      calls += 1;
+      await new Promise<void>((resolve) => (release = resolve));
+      return { result: { n: calls } };
+    });
+    transport.deliver({ jsonrpc: "2.0", id: 5, method: "roots/list" });
+    transport.deliver({ jsonrpc: "2.0", id: 5, method: "roots/list" });
+    await settle();
+    release();
+    await settle();
+    expect(calls).toBe(1);
+    expect(transport.sent).toEqual([{ jsonrpc: "2.0", id: 5, result: { n: 1 } }]);
+    await session.close();
+  });
+
+  it("aborts the handler's signal when the server cancels its request, and never answers it", async () => {
+    const { session, transport } = await connected();
+    const seen: IncomingRequest[] = [];
+    let sentFailure: unknown;
+    session.serveRequests(
+      (request) =>
+        new Promise((resolve) => {
+          seen.push(request);
+          request.signal.addEventListener("abort", () =>
+            resolve({ result: { late: true }, sent: (failure) => (sentFailure = failure) }),
+          );
+        }),
+    );
+    transport.deliver({ jsonrpc: "2.0", id: 9, method: "elicitation/create", params: { message: "?" } });
+    await settle();
+    transport.deliver({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 9 } });
+    await settle();
+    expect(seen[0]?.signal.aborted).toBe(true);
+    expect(transport.sent).toEqual([]);
+    expect(sentFailure).toBeInstanceOf(Error);
+    await session.close();
+  });
+
+  it("drops answers that are ready after the session closed", async () => {
+    const { session, transport } = await connected();
+    let signal: AbortSignal | undefined;
+    let release!: () => void;
+    session.serveRequests(async (request) => {
+      signal = request.signal;
+      await new Promise<void>((resolve) => (release = resolve));
+      return { result: {} };
+    });
+    transport.deliver({ jsonrpc: "2.0", id: 3, method: "roots/list" });
+    await settle();
+    await session.close();
+    expect(signal?.aborted).toBe(true);
+    release();
+    await settle();
+    expect(transport.sent.filter((message) => "id" in message && message.id === 3)).toEqual([]);
+  });
+});
