@@ -18,7 +18,8 @@ const library: Options = {
     "stdio/node": "src/session/stdio-node.ts",
     "stdio/unavailable": "src/session/stdio-unavailable.ts",
   },
-  external: ["#stdio"],
+  // "mcp-tasks": the CJS build of mcp-tasks/testing imports its ESM twin by the package's own name.
+  external: ["#stdio", "mcp-tasks"],
   format: ["esm", "cjs"],
   dts: { entry: publicEntries },
   // No sourcemaps in the package: they would double its size and point at sources it does not ship.
@@ -37,8 +38,12 @@ const library: Options = {
       name: "server-sdk-for-cjs",
       setup(build) {
         if (build.initialOptions.format !== "cjs") return;
-        build.onResolve({ filter: /^\.\/serverSdk\.js$/ }, (args) => ({
-          path: join(args.resolveDir, "serverSdk.cjs.ts"),
+        build.onResolve({ filter: /^(\.\.?\/)+serverSdk\.js$/ }, (args) => ({
+          path: join(args.resolveDir, args.path.replace(/serverSdk\.js$/, "serverSdk.cjs.ts")),
+        }));
+        // The 2025-11-25 mode of mcp-tasks/testing ships once, in ESM; the CJS build imports it from there.
+        build.onResolve({ filter: /^\.\/legacy\/index\.js$/ }, (args) => ({
+          path: join(args.resolveDir, "legacy", "index.cjs.ts"),
         }));
       },
     },

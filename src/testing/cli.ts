@@ -6,13 +6,16 @@
 import { parseArgs } from "node:util";
 import { fixtureTools } from "./fixtures.js";
 import { startTaskServer } from "./httpServer.js";
-import type { TaskServer } from "./serverCore.js";
+import { TASK_SERVER_ERAS } from "./era.js";
+import type { TaskServer, TaskServerEra } from "./serverCore.js";
 import { startStdioTaskServer } from "./stdioServer.js";
 import { TOOL_DEFAULTS, type ToolDefinition } from "./tool.js";
 
-const OPTIONS = `Usage: mcp-tasks-server [--port N] [--host H] [--path /mcp] [--time-scale X] | --stdio [--time-scale X]
+const OPTIONS = `Usage: mcp-tasks-server [--era E] [--port N] [--host H] [--path /mcp] [--time-scale X] | --stdio [--era E] [--time-scale X]
 
 Serves the MCP Tasks extension (2026-07-28) with the conformance fixture tools.
+  --era E           2026-07-28 (default) or 2025-11-25: the same tools as 2025-11-25 tasks
+                    (params.task, tasks/get|result|list|cancel); needs @modelcontextprotocol/sdk
   --port N          HTTP port (default 0: a free port)
   --host H          interface to bind (default 127.0.0.1)
   --path P          endpoint path (default /mcp)
@@ -87,6 +90,7 @@ export async function runTaskServerCli(
         host: { type: "string" },
         path: { type: "string" },
         stdio: { type: "boolean" },
+        era: { type: "string" },
         "time-scale": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
@@ -98,13 +102,19 @@ export async function runTaskServerCli(
   if (values.help === true) throw new CliUsageError("help requested");
   const timeScale =
     numberOption(values["time-scale"], "time-scale", (n) => Number.isFinite(n) && n >= 0) ?? 1;
-  const tools = fixtureTools({ timeScale });
-  const onError = (error: Error) => process.stderr.write(`mcp-tasks-server: ${error.message}\n`);
-  if (values.stdio === true) return startStdioTaskServer({ tools, onError });
+  const era = values.era ?? "2026-07-28";
+  if (!TASK_SERVER_ERAS.includes(era as TaskServerEra)) {
+    throw new CliUsageError(`invalid --era: ${era} (use ${TASK_SERVER_ERAS.join(" or ")})`);
+  }
+  const common = {
+    era: era as TaskServerEra,
+    tools: fixtureTools({ timeScale }),
+    onError: (error: Error) => process.stderr.write(`mcp-tasks-server: ${error.message}\n`),
+  };
+  if (values.stdio === true) return startStdioTaskServer(common);
   const port = numberOption(values.port, "port", (n) => Number.isInteger(n) && n >= 0 && n <= 65535) ?? 0;
   const server = await startTaskServer({
-    tools,
-    onError,
+    ...common,
     port,
     host: values.host ?? "127.0.0.1",
     path: values.path ?? "/mcp",

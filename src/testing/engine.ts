@@ -154,11 +154,64 @@ export class TaskEngine {
     this.subscribers.clear();
   }
 
+  /** The tool named `name`, if the server serves it. */
+  findTool(name: unknown): ToolDefinition | undefined {
+    return typeof name === "string" ? this.tools.get(name) : undefined;
+  }
+
+  /**
+   * Store a new task for `tool` and start its script. The 2025-11-25 generation asks for a task in
+   * `tools/call` itself, so its server creates tasks here; `ttlMs` overrides the tool's when given.
+   */
+  startTask(
+    tool: ToolDefinition,
+    args: Readonly<Record<string, unknown>>,
+    responses: Record<string, InputResponse>,
+    ttlMs?: number | null,
+  ): TaskRecord {
+    const record = this.newRecord(tool, args, responses);
+    if (ttlMs !== undefined) record.ttlMs = ttlMs;
+    // Stored before the CreateTaskResult leaves, so an immediate tasks/get resolves.
+    this.store.add(record);
+    this.schedule(record);
+    return record;
+  }
+
+  /** Apply one step of a poll-advanced script without counting a poll (a blocking `tasks/result` waits on it). */
+  nudge(taskId: string): void {
+    const record = this.store.find(taskId);
+    if (record?.advance === "poll") tick(record, this.runner);
+  }
+
+  /** End a live task as failed with this error (its input could not be delivered, for example). */
+  failTask(taskId: string, error: { code: number; message: string }): void {
+    const record = this.store.find(taskId);
+    if (record === undefined || isTerminal(record)) return;
+    record.status = "failed";
+    record.statusMessage = `Tool execution failed: ${error.message}`;
+    record.payload = { error };
+    record.outstanding.clear();
+    record.lastUpdatedAtMs = this.clock.now();
+    this.publish(record);
+  }
+
   private createTask(
     tool: ToolDefinition,
     args: Readonly<Record<string, unknown>>,
     responses: Record<string, InputResponse>,
   ): Record<string, unknown> {
+    const record = this.newRecord(tool, args, responses);
+    // Stored before the CreateTaskResult leaves, so an immediate tasks/get resolves.
+    this.store.add(record);
+    this.schedule(record);
+    return createTaskResultOf(record);
+  }
+
+  private newRecord(
+    tool: ToolDefinition,
+    args: Readonly<Record<string, unknown>>,
+    responses: Record<string, InputResponse>,
+  ): TaskRecord {
     const now = this.clock.now();
     const record: TaskRecord = {
       taskId: randomUUID(),
@@ -184,10 +237,7 @@ export class TaskEngine {
       polls: 0,
       timer: undefined,
     };
-    // Stored before the CreateTaskResult leaves, so an immediate tasks/get resolves.
-    this.store.add(record);
-    this.schedule(record);
-    return createTaskResultOf(record);
+    return record;
   }
 
   /** Arm the next tick of a time-advanced script. */

@@ -21,6 +21,8 @@ import {
   writeRpcError,
   writeWebResponse,
 } from "./nodeHttp.js";
+import { checkEra } from "./era.js";
+import { startLegacyHttpServer } from "./legacy/index.js";
 import type { TaskServer, TaskServerOptions } from "./serverCore.js";
 import { createServerCore } from "./serverCore.js";
 
@@ -105,7 +107,8 @@ function listenHeaderProblem(headers: Record<string, string>, listen: TaskListen
 }
 
 /**
- * Start the reference server over Streamable HTTP.
+ * Start the reference server over Streamable HTTP: the 2026-07-28 Tasks extension, or with
+ * `era: "2025-11-25"` the same tools the 2025 way (needs `@modelcontextprotocol/sdk`).
  *
  * ```ts
  * const server = await startTaskServer({ tools: [myTool] });
@@ -114,6 +117,7 @@ function listenHeaderProblem(headers: Record<string, string>, listen: TaskListen
  * ```
  */
 export async function startTaskServer(options: HttpTaskServerOptions = {}): Promise<HttpTaskServer> {
+  if (checkEra(options) === "2025-11-25") return startLegacyHttpServer(options);
   const core = createServerCore(options);
   const host = options.host ?? "127.0.0.1";
   const path = options.path ?? "/mcp";

@@ -1,6 +1,7 @@
 /**
  * `mcp-tasks/testing`: a scriptable reference server for the MCP Tasks extension (2026-07-28), built
- * on `@modelcontextprotocol/server` and certified by the official conformance suite. Start it in a
+ * on `@modelcontextprotocol/server` and certified by the official conformance suite; with
+ * `era: "2025-11-25"` it serves the same tools as 2025-11-25 tasks on the v1 SDK. Start it in a
  * test, script tools step by step, point a client at `server.url`, and inspect `server.tasks` and
  * `server.requests`.
  */
@@ -8,7 +9,9 @@ export { startTaskServer } from "./httpServer.js";
 export type { HttpTaskServer, HttpTaskServerOptions } from "./httpServer.js";
 export { startStdioTaskServer } from "./stdioServer.js";
 export type { StdioTaskServerOptions } from "./stdioServer.js";
-export type { TaskServer, TaskServerOptions } from "./serverCore.js";
+export type { TaskServer, TaskServerEra, TaskServerOptions } from "./serverCore.js";
+export { EraOptionError } from "./legacy/options.js";
+export { LegacySdkMissingError } from "./legacy/sdk.js";
 export type { ListenBehaviour } from "./listenBehaviour.js";
 
 export { defineTool } from "./tool.js";

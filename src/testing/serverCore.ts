@@ -10,8 +10,21 @@ import type { TaskStoreView } from "./taskStore.js";
 import type { ToolDefinition } from "./tool.js";
 import type { ListenBehaviour } from "./listenBehaviour.js";
 
+/** The task generations the reference server speaks. */
+export type TaskServerEra = "2026-07-28" | "2025-11-25";
+
 /** Options shared by {@link startTaskServer} and {@link startStdioTaskServer}. */
 export interface TaskServerOptions {
+  /**
+   * Which generation of tasks to serve. Default `"2026-07-28"`: the Tasks extension, certified by the
+   * conformance suite. `"2025-11-25"` serves the same tools the 2025 way (`initialize`, `params.task`,
+   * `tasks/get|result|list|cancel`, `notifications/tasks/status`) on the v1 SDK `@modelcontextprotocol/sdk`,
+   * which must then be installed; `listen`, `taskShapedPrompt`, `allowOrigins` and tools'
+   * `createTaskWhenUndeclared` are refused there.
+   */
+  readonly era?: TaskServerEra;
+  /** `"2025-11-25"` only: how many tasks one `tasks/list` page holds. Default 10. */
+  readonly taskListPageSize?: number;
   /** The tools to serve. Default: {@link fixtureTools}, the tools the conformance suite calls. */
   readonly tools?: readonly ToolDefinition[];
   /** Time source for timestamps, TTLs and `everyMs` scripts. Default: the real clock (fake timers apply). */

@@ -14,6 +14,8 @@ import type {
 import { serveStdio, StdioServerTransport } from "./serverSdk.js";
 import type { ListenMessage } from "./listen.js";
 import type { TimerHandle } from "./clock.js";
+import { checkEra } from "./era.js";
+import { startLegacyStdioServer } from "./legacy/index.js";
 import { asTaskListenRequest, listenClosing, openTaskListen } from "./listen.js";
 import type { ServerCore, TaskServer, TaskServerOptions } from "./serverCore.js";
 import { createServerCore } from "./serverCore.js";
@@ -126,9 +128,16 @@ class TaskListenTransport implements Transport {
 
 /**
  * Serve the reference server over stdio. The returned handle closes the connection; the streams
- * themselves stay open (end stdin from the client side to finish the process).
+ * themselves stay open (end stdin from the client side to finish the process). With
+ * `era: "2025-11-25"` the v1 SDK is loaded first, so the handle comes as a promise.
  */
-export function startStdioTaskServer(options: StdioTaskServerOptions = {}): TaskServer {
+export function startStdioTaskServer(
+  options: StdioTaskServerOptions & { era: "2025-11-25" },
+): Promise<TaskServer>;
+export function startStdioTaskServer(options?: StdioTaskServerOptions & { era?: "2026-07-28" }): TaskServer;
+export function startStdioTaskServer(options?: StdioTaskServerOptions): TaskServer | Promise<TaskServer>;
+export function startStdioTaskServer(options: StdioTaskServerOptions = {}): TaskServer | Promise<TaskServer> {
+  if (checkEra(options) === "2025-11-25") return startLegacyStdioServer(options);
   const core = createServerCore(options);
   const transport = new TaskListenTransport(new StdioServerTransport(options.stdin, options.stdout), core);
   const handle = serveStdio(core.factory, { transport, legacy: "reject", onerror: core.reportError });

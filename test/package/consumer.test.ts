@@ -7,7 +7,7 @@
  */
 import { execFile } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { packedConsumer, ROOT, type Consumer } from "./packed.js";
@@ -93,6 +93,40 @@ describe("a production install (no @modelcontextprotocol/server)", () => {
     expect(stdout).toMatch(/^Usage:\n {2}mcp-tasks call <url> <tool>/);
     expect(stdout).toContain("Exit codes:\n  0  completed");
   });
+});
+
+describe("with @modelcontextprotocol/server but without @modelcontextprotocol/sdk", () => {
+  let withServer: Consumer;
+  beforeAll(async () => {
+    withServer = await packedConsumer();
+    const link = join(withServer.dir, "node_modules", "@modelcontextprotocol", "server");
+    mkdirSync(dirname(link), { recursive: true });
+    symlinkSync(join(ROOT, "node_modules", "@modelcontextprotocol", "server"), link, "dir");
+  }, 60_000);
+  afterAll(() => withServer?.remove());
+
+  it.each([
+    ["ESM", "eras.mjs", `const testing = await import("mcp-tasks/testing");`],
+    ["CJS", "eras.cjs", `(async () => { const testing = require("mcp-tasks/testing");`],
+  ])(
+    "%s serves 2026-07-28, and era 2025-11-25 fails naming the package to install",
+    async (kind, file, head) => {
+      const body = `
+      const modern = await testing.startTaskServer();
+      console.log(modern.url.startsWith("http://127.0.0.1:"));
+      await modern.close();
+      await testing.startTaskServer({ era: "2025-11-25" }).then(
+        () => console.log("started"),
+        (error) => console.log(error.name + ": " + error.message),
+      );`;
+      writeFileSync(join(withServer.dir, file), kind === "ESM" ? `${head}${body}` : `${head}${body} })();`);
+      const { stdout } = await exec(process.execPath, [file], { cwd: withServer.dir, timeout: 30_000 });
+      const [modern, legacy] = stdout.trim().split("\n");
+      expect(modern).toBe("true");
+      expect(legacy).toMatch(/^LegacySdkMissingError: era "2025-11-25" of mcp-tasks\/testing/);
+      expect(legacy).toContain("npm install --save-dev @modelcontextprotocol/sdk");
+    },
+  );
 });
 
 describe("errors across the ESM and CJS copies", () => {

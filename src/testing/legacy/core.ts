@@ -1,0 +1,47 @@
+/** What every transport of the 2025-11-25 server shares: the engine, the input relay, the log and shutdown. */
+import { systemClock } from "../clock.js";
+import { TaskEngine } from "../engine.js";
+import { fixtureTools } from "../fixtures.js";
+import { RequestLog } from "../requestLog.js";
+import { DEFAULT_SERVER_INFO } from "../serverCore.js";
+import type { TaskServerOptions } from "../serverCore.js";
+import type { LegacyCore } from "./connection.js";
+import { InputRelay } from "./inputRelay.js";
+import { pageSizeOf, refuse2026Options } from "./options.js";
+import { loadLegacySdk } from "./sdk.js";
+
+export interface LegacyServerCore extends LegacyCore {
+  readonly log: RequestLog;
+  /** Abort waits, stop timers and forget tasks. */
+  shutdown(): void;
+}
+
+/**
+ * Check the options against the 2025-11-25 mode, load the v1 SDK and build the shared state.
+ * @throws {EraOptionError} for 2026-only options; {@link LegacySdkMissingError} without the v1 SDK.
+ */
+export async function createLegacyCore(options: TaskServerOptions & object): Promise<LegacyServerCore> {
+  const tools = options.tools ?? fixtureTools();
+  refuse2026Options(options, tools);
+  const pageSize = pageSizeOf(options.taskListPageSize);
+  const sdk = await loadLegacySdk();
+  const clock = options.clock ?? systemClock;
+  const reportError = (error: Error) => options.onError?.(error);
+  const engine = new TaskEngine({ tools, clock, onError: reportError });
+  const closing = new AbortController();
+  return {
+    sdk,
+    engine,
+    relay: new InputRelay(engine, reportError),
+    clock,
+    serverInfo: options.serverInfo ?? DEFAULT_SERVER_INFO,
+    pageSize,
+    reportError,
+    closing: closing.signal,
+    log: new RequestLog(),
+    shutdown: () => {
+      closing.abort();
+      engine.close();
+    },
+  };
+}

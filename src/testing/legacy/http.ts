@@ -1,0 +1,119 @@
+/**
+ * The 2025-11-25 server over Streamable HTTP on node:http: the v1 SDK's stateful transport, one SDK
+ * `Server` per session (`initialize` opens one, `DELETE` ends it), all over one engine. Every request
+ * is recorded before the SDK sees it, as on the 2026-07-28 server.
+ */
+import { randomUUID } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Server as LegacyServer } from "@modelcontextprotocol/sdk/server/index.js";
+import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { localhostAllowedHostnames, validateHostHeader } from "../serverSdk.js";
+import { ErrorCode } from "../constants.js";
+import type { HttpTaskServer, HttpTaskServerOptions } from "../httpServer.js";
+import { flatHeaders, parseJson, readBody, writeRpcError } from "../nodeHttp.js";
+import { createLegacyServer } from "./connection.js";
+import { createLegacyCore } from "./core.js";
+
+const LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "::1"];
+
+interface Session {
+  readonly transport: StreamableHTTPServerTransport;
+  readonly server: LegacyServer;
+}
+
+function isInitialize(body: unknown): boolean {
+  return typeof body === "object" && body !== null && (body as { method?: unknown }).method === "initialize";
+}
+
+/** {@link startTaskServer} with `era: "2025-11-25"`. */
+export async function startLegacyHttpServer(options: HttpTaskServerOptions): Promise<HttpTaskServer> {
+  const core = await createLegacyCore(options);
+  const host = options.host ?? "127.0.0.1";
+  const path = options.path ?? "/mcp";
+  const sessions = new Map<string, Session>();
+
+  async function openSession(): Promise<Session> {
+    const transport: StreamableHTTPServerTransport = new core.sdk.StreamableHTTPServerTransport({
+      sessionIdGenerator: randomUUID,
+      onsessioninitialized: (sessionId) => void sessions.set(sessionId, session),
+      onsessionclosed: (sessionId) => void sessions.delete(sessionId),
+    });
+    const server = createLegacyServer(core);
+    server.onerror = (error) => core.reportError(error);
+    const session: Session = { transport, server };
+    await server.connect(transport);
+    return session;
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const text = req.method === "POST" ? await readBody(req) : "";
+    if (text === undefined) return writeRpcError(res, 413, -32000, "Request body too large");
+    const headers = flatHeaders(req.headers);
+    const body = text === "" ? undefined : parseJson(text);
+    core.log.record({
+      transport: "http",
+      httpMethod: req.method,
+      headers,
+      body,
+      receivedAt: core.clock.now(),
+    });
+
+    if (LOOPBACK_HOSTS.includes(host)) {
+      // DNS-rebinding guard: a loopback server answers only requests addressed to a loopback name.
+      const hostCheck = validateHostHeader(headers["host"], localhostAllowedHostnames());
+      if (!hostCheck.ok) return writeRpcError(res, 403, -32000, hostCheck.message);
+    }
+    const url = new URL(req.url ?? "/", `http://${headers["host"] ?? "localhost"}`);
+    if (url.pathname !== path)
+      return void res.writeHead(404, { "content-type": "text/plain" }).end("Not found");
+
+    const sessionId = headers["mcp-session-id"];
+    let session = sessionId === undefined ? undefined : sessions.get(sessionId);
+    if (session === undefined) {
+      if (sessionId !== undefined) return writeRpcError(res, 404, -32001, "Session not found");
+      if (req.method !== "POST" || !isInitialize(body)) {
+        return writeRpcError(res, 400, -32000, "Bad Request: no session; send initialize first");
+      }
+      session = await openSession();
+    }
+    await session.transport.handleRequest(req, res, body);
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      core.reportError(error instanceof Error ? error : new Error(String(error)));
+      if (res.headersSent) res.destroy();
+      else writeRpcError(res, 500, ErrorCode.internalError, "Internal error");
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      core.shutdown();
+      await Promise.allSettled([...sessions.values()].map((session) => session.server.close()));
+      sessions.clear();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    })());
+
+  const urlHost = host.includes(":") ? `[${host}]` : host;
+  return {
+    url: `http://${urlHost}:${port}${path}`,
+    host,
+    port,
+    tasks: core.engine.store,
+    requests: core.log,
+    listenStreams: 0,
+    close,
+  };
+}

@@ -1,0 +1,39 @@
+/**
+ * The 2025-11-25 server over stdio: the v1 SDK's stdio transport and one SDK `Server`, with every inbound
+ * message recorded before the SDK sees it.
+ */
+import type { TaskServer } from "../serverCore.js";
+import type { StdioTaskServerOptions } from "../stdioServer.js";
+import { createLegacyServer } from "./connection.js";
+import { createLegacyCore } from "./core.js";
+
+/** {@link startStdioTaskServer} with `era: "2025-11-25"`. */
+export async function startLegacyStdioServer(options: StdioTaskServerOptions): Promise<TaskServer> {
+  const core = await createLegacyCore(options);
+  const transport = new core.sdk.StdioServerTransport(options.stdin, options.stdout);
+  const server = createLegacyServer(core);
+  server.onerror = (error) => core.reportError(error);
+  await server.connect(transport);
+  // connect() installed the SDK's receiver; the log goes in front of it.
+  const receive = transport.onmessage;
+  transport.onmessage = (message) => {
+    core.log.record({
+      transport: "stdio",
+      httpMethod: undefined,
+      headers: {},
+      body: message,
+      receivedAt: core.clock.now(),
+    });
+    receive?.(message);
+  };
+  let closing: Promise<void> | undefined;
+  return {
+    tasks: core.engine.store,
+    requests: core.log,
+    close: () =>
+      (closing ??= (async () => {
+        core.shutdown();
+        await server.close();
+      })()),
+  };
+}
