@@ -44,10 +44,15 @@ export {
   ClientClosedError,
   InputUnansweredError,
 } from "./protocol/errors.js";
+export { UnsupportedError, UnrequestedTaskError } from "./protocol/era-errors.js";
+export type { TaskSupport } from "./tools/task-support.js";
+export type { ToolInfo } from "./tools/catalog.js";
+export type { LegacyTasksMode } from "./client/dialect.js";
 export { TASKS_EXTENSION_ID, PROTOCOL_VERSION, TASK_CAPABLE_METHODS } from "./protocol/constants.js";
 export type {
   CallToolResult,
   DetailedTask,
+  Task,
   TaskStatus,
   InputRequests,
   InputResponse,

@@ -64,6 +64,7 @@ function serverInfoOf(client: SdkClientLike): ServerInfo {
     supportsTasks: era === "modern" && isObject(capabilities?.extensions?.[TASKS_EXTENSION_ID]),
   };
   if (discover !== undefined) info.discover = discover;
+  else if (capabilities !== undefined) info.capabilities = capabilities as Record<string, unknown>;
   const version = client.getServerVersion?.() as Implementation | undefined;
   if (version !== undefined) info.serverInfo = version;
   return info;

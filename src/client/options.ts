@@ -7,6 +7,8 @@ import type { PollTiming, RetryTiming } from "../scheduler/types.js";
 import type { UnansweredInputAction } from "../task/types.js";
 import type { Logger } from "./logger.js";
 import type { TaskStore } from "../store/types.js";
+import type { LegacyTasksMode } from "./dialect.js";
+import { checkLegacyCallOptions, legacyTasksMode } from "./legacy-options.js";
 
 export interface TaskClientOptions {
   /** Sent as `io.modelcontextprotocol/clientInfo` on every request. */
@@ -65,6 +67,11 @@ export interface TaskClientOptions {
    * owner stopped renewing its lease. Adopted handles are announced by the client's `task` event.
    */
   adopt?: boolean | { everyMs: number };
+  /**
+   * On 2025-11-25 servers, whether a tool whose `execution.taskSupport` is `optional` runs as a task: `"auto"`
+   * (the default) asks for a task, `"never"` makes a plain call. `required` tools always run as tasks.
+   */
+  legacyTasks?: LegacyTasksMode;
 }
 
 export interface CallToolOptions {
@@ -76,6 +83,10 @@ export interface CallToolOptions {
   timeoutMs?: number;
   /** Extra `_meta` entries for the request (e.g. `io.modelcontextprotocol/relatedTaskIds` on draft servers). */
   meta?: Record<string, unknown>;
+  /** 2025-11-25 servers: this call's `legacyTasks` (see `TaskClientOptions`). */
+  legacyTasks?: LegacyTasksMode;
+  /** 2025-11-25 servers: the lifetime to ask for (`params.task.ttl`, ms) when the call runs as a task. */
+  taskTtlMs?: number;
 }
 
 export const DEFAULT_CLIENT_INFO: Implementation = { name: "mcp-tasks", version: "0.1.0" };
@@ -92,6 +103,7 @@ export interface ResolvedClientOptions {
   ttlGraceMs: number;
   notifications: "auto" | "off";
   notificationSafetyNetMs: number;
+  legacyTasks: LegacyTasksMode;
 }
 
 export function resolveClientOptions(options: TaskClientOptions): ResolvedClientOptions {
@@ -111,6 +123,7 @@ export function resolveClientOptions(options: TaskClientOptions): ResolvedClient
       options.notificationSafetyNetMs,
       30_000,
     ),
+    legacyTasks: legacyTasksMode("TaskClient", options.legacyTasks) ?? "auto",
   };
 }
 
@@ -144,6 +157,7 @@ export function checkToolCall(name: unknown, args: unknown, options: unknown): v
   if (meta !== undefined && !isPlainObject(meta)) {
     throw new TypeError(`callTool: \`meta\` must be a plain object, got ${kindOf(meta)}`);
   }
+  checkLegacyCallOptions(options as CallToolOptions);
 }
 
 function isNonNegativeNumber(value: unknown): value is number {

@@ -14,6 +14,7 @@ import type { CallState, LifecycleConfig } from "../lifecycle/types.js";
 import type { Logger } from "./logger.js";
 import type { ResolvedClientOptions } from "./options.js";
 import type { TaskRequests } from "./task-requests.js";
+import type { CallDialect, LegacyTasksMode } from "./dialect.js";
 import type { TaskRun } from "./task-run.js";
 
 /** What to call: the method and its params, without the envelope (the session adds it). */
@@ -22,6 +23,12 @@ export interface CallSpec {
   params: Record<string, unknown>;
   /** The tool name, for input handler contexts and refs. */
   toolName: string;
+  /** 2025-11-25 servers: this call's `legacyTasks` (the client's option applies when absent). */
+  legacyTasks?: LegacyTasksMode;
+  /** 2025-11-25 servers: the `ttl` asked for when the call is task-augmented. */
+  taskTtlMs?: number;
+  /** Set by the dialect when it added `params.task` (2025-11-25). */
+  augmented?: boolean;
 }
 
 export interface RunContext {
@@ -29,6 +36,8 @@ export interface RunContext {
   /** Sends the call itself (a tools/call over HTTP gets its `Mcp-Param-*` headers). */
   sendCall(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>>;
   tasks: TaskRequests;
+  /** How calls are framed and answers read on this server's protocol generation. */
+  dialect: CallDialect;
   /** Polls, at most `maxInFlight` at once. */
   scheduler: PollScheduler;
   /** Time limits: never capped, so a deadline fires while every poll slot is taken. */
@@ -39,8 +48,6 @@ export interface RunContext {
   config: LifecycleConfig;
   /** Which server asks, as input handlers see it. */
   identity: InputContext["server"];
-  /** Whether calls declare the tasks extension (the modern era), so a task answer is legitimate. */
-  tasksDeclared: boolean;
   log: Logger;
   /** Where refs of unfinished tasks are kept (decision 12), when the client has a store. */
   store?: TaskStore;

@@ -6,7 +6,6 @@
  */
 import { EventEmitter } from "eventemitter3";
 import type { CallToolResult, JSONObject } from "../schema/index.js";
-import { Method } from "../protocol/constants.js";
 import { McpTasksError } from "../protocol/errors.js";
 import { redactTaskId } from "../protocol/redact.js";
 import { PollScheduler } from "../scheduler/scheduler.js";
@@ -20,7 +19,10 @@ import { TaskRefError, foreignServer, readTaskRef, type TaskRef } from "../task/
 import { checkToolCall, deadlineOf, type CallToolOptions, type TaskClientOptions } from "./options.js";
 import { ServerRequestRouter } from "../input/server-requests.js";
 import type { RunContext } from "./run-context.js";
-import { TaskRequests } from "./task-requests.js";
+import { contextForRef, eraPartsFor, type EraParts } from "./era-parts.js";
+import { followLegacyStatus } from "./legacy-status.js";
+import { callSpec } from "./legacy-options.js";
+import type { Task } from "../schema/index.js";
 import { toolOutcome } from "./endings.js";
 import { TaskRun } from "./task-run.js";
 import { sessionFor, settingsOf, type ClientSettings } from "./settings.js";
@@ -56,6 +58,9 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
   private adoption: ReturnType<typeof setInterval> | undefined;
   private resuming: Promise<unknown> | undefined;
   private readonly serverRequests: ServerRequestRouter;
+  /** What depends on the server's protocol generation (src/client/era-parts.ts). */
+  private readonly era: EraParts;
+  private stopLegacyStatus: (() => void) | undefined;
 
   private constructor(
     private readonly session: Session,
@@ -79,10 +84,17 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
       log.error("a scheduled task job failed", error);
       this.emit("error", error);
     };
+    this.era = eraPartsFor(session, server, this.catalog, {
+      retry: settings.retry,
+      warn: (message) => log.warn(message),
+      legacyTasks: settings.options.legacyTasks,
+      now: () => Date.now(),
+    });
     this.context = {
       channel: session,
       sendCall: callSender(session, this.catalog, mirrorHeaders),
-      tasks: new TaskRequests(session, settings.retry, (message) => log.warn(message)),
+      tasks: this.era.tasks,
+      dialect: this.era.dialect,
       scheduler: new PollScheduler({ maxInFlight: settings.options.maxInFlight, onJobError }),
       alarms: new PollScheduler({ maxInFlight: Infinity, onJobError }),
       polling: settings.polling,
@@ -95,7 +107,6 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
         durable: settings.store !== undefined,
       },
       identity: { name: server.serverInfo?.name, version: server.serverInfo?.version, url },
-      tasksDeclared: server.era === "modern",
       log,
       store: settings.store,
       trackWrite: (write) => {
@@ -106,7 +117,7 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
       retryDelay: (attempt, error) => retryDelay(attempt, settings.retry, error),
       toOutcome: toolOutcome,
       redact: redactTaskId,
-      refFor: (fields) => ({ v: 1, server: this.serverRef(), ...fields }),
+      refFor: (fields) => ({ v: 1, server: this.serverRef(), era: server.era, ...fields }),
       adopted: (run, taskId) => {
         this.serverRequests.follow(taskId, run);
         this.subscriptions?.adopted(run, taskId);
@@ -134,6 +145,9 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
       const { scheduler, retry } = this.context;
       this.subscriptions = new Subscriptions({ channel: session, scheduler, log, retry });
     }
+    if (settings.options.notifications === "auto" && this.era.legacy) {
+      this.stopLegacyStatus = followLegacyStatus(session, this.context, () => this.runs);
+    }
     settings.store?.onLeaseLost?.((ref) => {
       // Another worker follows this task now: stop here without cancelling it.
       for (const run of this.runs) if (run.ref()?.taskId === ref.taskId) run.detach();
@@ -145,6 +159,7 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
     });
     session.onClose(() => {
       this.subscriptions?.close();
+      this.stopLegacyStatus?.();
       if (!this.closing)
         log.error("the connection to the server ended; open tasks will fail on their next request");
       this.emit("closed");
@@ -222,7 +237,7 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
     if (options.meta) params._meta = { ...options.meta };
     const run = new TaskRun(
       this.context,
-      { method: Method.toolsCall, params, toolName: name },
+      callSpec(name, params, options),
       deadlineOf(options, this.context.now()),
       options.signal,
     );
@@ -240,7 +255,7 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
     this.assertOpen();
     const ref = this.refOf(task, "task");
     const run = new TaskRun(
-      this.context,
+      this.contextFor(ref, "TaskClient.task"),
       undefined,
       deadlineOf(options, this.context.now()),
       options.signal,
@@ -288,9 +303,15 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
   async cancel(task: TaskRef | string): Promise<Record<string, unknown>> {
     this.assertOpen();
     const ref = this.refOf(task, "cancel");
-    return this.context.tasks.cancel(ref.taskId, undefined, (attempt, error) =>
+    return this.contextFor(ref, "TaskClient.cancel").tasks.cancel(ref.taskId, undefined, (attempt, error) =>
       this.context.log.debug(`tasks/cancel: retry ${attempt} after a transient fault`, error),
     );
+  }
+
+  /** Every task of `tasks/list` (2025-11-25 servers declaring `tasks.list`; elsewhere `UnsupportedError`). */
+  listTasks(): Promise<Task[]> {
+    this.assertOpen();
+    return this.era.listTasks();
   }
 
   /**
@@ -304,6 +325,7 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
       await this.resuming;
       for (const run of [...this.runs]) run.closeForClient();
       this.subscriptions?.close();
+      this.stopLegacyStatus?.();
       this.context.scheduler.close();
       this.context.alarms.close();
       await this.session.close();
@@ -325,6 +347,10 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
         .catch((error: unknown) => this.context.log.warn("adopting stored tasks failed", error))
         .finally(() => (this.resuming = undefined));
     }, everyMs);
+  }
+
+  private contextFor(ref: Partial<TaskRef>, operation: string): RunContext {
+    return contextForRef(this.context, this.era, this.serverInfo.era, ref, operation);
   }
 
   private assertOpen(): void {

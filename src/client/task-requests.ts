@@ -9,15 +9,21 @@ import { ProtocolError, isTransientError } from "../protocol/errors.js";
 import { parseAck, parseGetTaskResult } from "../protocol/codec.js";
 import { retryAfterFault } from "../scheduler/retry.js";
 import type { RetryTiming } from "../scheduler/types.js";
+import type { UnsupportedError } from "../protocol/era-errors.js";
 import type { RpcChannel } from "../session/types.js";
 
 export class TaskRequests {
   constructor(
-    private readonly channel: RpcChannel,
+    protected readonly channel: RpcChannel,
     private readonly retry: RetryTiming,
     /** Hears advisory fields read leniently (a string `pollIntervalMs`, …). */
-    private readonly warn: (message: string) => void = () => undefined,
+    protected readonly warn: (message: string) => void = () => undefined,
   ) {}
+
+  /** Why `operation` cannot work on this server at all, or undefined when it can (see `UnsupportedTaskRequests`). */
+  unsupported(_operation: string): UnsupportedError | undefined {
+    return undefined;
+  }
 
   /** One `tasks/get`, validated; the answer must be about the task asked for. No retry: the caller decides. */
   async get(taskId: string): Promise<DetailedTask> {

@@ -6,8 +6,9 @@
  */
 import type { CallToolResult, CreateTaskResult, DetailedTask, InputResponse } from "../schema/index.js";
 import { Method } from "../protocol/constants.js";
-import { McpTasksError, OrphanedTaskError } from "../protocol/errors.js";
-import { classifyResult } from "../protocol/codec.js";
+import { McpTasksError } from "../protocol/errors.js";
+import type { ClassifiedResult } from "../protocol/codec.js";
+import { orphanToCancel, prepareThen } from "./dialect.js";
 import { pollDelay } from "../scheduler/timing.js";
 import type { PollJob } from "../scheduler/types.js";
 import { createTask, type TaskHandle, type TaskSink } from "../task/handle.js";
@@ -119,6 +120,8 @@ export class TaskRun implements TaskController, PollJob, TaskInputTarget {
 
   /** One `tasks/get` now, outside the cadence; the snapshot also updates the handle. */
   async describe(): Promise<DetailedTask> {
+    const unsupported = this.context.tasks.unsupported("handle.describe");
+    if (unsupported !== undefined) throw unsupported;
     const taskId = this.state.taskId;
     if (taskId === undefined)
       throw new McpTasksError("describe: there is no task id (yet); see `handle.ref`");
@@ -271,29 +274,26 @@ export class TaskRun implements TaskController, PollJob, TaskInputTarget {
   /* ---- Effects ------------------------------------------------------------------------------------- */
 
   private sendCall(): void {
-    const call = this.call as CallSpec;
+    const failed = (error: unknown) => this.dispatch({ type: "callFailed", error });
     // tools/call is not retried: a lost answer may hide a task the server already created (no tasks/list).
-    this.context.sendCall(call.method, call.params).then(
-      (raw) => this.answered(call, raw),
-      (error: unknown) => this.dispatch({ type: "callFailed", error }),
-    );
+    const send = (call: CallSpec) =>
+      void this.context.sendCall(call.method, call.params).then((raw) => this.answered(call, raw), failed);
+    // The era's framing (2025: task augmentation from the tool list); a 2026 call goes out synchronously.
+    prepareThen(this.context.dialect, this.call as CallSpec, send, failed);
   }
 
   private answered(call: CallSpec, raw: Record<string, unknown>): void {
-    let answer: ReturnType<typeof classifyResult>;
+    let answer: ClassifiedResult;
     try {
-      answer = classifyResult(call.method, raw, {
-        tasksDeclared: this.context.tasksDeclared,
-        warn: (message) => this.context.log.warn(message),
-      });
+      answer = this.context.dialect.classify(call, raw);
     } catch (error) {
       // A task the client cannot follow (wrong method, not declared): ask the server to stop it.
-      if (error instanceof OrphanedTaskError && error.taskId !== undefined)
-        cancelOrphan(this.context, error.taskId);
+      const orphan = orphanToCancel(error);
+      if (orphan !== undefined) cancelOrphan(this.context, orphan);
       this.dispatch({ type: "callFailed", error });
       return;
     }
-    // classifyResult validated a complete tools/call answer as a CallToolResult.
+    // The dialect validated a complete tools/call answer as a CallToolResult.
     this.dispatch({ type: "callAnswered", answer: answer as CallAnswer });
   }
 

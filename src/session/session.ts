@@ -266,6 +266,7 @@ export class Session implements RpcChannel {
       serverInfo: result.serverInfo,
       // The extension is defined for 2026-07-28 only; a 2025-era server cannot offer it.
       supportsTasks: false,
+      capabilities: result.capabilities,
     };
     if (result.instructions !== undefined) info.instructions = result.instructions;
     return info;

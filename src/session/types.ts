@@ -31,6 +31,11 @@ export interface ServerInfo {
   instructions?: string;
   /** Whether the server advertised the tasks extension (a settings object with keys also counts). */
   supportsTasks: boolean;
+  /**
+   * The server's capabilities from `initialize` (legacy era only): `capabilities.tasks` says which 2025-11-25
+   * task requests it serves.
+   */
+  capabilities?: Record<string, unknown>;
 }
 
 /**

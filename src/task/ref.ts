@@ -19,6 +19,11 @@ export interface TaskRef {
   ttlMs?: number | null;
   /** Input request keys already answered, so a resumed handle never asks the user twice. */
   answeredInputKeys: string[];
+  /**
+   * The protocol generation the task was created under: `legacy` (2025-11-25 tasks) is followed with the 2025
+   * requests. Absent (refs written before this field existed) means `modern`.
+   */
+  era?: "modern" | "legacy";
 }
 
 /** A malformed ref, or one that names a task on another server. */
@@ -45,7 +50,9 @@ export function readTaskRef(value: unknown): TaskRef {
               ? "`method` must be a string"
               : !Array.isArray(ref.answeredInputKeys ?? [])
                 ? "`answeredInputKeys` must be an array of strings"
-                : undefined;
+                : ref.era !== undefined && ref.era !== "modern" && ref.era !== "legacy"
+                  ? '`era` must be "modern" or "legacy"'
+                  : undefined;
   if (problem !== undefined) throw new TaskRefError(`invalid task ref: ${problem}`);
   const checked = ref as TaskRef;
   return {

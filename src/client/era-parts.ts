@@ -1,0 +1,110 @@
+/**
+ * The pieces of a client that depend on the server's protocol generation, chosen once at connect: how `tasks/*`
+ * are spoken, and how calls are framed and answers read (from the tool catalog both eras share).
+ */
+import type { Task } from "../schema/index.js";
+import { UnsupportedError } from "../protocol/era-errors.js";
+import { legacyTaskSupport, type LegacyTaskSupport } from "../legacy/capabilities.js";
+import type { RetryTiming } from "../scheduler/types.js";
+import type { ProtocolEra, RpcChannel, ServerInfo } from "../session/types.js";
+import type { TaskRef } from "../task/ref.js";
+import type { RunContext } from "./run-context.js";
+import type { ToolSchemas } from "../tools/catalog.js";
+import { legacyDialect, modernDialect, type CallDialect, type LegacyTasksMode } from "./dialect.js";
+import { LegacyTaskRequests } from "./legacy-requests.js";
+import { TaskRequests } from "./task-requests.js";
+import { UnsupportedTaskRequests } from "./unsupported-requests.js";
+
+export interface EraParts {
+  tasks: TaskRequests;
+  dialect: CallDialect;
+  /** Set on a 2025-11-25 server that offers tasks. */
+  legacy: LegacyTaskRequests | undefined;
+  /** `client.listTasks()`. */
+  listTasks(): Promise<Task[]>;
+  /** 2025-11-25 requests for a task made under that generation, followed over this connection. */
+  legacyRequests(): LegacyTaskRequests;
+}
+
+export interface EraDeps {
+  retry: RetryTiming;
+  warn: (message: string) => void;
+  legacyTasks: LegacyTasksMode;
+  now(): number;
+}
+
+export function eraPartsFor(
+  channel: RpcChannel,
+  server: ServerInfo,
+  tools: ToolSchemas,
+  deps: EraDeps,
+): EraParts {
+  if (server.era === "modern") {
+    const tasks = server.supportsTasks
+      ? new TaskRequests(channel, deps.retry, deps.warn)
+      : unsupported(channel, deps, `the tasks extension (${"io.modelcontextprotocol/tasks"})`);
+    return {
+      tasks,
+      dialect: modernDialect(server.supportsTasks, deps.warn),
+      legacy: undefined,
+      listTasks: () =>
+        Promise.reject(
+          new UnsupportedError(
+            "TaskClient.listTasks",
+            "tasks/list (2026-07-28 servers have no task listing)",
+          ),
+        ),
+      // A dual-era server may still serve the 2025 requests for tasks made under 2025 (SEP-2663 compatibility).
+      legacyRequests: () =>
+        new LegacyTaskRequests(channel, deps.retry, deps.warn, {
+          any: true,
+          toolCalls: false,
+          list: false,
+          cancel: true,
+        }),
+    };
+  }
+  const support: LegacyTaskSupport = legacyTaskSupport(server.capabilities);
+  const legacy = support.any ? new LegacyTaskRequests(channel, deps.retry, deps.warn, support) : undefined;
+  return {
+    tasks: legacy ?? unsupported(channel, deps, "tasks (capabilities.tasks)"),
+    dialect: legacyDialect({ tools, support, mode: deps.legacyTasks, warn: deps.warn, now: deps.now }),
+    legacy,
+    listTasks: () =>
+      legacy
+        ? legacy.list()
+        : Promise.reject(
+            new UnsupportedError("TaskClient.listTasks", "tasks/list (capabilities.tasks.list)"),
+          ),
+    legacyRequests: () => legacy ?? new LegacyTaskRequests(channel, deps.retry, deps.warn, support),
+  };
+}
+
+function unsupported(channel: RpcChannel, deps: EraDeps, missing: string): UnsupportedTaskRequests {
+  const tasks = new UnsupportedTaskRequests(channel, deps.retry, deps.warn);
+  tasks.missing = missing;
+  return tasks;
+}
+
+/**
+ * The run context for a task known by ref: the client's own, or one speaking 2025-11-25 for a task made under
+ * that generation on a server that now speaks 2026-07-28. Throws `UnsupportedError` when the server cannot
+ * serve the task at all. A bare task id (no `v`) is taken to be of the connection's generation.
+ */
+export function contextForRef(
+  context: RunContext,
+  parts: EraParts,
+  connection: ProtocolEra,
+  ref: Partial<TaskRef>,
+  operation: string,
+): RunContext {
+  const unsupported = context.tasks.unsupported(operation);
+  if (unsupported !== undefined) throw unsupported;
+  const era = ref.era ?? (ref.v === undefined ? connection : "modern");
+  if (era === connection) return context;
+  if (era === "legacy") return { ...context, tasks: parts.legacyRequests() };
+  throw new UnsupportedError(
+    operation,
+    "2026-07-28 tasks (the ref's task was made on a 2026-07-28 connection)",
+  );
+}
