@@ -60,7 +60,7 @@ describe("a 2025-11-25 server with v1 SDK experimental tasks", () => {
     const client = await connect();
     const outcome = await client.callTool("crash", { ms: 50 }).outcome();
     expect(outcome.kind).toBe("failed");
-    expect(outcome.error).toBeInstanceOf(TaskFailedError);
+    expect("error" in outcome && outcome.error).toBeInstanceOf(TaskFailedError);
     expect(outcome.taskId).toEqual(expect.any(String));
   });
 
@@ -78,7 +78,7 @@ describe("a 2025-11-25 server with v1 SDK experimental tasks", () => {
     const handle = client.callTool("forever", {}, { taskTtlMs: 300 });
     const outcome = await handle.outcome();
     expect(["expired", "not_found"]).toContain(outcome.kind);
-    expect((await handle.ref).ttlMs).toBe(300);
+    expect((await handle.ref)?.ttlMs).toBe(300);
   });
 
   it("ends a handle for an unknown task id with not_found at once, without retrying", async () => {
@@ -92,7 +92,7 @@ describe("a 2025-11-25 server with v1 SDK experimental tasks", () => {
   it("lists every task over tasks/list pages", async () => {
     const client = await connect();
     const handles = Array.from({ length: 12 }, () => client.callTool("forever", {}));
-    const ids = await Promise.all(handles.map(async (h) => (await h.ref).taskId));
+    const ids = await Promise.all(handles.map(async (h) => (await h.ref)?.taskId));
     const listed = await client.listTasks();
     expect(listed.map((t) => t.taskId)).toEqual(expect.arrayContaining(ids));
     expect(listed.length).toBeGreaterThan(10); // the v1 store pages by 10
