@@ -74,6 +74,8 @@ describe("era negotiation", () => {
       serverInfo: { name: "old", version: "0.9.0" },
       instructions: "be nice",
       supportsTasks: false,
+      // Kept for the 2025-11-25 task requests (capabilities.tasks).
+      capabilities: { tools: {} },
     });
     const initialize = transport.last("initialize");
     expect(initialize.params).toEqual({
