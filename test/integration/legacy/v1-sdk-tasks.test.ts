@@ -30,6 +30,14 @@ afterAll(async () => {
   await bare.close();
 });
 
+const fixture = fileURLToPath(new URL("./fixtures/v1-tasks-stdio.ts", import.meta.url));
+const root = fileURLToPath(new URL("../../../", import.meta.url));
+const stdioServer = (pollIntervalMs?: number) => ({
+  command: process.execPath,
+  args: ["--import", "tsx", fixture, ...(pollIntervalMs === undefined ? [] : [String(pollIntervalMs)])],
+  cwd: root,
+});
+
 const connect = (options = {}) => TaskClient.connect(server.url, { ...FAST, ...options }).then(track);
 
 describe("a 2025-11-25 server with v1 SDK experimental tasks", () => {
@@ -137,18 +145,26 @@ describe("a 2025-11-25 server with v1 SDK experimental tasks", () => {
   });
 
   it("over stdio too: a required tool completes through the task", async () => {
-    const fixture = fileURLToPath(new URL("./fixtures/v1-tasks-stdio.ts", import.meta.url));
-    const root = fileURLToPath(new URL("../../../", import.meta.url));
-    const client = track(
-      await TaskClient.connect(
-        { command: process.execPath, args: ["--import", "tsx", fixture], cwd: root },
-        FAST,
-      ),
-    );
+    const client = track(await TaskClient.connect(stdioServer(), FAST));
     expect(client.server.era).toBe("legacy");
     const handle = client.callTool("report", { ms: 100, text: "stdio" });
     expect(textOf(await handle)).toBe("report: stdio");
     expect((await handle.outcome()).taskId).toEqual(expect.any(String));
+  });
+});
+
+describe("notifications/tasks/status", () => {
+  it("moves a handle on between polls: with a 60 s poll interval the task still ends at once", async () => {
+    const client = track(
+      await TaskClient.connect(stdioServer(60_000), { ...FAST, polling: { maxIntervalMs: 60_000 } }),
+    );
+    const handle = client.callTool("report", { ms: 200, text: "pushed" });
+    const messages: (string | undefined)[] = [];
+    handle.on("update", (update) => messages.push(update.statusMessage));
+    const started = Date.now();
+    expect(textOf(await handle)).toBe("report: pushed");
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(messages).toContain("halfway"); // pushed, never polled
   });
 });
 
