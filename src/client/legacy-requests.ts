@@ -99,6 +99,14 @@ export class LegacyTaskRequests extends TaskRequests {
     throw new ProtocolError(`kept paging past ${maxPages} pages`, LegacyMethod.tasksList, undefined);
   }
 
+  /**
+   * Lets go of a task's side channel when no handle follows the task any more (its answer, when it comes, is
+   * dropped), so a detached or closed handle leaves nothing behind.
+   */
+  forget(taskId: string | undefined): void {
+    if (taskId !== undefined) this.sideChannels.delete(taskId);
+  }
+
   /** How many side channels are open (for tests and diagnostics). */
   get openSideChannels(): number {
     return this.sideChannels.size;

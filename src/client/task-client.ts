@@ -127,6 +127,7 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
         if (run.handle.taskId !== undefined) this.serverRequests.unfollow(run.handle.taskId, run);
         this.subscriptions?.released(run);
         this.runs.delete(run);
+        this.era.legacy?.forget(run.ref()?.taskId);
         const outcome = run.outcome;
         if (outcome !== undefined) this.emit("settled", run.handle, outcome);
       },

@@ -70,10 +70,15 @@ export function parseLegacyCreateTaskResult(method: string, raw: Record<string, 
   return created as unknown as CreateTaskResult;
 }
 
-/** Whether a `tools/call` answer is a 2025 `CreateTaskResult`: a `task` object and no content of its own. */
+/**
+ * Whether a `tools/call` answer is a 2025 `CreateTaskResult`: a `task` object and no content of its own (an
+ * empty `content`, which some SDK servers add to every tool answer, counts as none).
+ */
 export function isLegacyCreateTaskResult(raw: Record<string, unknown>): boolean {
   const task = raw.task;
-  return typeof task === "object" && task !== null && !Array.isArray(task) && !("content" in raw);
+  if (typeof task !== "object" || task === null || Array.isArray(task)) return false;
+  const content = raw.content;
+  return content === undefined || (Array.isArray(content) && content.length === 0);
 }
 
 /**

@@ -87,6 +87,14 @@ describe("reading a call's answer", () => {
     });
   });
 
+  it("reads a CreateTaskResult with an empty content array as a task too", () => {
+    expect(
+      dialect().classify({ ...call("must"), augmented: true }, { ...created, content: [] }),
+    ).toMatchObject({
+      kind: "task",
+    });
+  });
+
   it("follows the task a placeholder names when the server offers tasks", () => {
     expect(dialect().classify(call("plain"), related("t-2"))).toMatchObject({
       kind: "task",

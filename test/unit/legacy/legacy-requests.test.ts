@@ -110,3 +110,17 @@ describe("2025-11-25 tasks/get through the same seam", () => {
     await expect(tasks.list()).rejects.toThrow(/paging loop/);
   });
 });
+
+describe("a side channel nobody follows any more", () => {
+  it("is let go when the handle ends (forget), its late answer dropped", async () => {
+    const { channel } = scripted({
+      "tasks/get": [{ ...base, status: "input_required" }],
+      "tasks/result": [new Promise<Record<string, unknown>>(() => undefined)],
+    });
+    const tasks = requests(channel);
+    await tasks.get("t");
+    expect(tasks.openSideChannels).toBe(1);
+    tasks.forget("t");
+    expect(tasks.openSideChannels).toBe(0);
+  });
+});
