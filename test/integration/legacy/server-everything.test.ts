@@ -6,13 +6,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TaskClient, type CallToolResult, type ConnectTarget } from "../../../src/index.js";
 import { FAST, closesAfterEach } from "../lifecycle/helpers.js";
-import { everythingStdio, startEverythingHttp } from "./fixtures/everything.js";
-import type { RunningV1Server } from "./fixtures/v1-tasks-server.js";
+import { everythingStdio, startEverythingHttp, type EverythingHttp } from "../input/fixtures/everything.js";
 
 const textOf = (result: CallToolResult) => (result.content[0] as { text: string }).text;
 const track = closesAfterEach();
 
-let http: RunningV1Server;
+let http: EverythingHttp;
 beforeAll(async () => {
   http = await startEverythingHttp();
 });
@@ -47,10 +46,31 @@ describe.each(targets)("server-everything over %s", (_name, target) => {
     expect((await handle.outcome()).taskId).toBeUndefined();
   });
 
-  // Needs the server→client request routing (elicitation/create through the tasks/result side channel to the
-  // client's inputHandlers), which another branch builds: until then the client answers -32601 and the server
-  // falls back to a default interpretation.
-  it.todo(
-    "with ambiguous: true the elicitation handler runs once and the task completes with the chosen answer",
-  );
+  it("with ambiguous: true the elicitation handler runs once and the task completes with the chosen answer", async () => {
+    const asked: { message: string; taskId: string | undefined }[] = [];
+    const client = track(
+      await TaskClient.connect(target(), {
+        ...FAST,
+        inputHandlers: {
+          elicitation: async (params, context) => {
+            asked.push({ message: params.message, taskId: context.taskId });
+            return { action: "accept", content: { interpretation: "snake" } };
+          },
+        },
+      }),
+    );
+    const handle = client.callTool("simulate-research-query", { topic: "python", ambiguous: true });
+    const inputEvents: unknown[] = [];
+    handle.on("input", (event) => inputEvents.push(event));
+    const statuses: string[] = [];
+    handle.on("update", (update) => statuses.push(update.status));
+    const result = await handle;
+    const taskId = (await handle.outcome()).taskId;
+    expect(taskId).toEqual(expect.any(String));
+    expect(textOf(result)).toContain("# Research Report: python (snake)");
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toMatchObject({ message: expect.stringContaining("python"), taskId });
+    expect(inputEvents).toHaveLength(1);
+    expect(statuses).toContain("input_required");
+  }, 30_000);
 });
