@@ -67,8 +67,39 @@ describe("server requests under tasksFor(v2 SDK Client)", () => {
     }
   });
 
-  it.todo(
-    "a related-task elicitation for a task tasksFor created on a 2025-11-25 server is answered by mcp-tasks only " +
-      "(waits for legacy11: tasks on legacy servers, the tasks/result side channel)",
-  );
+  it("get exactly one answer, ours, for a related-task elicitation of a task tasksFor created", async () => {
+    const answers = new Map<unknown, number>();
+    const sdk = new Client({ name: "host-app", version: "1.0.0" }, { capabilities: { elicitation: {} } });
+    let clientHandlerCalls = 0;
+    sdk.setRequestHandler("elicitation/create", async () => {
+      clientHandlerCalls += 1;
+      return { action: "accept", content: { interpretation: "comedy" } };
+    });
+    await sdk.connect(
+      new StreamableHTTPClientTransport(new URL(everything.url), { fetch: recordingFetch(answers) }),
+    );
+    let ourHandlerCalls = 0;
+    const tasks = tasksFor(sdk, {
+      polling: { minIntervalMs: 10, defaultIntervalMs: 10 },
+      inputHandlers: {
+        elicitation: async () => {
+          ourHandlerCalls += 1;
+          return { action: "accept", content: { interpretation: "snake" } };
+        },
+      },
+    });
+    try {
+      const handle = tasks.callTool("simulate-research-query", { topic: "python", ambiguous: true });
+      const result = await handle;
+      const text = result.content.map((block) => (block as { text?: string }).text ?? "").join("\n");
+      expect(text).toContain("# Research Report: python (snake)");
+      expect((await handle.outcome()).taskId).toEqual(expect.any(String));
+      expect(ourHandlerCalls).toBe(1);
+      expect(clientHandlerCalls).toBe(0);
+      for (const count of answers.values()) expect(count).toBe(1);
+    } finally {
+      await tasks.close();
+      await sdk.close();
+    }
+  }, 30_000);
 });
