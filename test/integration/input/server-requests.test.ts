@@ -116,11 +116,6 @@ describe.each(targets)("server requests from server-everything over %s", (_label
   });
 });
 
-describe("server requests that name a task on a 2025-11-25 server", () => {
-  it.todo(
-    "a v1 SDK server (experimental tasks) whose tool sends a related-task elicitation while its task runs: the " +
-      "handler runs exactly once and the handle emits `input` (waits for legacy11: the client creating tasks on " +
-      "2025-era servers and the tasks/result side channel; the routing itself is covered by " +
-      "test/unit/input/related-task-requests.test.ts)",
-  );
-});
+// Requests that name a task on a 2025-11-25 server (a related-task elicitation through the tasks/result side
+// channel) are tested end to end in test/integration/legacy/ (v1 SDK server `ask`, server-everything's ambiguous
+// research query).

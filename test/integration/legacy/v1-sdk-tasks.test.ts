@@ -153,6 +153,27 @@ describe("a 2025-11-25 server with v1 SDK experimental tasks", () => {
   });
 });
 
+describe("input while a 2025 task runs", () => {
+  it("a related-task elicitation reaches the handler once, with the task id, and the handle emits input", async () => {
+    const contexts: (string | undefined)[] = [];
+    const client = await connect({
+      inputHandlers: {
+        elicitation: async (_params: unknown, context: { taskId?: string }) => {
+          contexts.push(context.taskId);
+          return { action: "accept" as const, content: { ok: true } };
+        },
+      },
+    });
+    const handle = client.callTool("ask", {});
+    const inputs: unknown[] = [];
+    handle.on("input", (event) => inputs.push(event));
+    expect(textOf(await handle)).toBe('answer: {"ok":true}');
+    const taskId = (await handle.outcome()).taskId;
+    expect(contexts).toEqual([taskId]);
+    expect(inputs).toHaveLength(1);
+  });
+});
+
 describe("notifications/tasks/status", () => {
   it("moves a handle on between polls: with a 60 s poll interval the task still ends at once", async () => {
     const client = track(
