@@ -13,7 +13,7 @@ import type { ToolSchemas } from "../tools/catalog.js";
 import { legacyDialect, modernDialect, type CallDialect, type LegacyTasksMode } from "./dialect.js";
 import { LegacyTaskRequests } from "./legacy-requests.js";
 import { TaskRequests } from "./task-requests.js";
-import { UnsupportedTaskRequests } from "./unsupported-requests.js";
+import { RefusingTaskRequests, UnsupportedTaskRequests } from "./unsupported-requests.js";
 
 export interface EraParts {
   tasks: TaskRequests;
@@ -40,12 +40,21 @@ export function eraPartsFor(
   deps: EraDeps,
 ): EraParts {
   if (server.era === "modern") {
-    const tasks = server.supportsTasks
-      ? new TaskRequests(channel, deps.retry, deps.warn)
-      : unsupported(channel, deps, `the tasks extension (${"io.modelcontextprotocol/tasks"})`);
+    // Every 2026 call declares the extension, so a task answer is followed as before. Only a server whose
+    // discover result is known to lack the extension has task ids refused up front (client.task, cancel,
+    // describe); a client adopted without a discover result (tasksFor) cannot know, and refuses nothing.
+    const knownWithout = !server.supportsTasks && server.discover !== undefined;
+    const tasks = knownWithout
+      ? new RefusingTaskRequests(
+          channel,
+          deps.retry,
+          deps.warn,
+          "the tasks extension (io.modelcontextprotocol/tasks)",
+        )
+      : new TaskRequests(channel, deps.retry, deps.warn);
     return {
       tasks,
-      dialect: modernDialect(server.supportsTasks, deps.warn),
+      dialect: modernDialect(true, deps.warn),
       legacy: undefined,
       listTasks: () =>
         Promise.reject(
@@ -67,7 +76,8 @@ export function eraPartsFor(
   const support: LegacyTaskSupport = legacyTaskSupport(server.capabilities);
   const legacy = support.any ? new LegacyTaskRequests(channel, deps.retry, deps.warn, support) : undefined;
   return {
-    tasks: legacy ?? unsupported(channel, deps, "tasks (capabilities.tasks)"),
+    tasks:
+      legacy ?? new UnsupportedTaskRequests(channel, deps.retry, deps.warn, "tasks (capabilities.tasks)"),
     dialect: legacyDialect({ tools, support, mode: deps.legacyTasks, warn: deps.warn, now: deps.now }),
     legacy,
     listTasks: () =>
@@ -78,12 +88,6 @@ export function eraPartsFor(
           ),
     legacyRequests: () => legacy ?? new LegacyTaskRequests(channel, deps.retry, deps.warn, support),
   };
-}
-
-function unsupported(channel: RpcChannel, deps: EraDeps, missing: string): UnsupportedTaskRequests {
-  const tasks = new UnsupportedTaskRequests(channel, deps.retry, deps.warn);
-  tasks.missing = missing;
-  return tasks;
 }
 
 /**

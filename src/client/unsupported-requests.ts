@@ -1,20 +1,36 @@
 /**
- * The `tasks/*` of a server without any tasks support (a 2026 server without the extension, a 2025 server
- * without `capabilities.tasks`): every request is refused at once with `UnsupportedError`, instead of asking a
- * server that cannot answer and retrying its errors.
+ * The `tasks/*` of a server without tasks support: `client.task()`, `client.cancel()` and `handle.describe()`
+ * fail at once with `UnsupportedError` (naming what is missing), instead of asking a server that cannot answer
+ * and retrying its errors.
  */
 import type { DetailedTask } from "../schema/index.js";
 import { UnsupportedError } from "../protocol/era-errors.js";
+import type { RetryTiming } from "../scheduler/types.js";
+import type { RpcChannel } from "../session/types.js";
 import { TaskRequests } from "./task-requests.js";
 
-export class UnsupportedTaskRequests extends TaskRequests {
-  /** What the server would have to offer, e.g. "tasks (capabilities.tasks)". */
-  missing = "tasks";
+/**
+ * A 2026 server whose discover result lacks the extension: the entry points refuse, but a task the server
+ * creates anyway (every 2026 call declares the extension) is still followed, as it always was.
+ */
+export class RefusingTaskRequests extends TaskRequests {
+  constructor(
+    channel: RpcChannel,
+    retry: RetryTiming,
+    warn: (message: string) => void,
+    /** What the server would have to offer, e.g. "tasks (capabilities.tasks)". */
+    private readonly missing: string,
+  ) {
+    super(channel, retry, warn);
+  }
 
   override unsupported(operation: string): UnsupportedError {
     return new UnsupportedError(operation, this.missing);
   }
+}
 
+/** A 2025 server without `capabilities.tasks`: it has no `tasks/*` at all, so every request is refused too. */
+export class UnsupportedTaskRequests extends RefusingTaskRequests {
   override get(_taskId: string): Promise<DetailedTask> {
     return Promise.reject(this.unsupported("tasks/get"));
   }
