@@ -1,43 +1,48 @@
 /**
- * The examples in examples/ run as written against the reference server, and log what their comments promise.
+ * The examples in examples/ run as written against the reference server, in both protocol generations
+ * (2026-07-28 and 2025-11-25), and log what their comments promise.
  * The server runs the fixtures at a tenth of their real timing: a one-second computation takes 100 ms, and the
  * 60-second backfill the cancel example gives up on takes 6 s, far longer than its 500 ms signal.
  */
-import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { fixtureTools, startTaskServer, type HttpTaskServer } from "mcp-tasks/testing";
 import { awaitResult } from "../../examples/await-result.js";
 import { cancelWithSignal } from "../../examples/cancel-with-signal.js";
 import { streamStatus } from "../../examples/stream-status.js";
 
-let server: HttpTaskServer;
-beforeAll(async () => {
-  server = await startTaskServer({ tools: fixtureTools({ timeScale: 0.1 }) });
-});
-afterAll(async () => {
-  await server.close();
-});
-afterEach(() => server.requests.clear());
+describe.each(["2026-07-28", "2025-11-25"] as const)("against a %s server", (era) => {
+  let server: HttpTaskServer;
+  beforeAll(async () => {
+    server = await startTaskServer({ era, tools: fixtureTools({ timeScale: 0.1 }) });
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+  afterEach(() => server.requests.clear());
 
-async function run(example: (url: string, log: (line: string) => void) => Promise<void>): Promise<string[]> {
-  const lines: string[] = [];
-  await example(server.url, (line) => lines.push(line));
-  return lines;
-}
+  async function run(
+    example: (url: string, log: (line: string) => void) => Promise<void>,
+  ): Promise<string[]> {
+    const lines: string[] = [];
+    await example(server.url, (line) => lines.push(line));
+    return lines;
+  }
 
-it("await-result logs the tool's text once the task completes", async () => {
-  expect(await run(awaitResult)).toEqual(['Computed "quarterly numbers" in 1s']);
-  expect(server.requests.forMethod("tasks/get").length).toBeGreaterThan(0);
-});
+  it("await-result logs the tool's text once the task completes", async () => {
+    expect(await run(awaitResult)).toEqual(['Computed "quarterly numbers" in 1s']);
+    expect(server.requests.forMethod("tasks/get").length).toBeGreaterThan(0);
+  });
 
-it("stream-status logs each status, then the verdict", async () => {
-  expect(await run(streamStatus)).toEqual(["working", "completed", "done: ok"]);
-});
+  it("stream-status logs each status, then the verdict", async () => {
+    expect(await run(streamStatus)).toEqual(["working", "completed", "done: ok"]);
+  });
 
-it("cancel-with-signal gives up after 500 ms, and the server confirms the cancellation", async () => {
-  expect(await run(cancelWithSignal)).toEqual(["cancelled (confirmed by server: true)"]);
-  const cancels = server.requests.forMethod("tasks/cancel");
-  expect(cancels).toHaveLength(1);
-  expect(server.requests.forMethod("notifications/cancelled")).toEqual([]);
-  const taskId = (cancels[0]?.body as { params: { taskId: string } }).params.taskId;
-  expect(server.tasks.get(taskId)?.status).toBe("cancelled");
+  it("cancel-with-signal gives up after 500 ms, and the server confirms the cancellation", async () => {
+    expect(await run(cancelWithSignal)).toEqual(["cancelled (confirmed by server: true)"]);
+    const cancels = server.requests.forMethod("tasks/cancel");
+    expect(cancels).toHaveLength(1);
+    expect(server.requests.forMethod("notifications/cancelled")).toEqual([]);
+    const taskId = (cancels[0]?.body as { params: { taskId: string } }).params.taskId;
+    expect(server.tasks.get(taskId)?.status).toBe("cancelled");
+  });
 });
