@@ -19,6 +19,11 @@ export interface TaskRef {
   ttlMs?: number | null;
   /** Input request keys already answered, so a resumed handle never asks the user twice. */
   answeredInputKeys: string[];
+  /**
+   * Answers given but not yet acknowledged by the server (a `tasks/update` was on its way), by input key: a
+   * resumed handle re-sends them while the server still lists the key, and never asks for them again.
+   */
+  pendingInputAnswers?: Record<string, unknown>;
 }
 
 /** A malformed ref, or one that names a task on another server. */
@@ -45,7 +50,12 @@ export function readTaskRef(value: unknown): TaskRef {
               ? "`method` must be a string"
               : !Array.isArray(ref.answeredInputKeys ?? [])
                 ? "`answeredInputKeys` must be an array of strings"
-                : undefined;
+                : ref.pendingInputAnswers !== undefined &&
+                    (typeof ref.pendingInputAnswers !== "object" ||
+                      ref.pendingInputAnswers === null ||
+                      Array.isArray(ref.pendingInputAnswers))
+                  ? "`pendingInputAnswers` must be an object"
+                  : undefined;
   if (problem !== undefined) throw new TaskRefError(`invalid task ref: ${problem}`);
   const checked = ref as TaskRef;
   return {
