@@ -2,7 +2,9 @@
  * Store overhead: what durability costs per task. `fileStore` puts a ref on create (write, fsync, rename, fsync
  * the directory), rewrites it on a state change worth keeping (answered input), removes it at the end, and lists
  * the directory on `resume()`. Run by `npm run bench` after the scenarios (a few seconds), or alone with
- * `node --import tsx bench/store.ts [count]`. Prints a table and one `STORE_RESULT {json}` line.
+ * `node --import tsx bench/store.ts [count] [redisTasks]`. Then the Redis store's throughput (bench/store-redis.ts,
+ * 10,000 tasks over 4 workers), skipped when `redis-server` is missing. Prints tables and one `STORE_RESULT {json}`
+ * line.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,6 +13,7 @@ import { performance } from "node:perf_hooks";
 import type { TaskRef } from "../src/task/ref.js";
 import { fileStore, memoryStore } from "../src/store/index.js";
 import type { TaskStore } from "../src/store/types.js";
+import { redisServerInstalled, redisTable, redisThroughput, type RedisFigure } from "./store-redis.js";
 
 export interface StoreFigure {
   store: string;
@@ -91,7 +94,18 @@ export function storeTable(figures: StoreFigure[]): string {
 
 if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split("/").pop() as string)) {
   const count = Number(process.argv[2] ?? 200);
+  const redisTasks = Number(process.argv[3] ?? 10_000);
   const figures = await storeOverhead(count);
   console.log(storeTable(figures));
-  console.log(`STORE_RESULT ${JSON.stringify(figures)}`);
+  let redis: RedisFigure[] | string;
+  if (redisServerInstalled()) {
+    redis = await redisThroughput(redisTasks);
+    console.log(
+      `\nRedis store, 4 workers, ${redisTasks.toLocaleString("en")} tasks:\n\n${redisTable(redis)}`,
+    );
+  } else {
+    redis = "skipped: redis-server is not installed (apt-get install redis-server)";
+    console.log(`\nRedis store throughput: ${redis}`);
+  }
+  console.log(`STORE_RESULT ${JSON.stringify({ file: figures, redis })}`);
 }
