@@ -48,6 +48,21 @@ async function timeEach(count: number, op: (index: number) => Promise<unknown>):
   return times;
 }
 
+const AT_ONCE = 32;
+
+/** Puts `count` refs `AT_ONCE` at a time; each batch's time divided by its size, once per create. */
+async function timeBatches(count: number, op: (index: number) => Promise<unknown>): Promise<number[]> {
+  const times: number[] = [];
+  for (let first = 0; first < count; first += AT_ONCE) {
+    const size = Math.min(AT_ONCE, count - first);
+    const start = performance.now();
+    await Promise.all(Array.from({ length: size }, (_, k) => op(first + k)));
+    const each = ((performance.now() - start) * 1000) / size;
+    for (let k = 0; k < size; k++) times.push(each);
+  }
+  return times;
+}
+
 function figure(store: string, operation: string, times: number[]): StoreFigure {
   const sorted = [...times].sort((a, b) => a - b);
   const mean = times.reduce((sum, time) => sum + time, 0) / times.length;
@@ -59,11 +74,18 @@ async function measure(name: string, store: TaskStore, count: number): Promise<S
   await store.open?.();
   const figures = [
     figure(name, "create (put)", await timeEach(count, (i) => store.put(ref(i)))),
+    // Creations at once (one agent starting many calls) share the directory fsync: time per create.
+    figure(
+      name,
+      `create, ${AT_ONCE} at once (per create)`,
+      await timeBatches(count, (i) => store.put(ref(count + i))),
+    ),
     figure(name, "state change (put again)", await timeEach(count, (i) => store.put(ref(i, ["q"])))),
   ];
   const list = await timeEach(5, () => store.list(server));
   figures.push(figure(name, `list ${count} refs (resume)`, list));
   figures.push(figure(name, "end (remove)", await timeEach(count, (i) => store.remove(ref(i)))));
+  await timeEach(count, (i) => store.remove(ref(count + i)));
   await store.close?.();
   return figures;
 }
