@@ -1,6 +1,6 @@
 /**
  * One worker of the Redis store test, run as a bundle (see redis.test.ts) with `<url> <redisUrl> <name> <count>
- * <leaseMs>`. On SIGUSR2 calls `work` `count` times; adopts lapsed tasks of other workers, and prints `done <taskId> <kind>` for every
+ * <leaseMs>`. On SIGUSR2 calls `work` `count` times (then prints `called`); adopts lapsed tasks of other workers, and prints `done <taskId> <kind>` for every
  * handle that settles. SIGTERM closes the client (handing its leases back) and exits.
  */
 import { TaskClient } from "mcp-tasks";
@@ -37,6 +37,7 @@ async function callAll(): Promise<void> {
   };
   await Promise.all(Array.from({ length: 16 }, lane));
 }
-process.on("SIGUSR2", () => void callAll());
+// `called`: every task of this worker is created and its ref stored (from here on, a SIGKILL loses nothing).
+process.on("SIGUSR2", () => void callAll().then(() => console.log("called")));
 console.log("ready"); // SIGUSR2 starts the calls
 setInterval(() => undefined, 1 << 30); // keep running until SIGTERM

@@ -183,9 +183,11 @@ describe("four workers share tasks through Redis", () => {
     // server costs a millisecond or more of CPU per request, and a machine shared with other jobs is far slower.
     await until(() => taskServer.tasks.size >= per * WORKERS, "every task to be created", 240_000);
     const createdMs = Date.now() - t0;
-    // Kill the victim once it has polled half of its tasks: they are live and it is their known owner.
-    await until(() => polledBy("worker-0") >= per / 2, "the victim to poll its tasks", 120_000);
+    // Kill the victim once its refs are all stored (a task created but not yet stored dies with its process, as
+    // the issue allows) and it has polled half of its tasks: they are live and it is their known owner.
     const victim = workers[0] as Worker;
+    await until(() => said(victim, "called"), "the victim to store every ref", 120_000);
+    await until(() => polledBy("worker-0") >= per / 2, "the victim to poll its tasks", 120_000);
     victim.kill("SIGKILL");
     const killedAt = Date.now();
     await victim.done;
@@ -195,7 +197,14 @@ describe("four workers share tasks through Redis", () => {
         workers.flatMap((w) => w.lines.filter((l) => l.startsWith("done ") && l.endsWith(" completed"))),
       );
     const doneIds = () => new Set([...finished()].map((line) => line.split(" ")[1]));
-    await until(() => doneIds().size >= per * WORKERS, "every task to be reported done", 240_000);
+    await until(() => doneIds().size >= per * WORKERS, "every task to be reported done", 240_000).catch(
+      (error: Error) => {
+        const counts = workers.map(
+          (w) => `${w.name}: ${w.lines.filter((l) => l.startsWith("done ")).length}`,
+        );
+        throw new Error(`${error.message} (${doneIds().size} completed; done lines ${counts.join(", ")})`);
+      },
+    );
     const allDoneMs = Date.now() - t0;
     for (const w of workers.slice(1)) w.kill("SIGTERM");
     await Promise.all(workers.map((w) => w.done));
