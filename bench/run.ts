@@ -160,7 +160,8 @@ function saveResults(file: string, variant: string, records: ScenarioRecord[]): 
 /** The store overhead (bench/store.ts) in its own process; printed and written beside the results. */
 function runStoreBench(flags: Flags): Promise<void> {
   const count = flags.quick ? 50 : 200;
-  const args = ["--import", "tsx", join(BENCH_DIR, "store.ts"), String(count)];
+  const redisTasks = flags.quick ? 2000 : 10_000;
+  const args = ["--import", "tsx", join(BENCH_DIR, "store.ts"), String(count), String(redisTasks)];
   return new Promise((resolve) => {
     const child = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "inherit"] });
     let stdout = "";
@@ -172,7 +173,9 @@ function runStoreBench(flags: Flags): Promise<void> {
         return resolve();
       }
       const figures: unknown = JSON.parse(line.slice("STORE_RESULT ".length));
-      console.log(`\n## Task store overhead (per operation)\n\n${stdout.split("STORE_RESULT")[0]?.trim()}\n`);
+      console.log(
+        `\n## Task store overhead (per operation) and Redis throughput\n\n${stdout.split("STORE_RESULT")[0]?.trim()}\n`,
+      );
       const file = join(BENCH_DIR, flags.quick ? "store-results.local.json" : "store-results.json");
       const record = {
         measuredAt: new Date().toISOString(),

@@ -2,7 +2,9 @@
  * Store overhead: what durability costs per task. `fileStore` puts a ref on create (write, fsync, rename, fsync
  * the directory), rewrites it on a state change worth keeping (answered input), removes it at the end, and lists
  * the directory on `resume()`. Run by `npm run bench` after the scenarios (a few seconds), or alone with
- * `node --import tsx bench/store.ts [count]`. Prints a table and one `STORE_RESULT {json}` line.
+ * `node --import tsx bench/store.ts [count] [redisTasks]`. Then the Redis store's throughput (bench/store-redis.ts,
+ * 10,000 tasks over 4 workers), skipped when `redis-server` is missing. Prints tables and one `STORE_RESULT {json}`
+ * line.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,6 +13,7 @@ import { performance } from "node:perf_hooks";
 import type { TaskRef } from "../src/task/ref.js";
 import { fileStore, memoryStore } from "../src/store/index.js";
 import type { TaskStore } from "../src/store/types.js";
+import { redisServerInstalled, redisTable, redisThroughput, type RedisFigure } from "./store-redis.js";
 
 export interface StoreFigure {
   store: string;
@@ -45,6 +48,21 @@ async function timeEach(count: number, op: (index: number) => Promise<unknown>):
   return times;
 }
 
+const AT_ONCE = 32;
+
+/** Puts `count` refs `AT_ONCE` at a time; each batch's time divided by its size, once per create. */
+async function timeBatches(count: number, op: (index: number) => Promise<unknown>): Promise<number[]> {
+  const times: number[] = [];
+  for (let first = 0; first < count; first += AT_ONCE) {
+    const size = Math.min(AT_ONCE, count - first);
+    const start = performance.now();
+    await Promise.all(Array.from({ length: size }, (_, k) => op(first + k)));
+    const each = ((performance.now() - start) * 1000) / size;
+    for (let k = 0; k < size; k++) times.push(each);
+  }
+  return times;
+}
+
 function figure(store: string, operation: string, times: number[]): StoreFigure {
   const sorted = [...times].sort((a, b) => a - b);
   const mean = times.reduce((sum, time) => sum + time, 0) / times.length;
@@ -56,11 +74,18 @@ async function measure(name: string, store: TaskStore, count: number): Promise<S
   await store.open?.();
   const figures = [
     figure(name, "create (put)", await timeEach(count, (i) => store.put(ref(i)))),
+    // Creations at once (one agent starting many calls) share the directory fsync: time per create.
+    figure(
+      name,
+      `create, ${AT_ONCE} at once (per create)`,
+      await timeBatches(count, (i) => store.put(ref(count + i))),
+    ),
     figure(name, "state change (put again)", await timeEach(count, (i) => store.put(ref(i, ["q"])))),
   ];
   const list = await timeEach(5, () => store.list(server));
   figures.push(figure(name, `list ${count} refs (resume)`, list));
   figures.push(figure(name, "end (remove)", await timeEach(count, (i) => store.remove(ref(i)))));
+  await timeEach(count, (i) => store.remove(ref(count + i)));
   await store.close?.();
   return figures;
 }
@@ -91,7 +116,18 @@ export function storeTable(figures: StoreFigure[]): string {
 
 if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split("/").pop() as string)) {
   const count = Number(process.argv[2] ?? 200);
+  const redisTasks = Number(process.argv[3] ?? 10_000);
   const figures = await storeOverhead(count);
   console.log(storeTable(figures));
-  console.log(`STORE_RESULT ${JSON.stringify(figures)}`);
+  let redis: RedisFigure[] | string;
+  if (redisServerInstalled()) {
+    redis = await redisThroughput(redisTasks);
+    console.log(
+      `\nRedis store, 4 workers, ${redisTasks.toLocaleString("en")} tasks:\n\n${redisTable(redis)}`,
+    );
+  } else {
+    redis = "skipped: redis-server is not installed (apt-get install redis-server)";
+    console.log(`\nRedis store throughput: ${redis}`);
+  }
+  console.log(`STORE_RESULT ${JSON.stringify({ file: figures, redis })}`);
 }

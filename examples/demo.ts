@@ -1,9 +1,13 @@
 /**
  * `npm run demo`: the whole story in one run. Starts the reference tasks server on 127.0.0.1, runs a multi-step
- * task through `TaskClient` with a live status line, cancels a second task with an AbortSignal, and prints both
- * outcomes.
+ * task through `TaskClient` with a live status line, cancels a second task with an AbortSignal, and lets a third
+ * survive a client restart: stored by a `fileStore`, picked up by a new client's `resume()`.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { TaskClient, type TaskUpdate } from "mcp-tasks";
+import { fileStore } from "mcp-tasks/store";
 import { defineTool, fixtureTools, startTaskServer, step, textResult } from "mcp-tasks/testing";
 
 const buildReport = defineTool({
@@ -54,7 +58,30 @@ try {
   backfill.on("update", (update) => show("  slow_compute", update));
   const outcome = await backfill.outcome();
   if (live) process.stdout.write("\n");
-  console.log(`  outcome: ${outcome.kind}${"error" in outcome ? ` — ${outcome.error.message}` : ""}`);
+  console.log(`  outcome: ${outcome.kind}${"error" in outcome ? ` — ${outcome.error.message}` : ""}\n`);
+
+  // 3. A task outlives its client: the store holds its ref, and a new client resumes it.
+  console.log("▶ build_report across a client restart");
+  const dir = mkdtempSync(join(tmpdir(), "mcp-tasks-demo-"));
+  try {
+    const first = await TaskClient.connect(server.url, { store: fileStore(dir) });
+    const started = first.callTool("build_report", { quarter: "Q4" });
+    const ref = await started.ref; // durably stored before the handle reports it
+    console.log(`  first client started task ${ref?.taskId.slice(0, 8)}… and stops`);
+    await first.close();
+
+    const second = await TaskClient.connect(server.url, { store: fileStore(dir) });
+    const [resumed] = await second.resume();
+    console.log(`  second client resumed ${(await resumed?.ref)?.taskId.slice(0, 8)}… from the store`);
+    const again = await resumed?.outcome();
+    const done = again?.kind === "completed" ? again.result.content : [];
+    console.log(
+      `  outcome: ${again?.kind} — ${done.map((block) => (block.type === "text" ? block.text : "")).join(" ")}`,
+    );
+    await second.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 } finally {
   await client.close();
   await server.close();

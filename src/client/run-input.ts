@@ -3,7 +3,7 @@
  * exists, and the coordinator that answers `input_required` once it does. Kept apart from the interpreter so
  * that file reads as the lifecycle and nothing else.
  */
-import type { CallToolResult } from "../schema/index.js";
+import type { CallToolResult, InputResponse } from "../schema/index.js";
 import { InputCoordinator, InputRounds } from "../input/index.js";
 import { TaskInbox } from "../input/task-inbox.js";
 import type { InputUnansweredError, ProtocolError } from "../protocol/errors.js";
@@ -37,6 +37,10 @@ export interface CoordinatorHooks {
   toolName: string | undefined;
   /** Keys answered before (a task resumed from its ref). */
   answered: readonly string[] | undefined;
+  /** Answers given and never acknowledged (a task resumed from its ref). */
+  pending: Readonly<Record<string, unknown>> | undefined;
+  /** Stores the ref with the answers about to be sent; resolves once it is stored (or the failure logged). */
+  storeAnswers(): Promise<void>;
   sink: TaskSink<CallToolResult>;
   pollSoon(): void;
   /** The server acknowledged answers: the ref's answered keys changed. */
@@ -59,6 +63,8 @@ export function inputCoordinatorFor(context: RunContext, hooks: CoordinatorHooks
     concurrency: options.inputConcurrency,
     retry: context.retry,
     ...(hooks.answered !== undefined && { answered: hooks.answered }),
+    ...(hooks.pending !== undefined && { pending: hooks.pending as Record<string, InputResponse> }),
+    storeAnswers: hooks.storeAnswers,
     emitInput: (event) => sink.emitInput(event),
     emitUnanswered: (event) => sink.emitInputUnanswered(event),
     emitRetry: (event) => sink.emitRetry(event),

@@ -56,7 +56,8 @@ export class RefKeeper {
 
 /**
  * A task's ref as of now: identity from the call (or the ref it was resumed from), `createdAt`/`ttlMs` from the
- * newest snapshot or the creation answer, and the input keys answered so far.
+ * newest snapshot or the creation answer, the input keys answered so far, and answers given but not yet
+ * acknowledged.
  */
 export function refNow(
   context: RunContext,
@@ -73,5 +74,11 @@ export function refNow(
     createdAt: latest?.createdAt ?? created?.createdAt ?? known.createdAt,
     ttlMs: latest?.ttlMs ?? created?.ttlMs ?? known.ttlMs,
     answeredInputKeys: input?.answeredKeys() ?? known.answeredInputKeys ?? [],
+    ...pendingOf(input?.pendingAnswers() ?? known.pendingInputAnswers),
   });
+}
+
+/** The `pendingInputAnswers` field, left out when nothing waits for an acknowledgement. */
+function pendingOf(pending: Record<string, unknown> | undefined): Partial<TaskRef> {
+  return pending !== undefined && Object.keys(pending).length > 0 ? { pendingInputAnswers: pending } : {};
 }

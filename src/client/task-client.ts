@@ -282,16 +282,12 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
       const taskId = run.ref()?.taskId;
       if (taskId !== undefined) live.set(taskId, run);
     }
+    // With leases, follow only what this worker could claim (the latest ref, answered keys included).
+    const claims = refs.map((ref) => live.get(ref.taskId) ?? (store.claim ? store.claim(ref) : ref));
     const handles: TaskHandle<CallToolResult>[] = [];
-    for (const ref of refs) {
-      const running = live.get(ref.taskId);
-      if (running) {
-        handles.push(running.handle);
-        continue;
-      }
-      // With leases, follow only what this worker could claim (the latest ref, answered keys included).
-      const claimed = store.claim ? await store.claim(ref) : ref;
-      if (claimed !== undefined && !this.closing) handles.push(this.task(claimed, options));
+    for (const claim of await Promise.all(claims)) {
+      if (claim instanceof TaskRun) handles.push(claim.handle);
+      else if (claim !== undefined && !this.closing) handles.push(this.task(claim, options));
     }
     return handles;
   }
@@ -344,7 +340,14 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
   private startAdoption(everyMs: number): void {
     this.adoption = setInterval(() => {
       if (this.closing || this.resuming) return;
-      this.resuming = this.resume()
+      const store = this.context.store;
+      const adopting = store?.claimLapsed
+        ? store.claimLapsed(this.serverRef()).then((refs) => {
+            const live = new Set([...this.runs].map((run) => run.ref()?.taskId));
+            for (const ref of refs) if (!this.closing && !live.has(ref.taskId)) this.task(ref);
+          })
+        : this.resume();
+      this.resuming = adopting
         .catch((error: unknown) => this.context.log.warn("adopting stored tasks failed", error))
         .finally(() => (this.resuming = undefined));
     }, everyMs);

@@ -5,7 +5,7 @@
  */
 import type { DetailedTask } from "../schema/index.js";
 import { Method } from "../protocol/constants.js";
-import { ProtocolError, isTransientError } from "../protocol/errors.js";
+import { McpTasksError, ProtocolError, isTransientError } from "../protocol/errors.js";
 import { parseAck, parseGetTaskResult } from "../protocol/codec.js";
 import { retryAfterFault } from "../scheduler/retry.js";
 import type { RetryTiming } from "../scheduler/types.js";
@@ -23,6 +23,15 @@ export class TaskRequests {
   /** Why `operation` cannot work on this server at all, or undefined when it can (see `UnsupportedTaskRequests`). */
   unsupported(_operation: string): UnsupportedError | undefined {
     return undefined;
+  }
+
+  /** `handle.describe()`: one `tasks/get` now, refused at once without task support or before the id is known. */
+  async describe(taskId: string | undefined): Promise<DetailedTask> {
+    const unsupported = this.unsupported("handle.describe");
+    if (unsupported !== undefined) throw unsupported;
+    if (taskId === undefined)
+      throw new McpTasksError("describe: there is no task id (yet); see `handle.ref`");
+    return this.get(taskId);
   }
 
   /** One `tasks/get`, validated; the answer must be about the task asked for. No retry: the caller decides. */

@@ -120,12 +120,7 @@ export class TaskRun implements TaskController, PollJob, TaskInputTarget {
 
   /** One `tasks/get` now, outside the cadence; the snapshot also updates the handle. */
   async describe(): Promise<DetailedTask> {
-    const unsupported = this.context.tasks.unsupported("handle.describe");
-    if (unsupported !== undefined) throw unsupported;
-    const taskId = this.state.taskId;
-    if (taskId === undefined)
-      throw new McpTasksError("describe: there is no task id (yet); see `handle.ref`");
-    const snapshot = await this.context.tasks.get(taskId);
+    const snapshot = await this.context.tasks.describe(this.state.taskId);
     this.dispatch({ type: "observed", snapshot });
     return snapshot;
   }
@@ -362,18 +357,22 @@ export class TaskRun implements TaskController, PollJob, TaskInputTarget {
       taskId: this.state.taskId as string,
       toolName: this.call?.toolName ?? this.known.toolName,
       answered: this.known.answeredInputKeys,
+      pending: this.known.pendingInputAnswers,
+      storeAnswers: () => this.storeRef("storing input answers before sending them"),
       sink: this.sink,
       pollSoon: () => {
         if (this.state.phase !== "ended") this.context.scheduler.runSoon(this);
       },
-      submitted: () => {
-        const ref = this.ref();
-        if (ref !== undefined) void this.refs?.put(ref, "storing answered input keys");
-      },
+      submitted: () => void this.storeRef("storing answered input keys"),
       cancelTask: (reason) => this.dispatch({ type: "cancelRequested", reason }),
       fail: (error) => this.dispatch({ type: "failed", error }),
     });
     return this.input;
+  }
+
+  private storeRef(what: string): Promise<void> {
+    const ref = this.ref();
+    return ref === undefined || this.refs === undefined ? Promise.resolve() : this.refs.put(ref, what);
   }
 
   /** Keeps the alarm clock set for the nearest time limit of the current state. */

@@ -6,6 +6,7 @@ import type { ProtocolError, InputUnansweredError } from "../protocol/errors.js"
 import type { RetryTiming } from "../scheduler/types.js";
 import type { RpcChannel } from "../session/types.js";
 import type { InputRequestEvent, RetryEvent, UnansweredInputAction } from "../task/types.js";
+import type { InputResponse } from "../schema/index.js";
 import type { InputContext, InputHandlers, InputUnansweredEvent } from "./types.js";
 
 /** What the coordinator needs from the task driver. The `emit*` functions must not throw. */
@@ -31,6 +32,13 @@ export interface InputCoordinatorDeps {
   retry?: RetryTiming;
   /** Keys answered before (a task resumed from its ref): they are never asked again. */
   answered?: readonly string[];
+  /** Answers given before and never acknowledged (a task resumed from its ref): re-sent, never asked again. */
+  pending?: Readonly<Record<string, InputResponse>>;
+  /**
+   * Answers are about to go into a `tasks/update`: resolve once the task's stored ref holds them
+   * ({@link InputCoordinator.pendingAnswers}). Must not reject.
+   */
+  storeAnswers?(): Promise<void>;
   /** Aborted when the task's answers are no longer wanted (handle ended, detached, client closed). */
   signal?: AbortSignal;
   /** A key is offered (handle event `input`). */

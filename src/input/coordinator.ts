@@ -85,6 +85,11 @@ export class InputCoordinator {
     return this.ledger?.submittedKeys() ?? [...(this.deps.answered ?? [])];
   }
 
+  /** Answers given and not yet acknowledged, by key (for the task's ref). */
+  pendingAnswers(): Record<string, InputResponse> {
+    return this.ledger?.pendingAnswers() ?? { ...this.deps.pending };
+  }
+
   /** Whether the coordinator has stopped (task ended, policy applied, protocol error, or disposed). */
   get closed(): boolean {
     return this.lifetime.signal.aborted;
@@ -116,7 +121,7 @@ export class InputCoordinator {
       this.stop(new ProtocolError("an input request cannot be read", source, snapshot, { cause: error }));
       return;
     }
-    this.ledger ??= new InputLedger(this.deps.answered);
+    this.ledger ??= new InputLedger(this.deps.answered, Object.entries(this.deps.pending ?? {}));
     const changes = this.ledger.observe(listed);
     const [conflict] = changes.conflicts;
     if (conflict !== undefined) {
@@ -305,6 +310,9 @@ export class InputCoordinator {
     }
     const keys = [...batch.responses.keys()];
     try {
+      // Write-ahead: the answers are stored before they leave, so a crash mid-update never asks the user again.
+      await this.deps.storeAnswers?.();
+      if (this.closed) throw this.lifetime.signal.reason;
       await sendUpdate(this.deps.channel, this.deps.taskId, batch, {
         retry: this.retry,
         signal: this.lifetime.signal,

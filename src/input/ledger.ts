@@ -66,9 +66,25 @@ export class InputLedger {
   private readonly entries = new Map<string, Entry>();
   /** Keys answered before this ledger existed (a task resumed from its ref): never offered again. */
   private readonly answeredBefore: ReadonlySet<string>;
+  /**
+   * Answers given before this ledger existed and never acknowledged (a task resumed from its ref, whose process
+   * died with a `tasks/update` on its way): re-sent while the key is listed, never asked again.
+   */
+  private readonly pendingBefore: Map<string, InputResponse>;
 
-  constructor(answeredBefore: Iterable<string> = []) {
+  constructor(answeredBefore: Iterable<string> = [], pendingBefore: Iterable<[string, InputResponse]> = []) {
     this.answeredBefore = new Set(answeredBefore);
+    this.pendingBefore = new Map(pendingBefore);
+  }
+
+  /**
+   * Answers given and not yet acknowledged, by key: those being delivered, those waiting to be re-sent, and
+   * those carried over from a resume and not yet listed again. A task's stored ref keeps them.
+   */
+  pendingAnswers(): Record<string, InputResponse> {
+    const pending = Object.fromEntries(this.pendingBefore);
+    for (const [key, entry] of this.entries) if (entry.answer !== undefined) pending[key] = entry.answer;
+    return pending;
   }
 
   /** Keys whose answer the server acknowledged, including those answered before a resume. */
@@ -95,7 +111,13 @@ export class InputLedger {
     const resend: string[] = [];
     for (const [key, print] of listed) {
       const entry = this.entries.get(key);
-      if (entry === undefined) {
+      const carried = entry === undefined ? this.pendingBefore.get(key) : undefined;
+      if (carried !== undefined) {
+        // Answered before the resume and maybe never delivered: re-send that answer.
+        this.pendingBefore.delete(key);
+        this.entries.set(key, { fingerprint: print, state: "released", failedUpdates: 0, answer: carried });
+        resend.push(key);
+      } else if (entry === undefined) {
         const before = this.answeredBefore.has(key);
         this.entries.set(key, {
           fingerprint: print,

@@ -2,6 +2,10 @@
  * The requests of a session that await an answer. Every poll of every task passes through here, so an entry
  * costs one object, one timer and (only when the caller gave a signal) one abort listener: the entry itself is
  * the listener (`handleEvent`), and the timer gets the entry as its argument, so no closure is made per request.
+ * On a transport with one HTTP exchange per request the entry also owns that exchange's signal (`exchange`):
+ * fetch keeps a listener on the signal it is given until the request is garbage-collected, so one signal shared
+ * by every request (the transport's own) would gather thousands of them; and a request given up locally (timed
+ * out, aborted) should close its exchange rather than leave it open.
  */
 import { RequestTimeoutError, redactError } from "../protocol/errors.js";
 
@@ -11,6 +15,8 @@ type Reject = (error: unknown) => void;
 /** One request in flight. */
 export class PendingRequest {
   timer: ReturnType<typeof setTimeout> | undefined;
+  /** Aborts this request's own HTTP exchange; set by the session on per-request-stream transports. */
+  exchange: AbortController | undefined;
 
   constructor(
     readonly table: PendingTable,
@@ -35,7 +41,9 @@ export class PendingRequest {
 }
 
 function expire(entry: PendingRequest, timeoutMs: number): void {
-  if (entry.table.take(entry.id) === entry) entry.fail(new RequestTimeoutError(entry.method, timeoutMs));
+  if (entry.table.take(entry.id) !== entry) return;
+  entry.exchange?.abort();
+  entry.fail(new RequestTimeoutError(entry.method, timeoutMs));
 }
 
 export class PendingTable {
@@ -81,7 +89,9 @@ export class PendingTable {
   }
 
   abort(entry: PendingRequest): void {
-    if (this.take(entry.id) === entry) entry.reject(abortReason(entry.signal));
+    if (this.take(entry.id) !== entry) return;
+    entry.exchange?.abort(entry.signal?.reason);
+    entry.reject(abortReason(entry.signal));
   }
 
   /** Rejects every request still waiting, with the error `reason` builds for its method. */

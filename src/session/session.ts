@@ -356,8 +356,9 @@ export class Session implements RpcChannel {
 
   private sendOptions(entry: PendingRequest): SendOptions | undefined {
     if (this.transport.hasPerRequestStream !== true) return undefined;
+    entry.exchange = new AbortController();
     return {
-      requestSignal: entry.signal,
+      requestSignal: entry.exchange.signal,
       // The request's response stream ended (server closed it, network dropped) without an answer.
       onRequestStreamEnd: () => {
         if (this.pending.take(entry.id) !== entry) return;

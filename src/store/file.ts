@@ -46,6 +46,9 @@ class FileStore implements TaskStore {
   private opening: Promise<void> | undefined;
   private closed = false;
   private seq = 0;
+  /** The directory fsync in progress, and the one that writers renamed since it began are waiting for. */
+  private dirSyncRunning: Promise<void> | undefined;
+  private dirSyncQueued: Promise<void> | undefined;
 
   constructor(
     private readonly dir: string,
@@ -170,8 +173,28 @@ class FileStore implements TaskStore {
     throw new StoreLockedError(`fileStore: could not take the lock ${path}`);
   }
 
-  private async syncDir(): Promise<void> {
-    if (this.options.unsafeNoSync) return;
+  /**
+   * Makes every rename done so far durable. Concurrent writers share one directory fsync (group commit): a caller
+   * joins the fsync queued behind the running one, which starts only after its rename, so no write is reported
+   * durable before an fsync that covers it.
+   */
+  private syncDir(): Promise<void> {
+    if (this.options.unsafeNoSync) return Promise.resolve();
+    this.dirSyncQueued ??= (async () => {
+      await this.dirSyncRunning?.catch(() => undefined);
+      this.dirSyncQueued = undefined; // renames from here on need a later fsync
+      const running = this.fsyncDir();
+      this.dirSyncRunning = running;
+      try {
+        await running;
+      } finally {
+        if (this.dirSyncRunning === running) this.dirSyncRunning = undefined;
+      }
+    })();
+    return this.dirSyncQueued;
+  }
+
+  private async fsyncDir(): Promise<void> {
     const handle = await open(this.dir, "r");
     try {
       await handle.sync();

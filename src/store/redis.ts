@@ -9,7 +9,7 @@ import { randomUUID } from "node:crypto";
 import { McpTasksError } from "../protocol/errors.js";
 import { safeLogger, type Logger } from "../client/logger.js";
 import { foreignServer, readTaskRef, type TaskRef } from "../task/ref.js";
-import { DEFAULT_PRUNE_GRACE_MS, refExpired, refKey, type TaskStore } from "./types.js";
+import { DEFAULT_PRUNE_GRACE_MS, refExpired, refKey, serverKey, type TaskStore } from "./types.js";
 
 /** The few commands the store sends; a `redis` (node-redis) client fits. */
 export interface RedisLike {
@@ -55,11 +55,34 @@ local holder = redis.call('GET', KEYS[2])
 if holder and holder ~= ARGV[2] then return false end
 redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
 return ref`;
-/** Renews every lease given in one round trip; answers 1 (kept) or 0 (lost) per key. */
+/**
+ * Takes every lapsed lease among the refs whose field starts with ARGV[1] (one server's) and answers their refs.
+ * Lease keys are built inside the script (ARGV[4] + field), so this needs a single Redis node, not a cluster.
+ */
+const CLAIM_LAPSED = `local taken = {}
+for _, field in ipairs(redis.call('HKEYS', KEYS[1])) do
+  if string.sub(field, 1, #ARGV[1]) == ARGV[1] then
+    local lease = ARGV[4] .. field
+    if redis.call('EXISTS', lease) == 0 then
+      redis.call('SET', lease, ARGV[2], 'PX', ARGV[3])
+      table.insert(taken, field)
+      table.insert(taken, redis.call('HGET', KEYS[1], field))
+    end
+  end
+end
+return taken`;
+/**
+ * Renews every lease given in one round trip; answers 1 (kept) or 0 (lost) per key. A lease that lapsed while
+ * this worker was too busy to renew it, and that nobody took since, is taken again if its ref is still stored.
+ */
 const RENEW = `local kept = {}
 for i, key in ipairs(KEYS) do
-  if redis.call('GET', key) == ARGV[1] then
+  local holder = redis.call('GET', key)
+  if holder == ARGV[1] then
     redis.call('PEXPIRE', key, ARGV[2])
+    kept[i] = 1
+  elseif not holder and redis.call('HEXISTS', ARGV[3], ARGV[3 + i]) == 1 then
+    redis.call('SET', key, ARGV[1], 'PX', ARGV[2])
     kept[i] = 1
   else
     kept[i] = 0
@@ -71,6 +94,7 @@ return 0`;
 
 export type RedisTaskStore = TaskStore & {
   claim(ref: TaskRef): Promise<TaskRef | undefined>;
+  claimLapsed(server: TaskRef["server"]): Promise<TaskRef[]>;
   onLeaseLost(listener: (ref: TaskRef) => void): void;
   close(): Promise<void>;
   readonly owner: string;
@@ -165,6 +189,32 @@ class RedisStore implements TaskStore {
     return latest;
   }
 
+  async claimLapsed(server: TaskRef["server"]): Promise<TaskRef[]> {
+    const prefix = `${serverKey(server)}\n`;
+    const args = [prefix, this.owner, String(this.leaseMs), this.lease("")];
+    const taken = (await this.script(CLAIM_LAPSED, [this.refs], args)) as string[];
+    const claimed: TaskRef[] = [];
+    const now = Date.now();
+    for (let index = 0; index < taken.length; index += 2) {
+      const key = taken[index] as string;
+      let ref: TaskRef | undefined;
+      try {
+        ref = readTaskRef(JSON.parse(taken[index + 1] as string));
+      } catch (error) {
+        this.log.warn(`redisStore: dropping an unreadable ref`, error);
+      }
+      if (ref === undefined || refExpired(ref, now, this.grace)) {
+        await this.script(REMOVE, [this.refs, this.lease(key)], [key, this.owner]);
+      } else if (foreignServer(ref, server) !== undefined) {
+        await this.script(RELEASE, [this.lease(key)], [this.owner]);
+      } else {
+        this.hold(key, ref);
+        claimed.push(ref);
+      }
+    }
+    return claimed;
+  }
+
   onLeaseLost(listener: (ref: TaskRef) => void): void {
     this.lost.add(listener);
   }
@@ -225,7 +275,11 @@ class RedisStore implements TaskStore {
     let kept: unknown;
     try {
       const keys = held.map(([key]) => this.lease(key));
-      kept = await client.eval(RENEW, { keys, arguments: [this.owner, String(this.leaseMs)] });
+      const fields = held.map(([key]) => key);
+      kept = await client.eval(RENEW, {
+        keys,
+        arguments: [this.owner, String(this.leaseMs), this.refs, ...fields],
+      });
     } catch (error) {
       this.log.warn("redisStore: renewing leases failed; trying again", error);
       return;

@@ -25,6 +25,11 @@ export interface TaskStore {
    * (undefined when another worker owns it or it is gone). `resume()` follows only what it claimed.
    */
   claim?(ref: TaskRef): Promise<TaskRef | undefined>;
+  /**
+   * Stores with leases: take, in one go, every lease of `server`'s refs that nobody holds, and resolve with the
+   * refs taken. The adoption loop uses it instead of `list` plus one `claim` per ref.
+   */
+  claimLapsed?(server: TaskRef["server"]): Promise<TaskRef[]>;
   /** Stores with leases: `listener` hears of a task whose lease this worker lost; the client stops following it. */
   onLeaseLost?(listener: (ref: TaskRef) => void): void;
 }

@@ -24,6 +24,11 @@ export interface TaskRef {
    * requests. Absent (refs written before this field existed) means `modern`.
    */
   era?: "modern" | "legacy";
+  /**
+   * Answers given but not yet acknowledged by the server (a `tasks/update` was on its way), by input key: a
+   * resumed handle re-sends them while the server still lists the key, and never asks for them again.
+   */
+  pendingInputAnswers?: Record<string, unknown>;
 }
 
 /** A malformed ref, or one that names a task on another server. */
@@ -52,7 +57,12 @@ export function readTaskRef(value: unknown): TaskRef {
                 ? "`answeredInputKeys` must be an array of strings"
                 : ref.era !== undefined && ref.era !== "modern" && ref.era !== "legacy"
                   ? '`era` must be "modern" or "legacy"'
-                  : undefined;
+                  : ref.pendingInputAnswers !== undefined &&
+                      (typeof ref.pendingInputAnswers !== "object" ||
+                        ref.pendingInputAnswers === null ||
+                        Array.isArray(ref.pendingInputAnswers))
+                    ? "`pendingInputAnswers` must be an object"
+                    : undefined;
   if (problem !== undefined) throw new TaskRefError(`invalid task ref: ${problem}`);
   const checked = ref as TaskRef;
   return {

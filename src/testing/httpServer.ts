@@ -202,7 +202,10 @@ export async function startTaskServer(options: HttpTaskServerOptions = {}): Prom
       return writeJson(res, 400, { jsonrpc: "2.0", id, error });
     }
     const aborted = new AbortController();
-    res.on("close", () => aborted.abort());
+    // Only a response the client dropped before it was written aborts its request; a finished one needs nothing.
+    res.on("close", () => {
+      if (!res.writableFinished) aborted.abort();
+    });
     await writeWebResponse(await handler.fetch(toWebRequest(req, url, headers, text, aborted.signal)), res);
   }
 
@@ -213,6 +216,9 @@ export async function startTaskServer(options: HttpTaskServerOptions = {}): Prom
       else writeRpcError(res, 500, ErrorCode.internalError, "Internal error");
     });
   });
+  // A client reuses an idle connection for up to the keep-alive hint less a second; on a loaded machine that
+  // second is not enough, and a request written just as the server drops the socket fails with ECONNRESET.
+  server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? 0, host, () => resolve());

@@ -4,7 +4,7 @@
  * server runs here, on 127.0.0.1, and its request log proves the input was answered exactly once.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readdirSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -17,6 +17,7 @@ import {
   textResult,
   type HttpTaskServer,
 } from "mcp-tasks/testing";
+import { startFaultProxy } from "../lifecycle/fault-proxy.js";
 
 const root = fileURLToPath(new URL("../../..", import.meta.url));
 const child = fileURLToPath(new URL("./crash-child.ts", import.meta.url));
@@ -151,6 +152,50 @@ describe("two processes on one store directory", () => {
       expect(JSON.parse(third.stdout.trim()).results).toHaveLength(1);
       const [taskId] = createdTaskIds().filter((id) => !before.has(id));
       expect(answersSent(taskId as string)).toEqual(["q"]);
+    },
+    2 * TWO_PROCESSES_MS,
+  );
+});
+
+describe("an answer on its way when the process dies", () => {
+  it(
+    "is stored before the tasks/update leaves, and the resumed task re-sends it without asking again",
+    async () => {
+      // The proxy holds every tasks/update unanswered and unforwarded: the server never gets the first one.
+      const proxy = await startFaultProxy(server.url);
+      try {
+        proxy.fault("tasks/update", "hang");
+        const dir = mkdtempSync(join(tmpdir(), "mcp-tasks-pending-"));
+        const before = new Set(createdTaskIds());
+        const first = startChild([proxy.url, dir, "call"]);
+        await until(() => proxy.seen.includes("tasks/update"), "the answer to be on its way");
+        first.kill();
+        expect((await first.done).signal).toBe("SIGKILL");
+        const [taskId] = createdTaskIds().filter((id) => !before.has(id));
+        expect(answersSent(taskId as string)).toEqual([]);
+
+        // What the dead process left: its ref, holding the answer that was never acknowledged.
+        const files = readdirSync(dir).filter((name) => name.endsWith(".json"));
+        expect(files).toHaveLength(1);
+        const stored = JSON.parse(readFileSync(join(dir, files[0] as string), "utf8")) as {
+          ref: { answeredInputKeys: string[]; pendingInputAnswers?: Record<string, unknown> };
+        };
+        expect(stored.ref.answeredInputKeys).toEqual([]);
+        expect(stored.ref.pendingInputAnswers).toEqual({ q: { action: "accept", content: { ok: true } } });
+
+        proxy.heal("tasks/update");
+        const second = await runChild([proxy.url, dir, "resume"]);
+        expect(second.code, second.stderr).toBe(0);
+        const report = JSON.parse(second.stdout.trim().split("\n").pop() as string) as {
+          results: unknown[];
+          asked: string[];
+        };
+        expect(report.asked).toEqual([]); // the handler was not called again
+        expect(report.results).toEqual([textResult(`done with {"action":"accept","content":{"ok":true}}`)]);
+        expect(answersSent(taskId as string)).toEqual(["q"]); // the server had the answer once
+      } finally {
+        await proxy.close();
+      }
     },
     2 * TWO_PROCESSES_MS,
   );

@@ -10,6 +10,35 @@ const yes = { action: "accept" as const, content: { ok: true } };
 const no = { action: "decline" as const };
 
 describe("the input ledger", () => {
+  it("re-sends an answer carried over from a resume instead of offering its key, and keeps it until acknowledged", () => {
+    const ledger = new InputLedger([], [["a", yes]]);
+    expect(ledger.pendingAnswers()).toEqual({ a: yes }); // stored again even before the key is listed
+    expect(ledger.observe(listing({ a: "p1", b: "p2" }))).toEqual({
+      fresh: ["b"],
+      resend: ["a"],
+      vanished: [],
+      conflicts: [],
+    });
+    expect(ledger.pendingAnswer("a")).toEqual(yes);
+    ledger.answered("a", yes);
+    expect(ledger.pendingAnswers()).toEqual({ a: yes });
+    ledger.submitted(["a"]);
+    expect(ledger.pendingAnswers()).toEqual({});
+    expect(ledger.submittedKeys()).toEqual(["a"]);
+  });
+
+  it("records every answer on its way as pending, and forgets it once the server acknowledged it", () => {
+    const ledger = new InputLedger();
+    ledger.observe(listing({ a: "p1" }));
+    ledger.answered("a", no);
+    expect(ledger.pendingAnswers()).toEqual({ a: no });
+    ledger.released(["a"]);
+    expect(ledger.pendingAnswers()).toEqual({ a: no });
+    ledger.answered("a", no);
+    ledger.submitted(["a"]);
+    expect(ledger.pendingAnswers()).toEqual({});
+  });
+
   it("offers a key the first time it is listed, and not again while it waits", () => {
     const ledger = new InputLedger();
     expect(ledger.observe(listing({ a: "p1" })).fresh).toEqual(["a"]);

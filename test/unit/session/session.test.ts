@@ -137,9 +137,26 @@ describe("a session's requests", () => {
     const controller = new AbortController();
     const pending = streaming.session.request("tasks/get", { taskId: "a" }, { signal: controller.signal });
     const sendOptions = streaming.transport.sendOptions.at(-1);
-    expect(sendOptions?.requestSignal).toBe(controller.signal);
+    expect(sendOptions?.requestSignal).toBeInstanceOf(AbortSignal);
     sendOptions?.onRequestStreamEnd?.();
     await expect(pending).rejects.toMatchObject({ name: "TransportError", transient: true });
+  });
+
+  it("give every request its own exchange signal, aborted when the caller gives up (never one shared signal)", async () => {
+    // fetch keeps a listener on the signal it is given until the request is collected: one signal shared by
+    // thousands of polls gathers thousands of listeners (Node's MaxListenersExceededWarning).
+    const streaming = await connected(new FakeTransport(modernResponder, true));
+    const controller = new AbortController();
+    const first = streaming.session.request("tasks/get", { taskId: "a" }, { signal: controller.signal });
+    const firstSignal = streaming.transport.sendOptions.at(-1)?.requestSignal;
+    void streaming.session.request("tasks/get", { taskId: "b" });
+    const secondSignal = streaming.transport.sendOptions.at(-1)?.requestSignal;
+    expect(secondSignal).toBeInstanceOf(AbortSignal);
+    expect(secondSignal).not.toBe(firstSignal);
+    controller.abort(new Error("stop"));
+    await expect(first).rejects.toThrow("stop");
+    expect(firstSignal?.aborted).toBe(true);
+    expect(secondSignal?.aborted).toBe(false);
   });
 
   it("reject with the typed error for what the transport's send threw", async () => {
