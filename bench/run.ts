@@ -5,7 +5,8 @@
  *
  * Flags: `--quick` (smaller counts, one round; writes `bench/results.local.json`), `--json-wire` (a JSON round
  * trip per message in both directions), `--scenarios=1,3` (a subset), `--rounds=N` (default 3), `--store-only` (only
- * the task store overhead, which otherwise runs last, in a few seconds; `--no-store` skips it).
+ * the task store overhead, which otherwise runs last, in a few seconds; `--no-store` skips it), `--libs=ours,floor`
+ * (only those libraries; the saved figures of the others in that scenario are kept as they were).
  * The libraries take turns within each round, and the order flips every round.
  */
 import { execFileSync, spawn } from "node:child_process";
@@ -28,6 +29,8 @@ interface Flags {
   store: "also" | "only" | "skip";
   jsonWire: boolean;
   only: number[] | undefined;
+  /** Only these libraries (`--libs=ours,floor`); undefined runs every library of a scenario. */
+  libs: LibraryName[] | undefined;
   rounds: number;
 }
 
@@ -38,7 +41,10 @@ function parseFlags(argv: string[]): Flags {
   const rounds = Number(value("rounds") ?? (quick ? 1 : 3));
   if (!Number.isInteger(rounds) || rounds < 1) throw new Error("--rounds must be a positive integer");
   const store = argv.includes("--store-only") ? "only" : argv.includes("--no-store") ? "skip" : "also";
-  return { quick, store, jsonWire: argv.includes("--json-wire"), only, rounds };
+  const libs = value("libs")?.split(",") as LibraryName[] | undefined;
+  const unknown = libs?.filter((library) => !(library in LIBRARY_TITLES));
+  if (unknown?.length) throw new Error(`--libs: unknown ${unknown.join(", ")} (ours, ext-tasks, floor)`);
+  return { quick, store, jsonWire: argv.includes("--json-wire"), only, libs, rounds };
 }
 
 /** Runs measure.ts in a fresh process and returns its result (or a failed result with the reason). */
@@ -80,8 +86,10 @@ function failedRun(request: RunRequest, failure: string): RunResult {
   };
 }
 
-function librariesFor(scenario: Scenario, oursAvailable: boolean): LibraryName[] {
-  return scenario.libraries.filter((library) => library !== "ours" || oursAvailable);
+function librariesFor(scenario: Scenario, flags: Flags, oursAvailable: boolean): LibraryName[] {
+  return scenario.libraries.filter(
+    (library) => (library !== "ours" || oursAvailable) && (!flags.libs || flags.libs.includes(library)),
+  );
 }
 
 interface ScenarioRecord {
@@ -92,6 +100,11 @@ interface ScenarioRecord {
   /** The commit the mcp-tasks sources came from, with "+wip" when src/ had uncommitted changes. */
   sourceRevision: string;
   rounds: number;
+  /**
+   * Libraries whose runs were kept from an earlier record (a `--libs` run skipped them), with when and from
+   * which sources they were measured.
+   */
+  keptFrom?: Partial<Record<LibraryName, { measuredAt: string; sourceRevision: string; rounds: number }>>;
   runs: Partial<Record<LibraryName, RunResult[]>>;
   summaries: Record<string, Record<string, Spread>>;
 }
@@ -116,7 +129,7 @@ async function runScenario(
 ): Promise<ScenarioRecord> {
   const runs: Partial<Record<LibraryName, RunResult[]>> = {};
   for (let round = 1; round <= flags.rounds; round++) {
-    const libraries = librariesFor(scenario, oursAvailable);
+    const libraries = librariesFor(scenario, flags, oursAvailable);
     if (round % 2 === 0) libraries.reverse();
     for (const library of libraries) {
       const result = await runOnce({ library, scenario, jsonWire: flags.jsonWire });
@@ -148,13 +161,37 @@ async function runScenario(
 function saveResults(file: string, variant: string, records: ScenarioRecord[]): void {
   type Saved = { variants?: Record<string, { scenarios: ScenarioRecord[] }> };
   const saved: Saved = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Saved) : {};
+  const previous = saved.variants?.[variant]?.scenarios ?? [];
   const rerun = new Set(records.map((record) => record.scenario.id));
-  const kept = (saved.variants?.[variant]?.scenarios ?? []).filter(
-    (record) => !rerun.has(record.scenario.id),
+  const kept = previous.filter((record) => !rerun.has(record.scenario.id));
+  const merged = records.map((record) =>
+    withSkippedLibraries(
+      record,
+      previous.find((old) => old.scenario.id === record.scenario.id),
+    ),
   );
-  const scenarios = [...kept, ...records].sort((a, b) => a.scenario.id - b.scenario.id);
+  const scenarios = [...kept, ...merged].sort((a, b) => a.scenario.id - b.scenario.id);
   const variants = { ...saved.variants, [variant]: { scenarios } };
   writeFileSync(file, `${JSON.stringify({ variants }, null, 2)}\n`);
+}
+
+/** A `--libs` run keeps the earlier figures of the libraries it skipped, saying where they came from. */
+function withSkippedLibraries(record: ScenarioRecord, old: ScenarioRecord | undefined): ScenarioRecord {
+  if (!old) return record;
+  const merged: ScenarioRecord = { ...record, runs: { ...record.runs }, summaries: { ...record.summaries } };
+  for (const library of Object.keys(old.runs) as LibraryName[]) {
+    if (record.runs[library] || !old.runs[library]) continue;
+    merged.runs[library] = old.runs[library];
+    const summary = old.summaries[library];
+    if (summary) merged.summaries[library] = summary;
+    const origin = old.keptFrom?.[library] ?? {
+      measuredAt: old.measuredAt,
+      sourceRevision: old.sourceRevision,
+      rounds: old.rounds,
+    };
+    merged.keptFrom = { ...merged.keptFrom, [library]: origin };
+  }
+  return merged;
 }
 
 /** The store overhead (bench/store.ts) in its own process; printed and written beside the results. */
