@@ -18,7 +18,7 @@ import {
   redactIn,
 } from "../protocol/errors.js";
 import type { CallState, Ending } from "../lifecycle/types.js";
-import type { OutcomeMapper, TaskOutcome } from "../task/types.js";
+import type { OutcomeMapper, TaskOutcome, TaskSink } from "../task/types.js";
 import { parseCallToolResult } from "../protocol/codec.js";
 import { ErrorCode, Method } from "../protocol/constants.js";
 
@@ -64,6 +64,18 @@ export function outcomeOf(
           return errorOutcome(ending.error, taskId);
       }
   }
+}
+
+/** Ends the handle: a terminal snapshot goes through the handle (which maps and shows it), anything else at once. */
+export function settle(
+  sink: TaskSink<CallToolResult>,
+  ending: Ending,
+  state: CallState,
+  toOutcome: (state: CallState) => OutcomeMapper<CallToolResult>,
+): void {
+  const outcome = outcomeOf(ending, state);
+  if ("snapshot" in outcome) sink.accept(outcome.snapshot, toOutcome(state));
+  else sink.settle(outcome);
 }
 
 function errorOutcome(error: unknown, taskId: string | undefined): TaskOutcome<CallToolResult> {

@@ -4,6 +4,7 @@
  */
 import type { CallToolResult } from "../schema/index.js";
 import type { PollScheduler } from "../scheduler/scheduler.js";
+import type { AlarmClock } from "../scheduler/alarm-clock.js";
 import type { PollTiming, RetryTiming } from "../scheduler/types.js";
 import type { RpcChannel } from "../session/types.js";
 import type { InputContext } from "../input/types.js";
@@ -40,8 +41,8 @@ export interface RunContext {
   dialect: CallDialect;
   /** Polls, at most `maxInFlight` at once. */
   scheduler: PollScheduler;
-  /** Time limits: never capped, so a deadline fires while every poll slot is taken. */
-  alarms: PollScheduler;
+  /** Time limits, on the `now()` time line: never capped, so a deadline fires while every poll slot is taken. */
+  alarms: AlarmClock;
   polling: PollTiming;
   retry: RetryTiming;
   options: ResolvedClientOptions;

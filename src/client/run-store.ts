@@ -13,6 +13,9 @@ import type { TaskStore } from "../store/types.js";
 import type { Logger } from "./logger.js";
 import type { CallSpec, RunContext } from "./run-context.js";
 
+/** A run made by `callTool` knows nothing of a ref beforehand; one frozen object serves them all. */
+export const NO_REF: Partial<TaskRef> = Object.freeze({});
+
 export class RefKeeper {
   /** The last write queued; the next waits for it, so a removal never overtakes a put. */
   private tail: Promise<void> = Promise.resolve();

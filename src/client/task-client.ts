@@ -9,6 +9,7 @@ import type { CallToolResult, JSONObject } from "../schema/index.js";
 import { McpTasksError } from "../protocol/errors.js";
 import { redactTaskId } from "../protocol/redact.js";
 import { PollScheduler } from "../scheduler/scheduler.js";
+import { AlarmClock } from "../scheduler/alarm-clock.js";
 import { retryDelay } from "../scheduler/retry.js";
 import { Session } from "../session/session.js";
 import { resolveTransport, type ConnectTarget } from "../session/targets.js";
@@ -96,7 +97,7 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
       tasks: this.era.tasks,
       dialect: this.era.dialect,
       scheduler: new PollScheduler({ maxInFlight: settings.options.maxInFlight, onJobError }),
-      alarms: new PollScheduler({ maxInFlight: Infinity, onJobError }),
+      alarms: new AlarmClock({ onError: onJobError }),
       polling: settings.polling,
       retry: settings.retry,
       options: settings.options,

@@ -11,22 +11,22 @@ import type { ClassifiedResult } from "../protocol/codec.js";
 import { orphanToCancel, prepareThen } from "./dialect.js";
 import { pollDelay } from "../scheduler/timing.js";
 import type { PollJob } from "../scheduler/types.js";
+import { Alarm, type AlarmTarget } from "../scheduler/alarm-clock.js";
 import { createTask, type TaskHandle, type TaskSink } from "../task/handle.js";
 import type { CancelResult, TaskController, TaskOutcome } from "../task/types.js";
 import type { TaskRef } from "../task/ref.js";
 import { InputRespondError, type InputCoordinator, type InputRounds } from "../input/index.js";
 import type { TaskInputTarget } from "../input/server-requests.js";
-import { initialState, nextAlarm, transition } from "../lifecycle/transition.js";
+import { alarmEvent, initialState, nextAlarm, pollDueEvent, transition } from "../lifecycle/transition.js";
 import type { CallAnswer, CallEvent, CallState, Effect } from "../lifecycle/types.js";
 import type { CallSpec, RunContext } from "./run-context.js";
-import { outcomeOf, pollFault } from "./endings.js";
+import { pollFault, settle } from "./endings.js";
 import { inputCoordinatorFor, inputRoundsFor, taskInboxFor } from "./run-input.js";
 import type { TaskInbox } from "../input/task-inbox.js";
-import { RefKeeper, refNow } from "./run-store.js";
-import { Alarm } from "./alarm.js";
+import { NO_REF, RefKeeper, refNow } from "./run-store.js";
 import { cancelAfterEnd, cancelOrphan, cancelWithRetries, type CancelReply } from "./run-cancel.js";
 
-export class TaskRun implements TaskController, PollJob, TaskInputTarget {
+export class TaskRun implements TaskController, PollJob, TaskInputTarget, AlarmTarget {
   readonly handle: TaskHandle<CallToolResult>;
   private readonly sink: TaskSink<CallToolResult>;
   private state: CallState;
@@ -35,7 +35,7 @@ export class TaskRun implements TaskController, PollJob, TaskInputTarget {
   private dispatching = false;
   /** The `tasks/get` in flight, returned to the scheduler so it counts against `maxInFlight` until answered. */
   private poll: Promise<void> | undefined;
-  /** The alarm-clock job, made when a first time limit applies (most calls have none). */
+  /** This run's place on the alarm clock, made when a first time limit applies. */
   private alarm: Alarm | undefined;
   private rounds: { abort: AbortController; rounds: InputRounds } | undefined;
   private input: InputCoordinator | undefined;
@@ -53,7 +53,7 @@ export class TaskRun implements TaskController, PollJob, TaskInputTarget {
     private readonly call: CallSpec | undefined,
     deadline: number | undefined,
     private readonly signal: AbortSignal | undefined,
-    private readonly known: Partial<TaskRef> = {},
+    private readonly known: Partial<TaskRef> = NO_REF,
   ) {
     this.state = initialState(deadline);
     if (context.store)
@@ -110,13 +110,13 @@ export class TaskRun implements TaskController, PollJob, TaskInputTarget {
   }
 
   /** A server request naming this task (2025-era input); undefined once the handle has ended. */
-  readonly serverRequest: TaskInputTarget["serverRequest"] = (key, request, signal) => {
+  serverRequest(...[key, request, signal]: Parameters<TaskInputTarget["serverRequest"]>) {
     const { phase, taskId } = this.state;
     if (phase === "ended" || taskId === undefined) return undefined;
     const toolName = this.call?.toolName ?? this.known.toolName;
     this.inbox ??= taskInboxFor(this.context, taskId, toolName, this.sink, (event) => this.dispatch(event));
     return this.inbox.receive(key, request, signal);
-  };
+  }
 
   /** One `tasks/get` now, outside the cadence; the snapshot also updates the handle. */
   async describe(): Promise<DetailedTask> {
@@ -176,7 +176,7 @@ export class TaskRun implements TaskController, PollJob, TaskInputTarget {
   /* ---- PollJob: the scheduler says the next poll is due -------------------------------------------- */
 
   run(): Promise<void> {
-    this.dispatch({ type: "pollDue" });
+    this.dispatch(pollDueEvent);
     const poll = this.poll;
     this.poll = undefined;
     return poll ?? Promise.resolve();
@@ -258,7 +258,7 @@ export class TaskRun implements TaskController, PollJob, TaskInputTarget {
         );
         return;
       case "settle":
-        this.settle(outcomeOf(effect.ending, this.state));
+        settle(this.sink, effect.ending, this.state, this.context.toOutcome);
         return;
       case "cancelOrphan":
         cancelOrphan(this.context, effect.taskId);
@@ -315,6 +315,7 @@ export class TaskRun implements TaskController, PollJob, TaskInputTarget {
 
   private show(snapshot: DetailedTask): void {
     this.sink.accept(snapshot);
+    if (this.sink.snapshot !== undefined) this.created = undefined; // the newest snapshot serves the ref now
     // A stale snapshot (say, a notification that overtook a newer poll) must not reach the input ledger either.
     if (this.sink.snapshot !== snapshot) return;
     // Every snapshot goes to the coordinator once it exists: a working one tells it which keys are no longer wanted.
@@ -347,11 +348,6 @@ export class TaskRun implements TaskController, PollJob, TaskInputTarget {
     });
   }
 
-  private settle(outcome: TaskOutcome<CallToolResult> | { snapshot: DetailedTask }): void {
-    if ("snapshot" in outcome) this.sink.accept(outcome.snapshot, this.context.toOutcome(this.state));
-    else this.sink.settle(outcome);
-  }
-
   private inputCoordinator(): InputCoordinator {
     this.input ??= inputCoordinatorFor(this.context, {
       taskId: this.state.taskId as string,
@@ -375,18 +371,22 @@ export class TaskRun implements TaskController, PollJob, TaskInputTarget {
     return ref === undefined || this.refs === undefined ? Promise.resolve() : this.refs.put(ref, what);
   }
 
-  /** Keeps the alarm clock set for the nearest time limit of the current state. */
+  /** AlarmTarget: the nearest time limit has come. */
+  ring(): void {
+    this.dispatch(alarmEvent);
+  }
+
+  /** Keeps the alarm clock set for the nearest time limit of the current state (free when it did not move). */
   private armAlarm(): void {
     const at = nextAlarm(this.state);
-    if (at === undefined && this.alarm === undefined) return;
-    this.alarm ??= new Alarm(this.context, () => this.dispatch({ type: "alarm" }));
-    this.alarm.set(at);
+    if (at !== undefined) this.context.alarms.set((this.alarm ??= new Alarm(this)), at);
+    else if (this.alarm !== undefined) this.context.alarms.clear(this.alarm);
   }
 
   /** Lets go of everything the run holds; a `tasks/cancel` already sent is not withdrawn. */
   private release(): void {
     this.context.scheduler.unschedule(this);
-    this.alarm?.set(undefined);
+    if (this.alarm !== undefined) this.context.alarms.clear(this.alarm);
     this.removeAbortListener?.();
     this.removeAbortListener = undefined;
     this.rounds?.abort.abort(new McpTasksError("the task handle ended"));
