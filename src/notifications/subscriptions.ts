@@ -358,5 +358,11 @@ export class Subscriptions {
     this.pending.clear();
     if (this.flushTimer !== undefined) clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
+    // Nothing is listened for again: a task no stream carries is only polled, and needs no entry here.
+    for (const [taskId, entry] of this.watched) {
+      if (entry.stream !== undefined) continue;
+      this.watched.delete(taskId);
+      this.idOf.delete(entry.run);
+    }
   }
 }
