@@ -49,8 +49,17 @@ export function withEnvelope(
 ): Record<string, unknown> {
   const callerMeta = params._meta;
   const meta = isPlainRecord(callerMeta) ? { ...callerMeta, ...envelope } : envelope;
-  return { ...params, _meta: meta };
+  // A copy by hand, not `{ ...params, _meta }`: that spread costs microseconds on Node 20, on every request.
+  const framed: Record<string, unknown> = {};
+  for (const key of Object.keys(params)) {
+    if (key === "__proto__") Object.defineProperty(framed, key, { ...ownData, value: params[key] });
+    else framed[key] = params[key];
+  }
+  framed._meta = meta;
+  return framed;
 }
+
+const ownData = { enumerable: true, writable: true, configurable: true };
 
 function isPlainRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);

@@ -42,6 +42,18 @@ describe("the request envelope", () => {
     expect(params).not.toHaveProperty("_meta");
   });
 
+  it("copies a parameter named __proto__ (as JSON.parse makes it) as plain data, leaving the prototype alone", () => {
+    const envelope = buildEnvelope({ clientInfo });
+    const params = JSON.parse('{"__proto__": {"polluted": true}, "name": "x"}') as Record<string, unknown>;
+    const framed = withEnvelope(params, envelope);
+    expect(Object.getPrototypeOf(framed)).toBe(Object.prototype);
+    expect((framed as { polluted?: boolean }).polluted).toBeUndefined();
+    expect(JSON.parse(JSON.stringify(framed))).toEqual(
+      JSON.parse(JSON.stringify({ ...params, _meta: envelope })),
+    );
+    expect(Object.keys(framed)).toEqual(["__proto__", "name", "_meta"]);
+  });
+
   it("keeps the caller's own _meta keys beside the envelope's, which win over the caller's", () => {
     const envelope = buildEnvelope({ clientInfo });
     const narrowed = { extensions: {} };
