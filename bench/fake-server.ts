@@ -7,6 +7,9 @@
  *
  * Every storage it records into is allocated in the constructor, before the benchmark takes its heap
  * baseline, so the harness's own bookkeeping never counts as library memory.
+ *
+ * `LegacyTasksServer` (bench/legacy-server.ts) speaks the same tasks the 2025-11-25 way; what it shares is
+ * `protected`.
  */
 
 const PROTOCOL_VERSION = "2026-07-28";
