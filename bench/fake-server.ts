@@ -7,6 +7,9 @@
  *
  * Every storage it records into is allocated in the constructor, before the benchmark takes its heap
  * baseline, so the harness's own bookkeeping never counts as library memory.
+ *
+ * `LegacyTasksServer` (bench/legacy-server.ts) speaks the same tasks the 2025-11-25 way; what it shares is
+ * `protected`.
  */
 
 const PROTOCOL_VERSION = "2026-07-28";
@@ -39,16 +42,16 @@ export class FakeTasksServer {
   /** Called after every counted `tasks/get`, with the running count (the harness hangs its GC marks here). */
   onPoll: ((pollsServed: number) => void) | undefined;
 
-  private readonly taskIds: string[];
-  private readonly indexById: Map<string, number>;
-  private created = 0;
-  private readonly createdAtMs: Float64Array;
-  private readonly workingAnswers: Uint32Array;
+  protected readonly taskIds: string[];
+  protected readonly indexById: Map<string, number>;
+  protected created = 0;
+  protected readonly createdAtMs: Float64Array;
+  protected readonly workingAnswers: Uint32Array;
   /** Per task, one row: [creation arrival, poll 1 arrival, poll 2 arrival, ...]. */
   private readonly contacts: Float64Array;
   private readonly contactCount: Uint32Array;
   /** Per task, when it finished on the server (NaN while it works). */
-  private readonly doneAt: Float64Array;
+  protected readonly doneAt: Float64Array;
   private readonly rowLength: number;
 
   constructor(readonly config: FakeServerConfig) {
@@ -101,7 +104,7 @@ export class FakeTasksServer {
     return this.indexById.get(taskId);
   }
 
-  private answer(
+  protected answer(
     method: string,
     params: Message,
     arrivedAt: number,
@@ -182,11 +185,11 @@ export class FakeTasksServer {
     };
   }
 
-  private taskOf(params: Message): number | undefined {
+  protected taskOf(params: Message): number | undefined {
     return typeof params.taskId === "string" ? this.indexById.get(params.taskId) : undefined;
   }
 
-  private record(task: number, arrivedAt: number): void {
+  protected record(task: number, arrivedAt: number): void {
     const count = this.contactCount[task]!;
     if (count < this.rowLength) this.contacts[task * this.rowLength + count] = arrivedAt;
     this.contactCount[task] = count + 1;

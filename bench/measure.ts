@@ -10,6 +10,7 @@
 import { FakeTasksServer } from "./fake-server.js";
 import { FakeTransport } from "./fake-transport.js";
 import { HeapMarks } from "./heap-marks.js";
+import { LegacyTasksServer } from "./legacy-server.js";
 import { LoopDelay } from "./loop-delay.js";
 import { measurePush, type PushFigures } from "./measure-push.js";
 import type { CallObserver, LibraryDriver, LibraryName } from "./drivers/types.js";
@@ -86,7 +87,7 @@ async function measure(request: RunRequest): Promise<RunResult> {
   if (scenario.kind === "push") {
     return measurePush(request, await loadDriver(library), new CallLog(scenario.tasks));
   }
-  const server = new FakeTasksServer(scenario);
+  const server = scenario.kind === "legacy" ? new LegacyTasksServer(scenario) : new FakeTasksServer(scenario);
   const driver = await loadDriver(library);
   const connected = await driver.connect(new FakeTransport(server, jsonWire), scenario);
   const calls = new CallLog(scenario.tasks);

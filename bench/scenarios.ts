@@ -24,9 +24,11 @@ export interface Scenario {
   /**
    * "push": tasks move on the server's clock (one change per `pollIntervalMs`, `pollsUntilDone` changes) and
    * the server serves `subscriptions/listen` (bench/push-server.ts); heap marks count state changes, not polls.
+   * "legacy": the polling scenario spoken the 2025-11-25 way (`initialize`, `params.task`, `tasks/get`,
+   * `tasks/result`; bench/legacy-server.ts).
    * Absent: the polling scenarios, where a task moves one step per poll (bench/fake-server.ts).
    */
-  kind?: "push";
+  kind?: "push" | "legacy";
 }
 
 const ALL: LibraryName[] = ["ours", "ext-tasks", "floor"];
@@ -91,6 +93,13 @@ function push(id: number, title: string, tasks: number, intervalMs: number, chan
   };
 }
 
+/** The polling load of scenario 1, against a 2025-11-25 server. */
+function legacy(id: number, title: string, tasks: number, intervalMs: number, polls: number): Scenario {
+  const purpose =
+    "scenario 1 against a 2025-11-25 server: `initialize`, `params.task`, `tasks/get`, then `tasks/result`";
+  return { ...concurrent(id, title, purpose, tasks, intervalMs, polls), kind: "legacy" };
+}
+
 export function scenarios(quick: boolean): Scenario[] {
   if (quick) {
     return [
@@ -109,6 +118,7 @@ export function scenarios(quick: boolean): Scenario[] {
       ),
       push(6, "push: 200 tasks, a change every 100 ms, 10 changes", 200, 100, 10),
       push(7, "push: 2,000 tasks, a change every 200 ms, 10 changes", 2_000, 200, 10),
+      legacy(8, "2025-11-25 server: 200 tasks, 100 ms, 5 polls", 200, 100, 5),
     ];
   }
   return [
@@ -134,5 +144,6 @@ export function scenarios(quick: boolean): Scenario[] {
     ),
     push(6, "push: 1,000 tasks, a change every 100 ms, 20 changes", 1_000, 100, 20),
     push(7, "push: 10,000 tasks, a change every 500 ms, 20 changes", 10_000, 500, 20),
+    legacy(8, "2025-11-25 server: 1,000 tasks, 100 ms, 20 polls", 1_000, 100, 20),
   ];
 }

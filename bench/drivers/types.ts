@@ -28,8 +28,14 @@ export interface LibraryDriver {
   name: LibraryName;
   /** The smallest poll interval the library can be configured to honour, for the report. */
   smallestIntervalMs: number;
-  /** `smallestInterval`: configure the library for the smallest poll interval it allows. */
-  connect(transport: Transport, settings: { smallestInterval: boolean }): Promise<ConnectedLibrary>;
+  /**
+   * `smallestInterval`: configure the library for the smallest poll interval it allows. `kind` "legacy": the
+   * server speaks 2025-11-25, so connect the way the library's documentation says for such a server.
+   */
+  connect(
+    transport: Transport,
+    settings: { smallestInterval: boolean; kind?: "push" | "legacy" },
+  ): Promise<ConnectedLibrary>;
 }
 
 /** Resolves once `count` calls to the returned `ended()` have happened. */
