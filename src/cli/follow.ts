@@ -75,8 +75,8 @@ export async function follow({
         else if (ack !== undefined) reporter.say("the server acknowledged the cancel");
       });
     } else if (presses === 2) {
-      // A handle that is waiting for the server's word on a cancel does not end on `detach()` (it waits out
-      // its grace period), so the command stops waiting itself; the ref stays in the store.
+      // `detach()` ends a cancelling handle at once; the race below also covers a handle that is mid-way
+      // through settling, so the second press never waits. The ref stays in the store.
       handle.detach();
       const taskId = handle.taskId;
       userDetached({ kind: "detached", taskId, error: new TaskDetachedError(taskId) });
