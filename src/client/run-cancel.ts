@@ -30,7 +30,8 @@ export function cancelOrphan(context: RunContext, taskId: string): void {
 
 /**
  * The handle's own `tasks/cancel`, retrying transient faults until `signal` aborts. Never rejects: a refusal is
- * the reply's `error`; an abort (the handle ended first) is no answer at all.
+ * the reply's `error`; when the handle ended first (the grace period ran out while retrying), the last transient
+ * fault is, so the caller learns why no acknowledgement came.
  */
 export function cancelWithRetries(
   context: RunContext,
@@ -38,13 +39,18 @@ export function cancelWithRetries(
   signal: AbortSignal,
   hooks: { retrying(attempt: number, error: unknown): void; answered(): void; refused(error: unknown): void },
 ): Promise<CancelReply> {
-  return context.tasks.cancel(taskId, signal, hooks.retrying).then(
+  let lastFault: unknown;
+  const retrying = (attempt: number, error: unknown) => {
+    lastFault = error;
+    hooks.retrying(attempt, error);
+  };
+  return context.tasks.cancel(taskId, signal, retrying).then(
     (ack) => {
       hooks.answered();
       return { ack };
     },
     (error: unknown) => {
-      if (signal.aborted) return {};
+      if (signal.aborted) return lastFault === undefined ? {} : { error: lastFault };
       hooks.refused(error);
       return { error };
     },

@@ -105,7 +105,10 @@ export interface CancelResult<T = CallToolResult> {
    * the server had already said its last word), the server refused (`error`), or the handle ended first.
    */
   ack: Record<string, unknown> | undefined;
-  /** Why `tasks/cancel` failed, when it did (a typed error, with the task id redacted). */
+  /**
+   * Why `tasks/cancel` failed, when it did (a typed error, with the task id redacted): the server's refusal, or the
+   * last transient fault when the retries were still going as the handle ended.
+   */
   error: unknown;
   /** How the handle ended: the server's final word, or an unconfirmed cancellation after `cancelGraceMs`. */
   outcome: TaskOutcome<T>;

@@ -4,7 +4,12 @@
  * rejection. Timings are checked only as generous sanity bounds.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { TaskClient, TaskCancelledError, type TaskClientOptions } from "../../../src/index.js";
+import {
+  TaskClient,
+  TaskCancelledError,
+  TransportError,
+  type TaskClientOptions,
+} from "../../../src/index.js";
 import {
   defineTool,
   startTaskServer,
@@ -118,9 +123,11 @@ describe("cancelGraceMs bounds a tasks/cancel that fails or hangs", () => {
     expect((outcome as { error: TaskCancelledError }).error.confirmed).toBe(false);
     expect(proxy.faulted.get("tasks/cancel")).toBeGreaterThanOrEqual(1);
     expect(server.tasks.get(taskId as string)?.status).toBe("working");
-    // cancel() resolves with the same ending, no acknowledgement, and never rejects.
+    // cancel() resolves with the same ending, no acknowledgement, the last fault as the reason, and never rejects.
     const cancelled = await cancelling;
     expect(cancelled).toMatchObject({ ack: undefined, outcome });
+    expect((cancelled as { error?: unknown }).error).toBeInstanceOf(TransportError);
+    expect((cancelled as { error: TransportError }).error.status).toBe(500);
   });
 
   it("ends the handle unconfirmed within the grace when tasks/cancel hangs", async () => {
