@@ -126,7 +126,7 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
       },
       released: (run) => {
         if (run.handle.taskId !== undefined) this.serverRequests.unfollow(run.handle.taskId, run);
-        this.subscriptions?.released(run);
+        this.subscriptions?.released(run, run.handle.taskId);
         this.runs.delete(run);
         this.era.legacy?.forget(run.ref()?.taskId);
         const outcome = run.outcome;

@@ -73,6 +73,7 @@ class ListenStream {
 }
 
 interface Watched {
+  taskId: string;
   run: PushTarget;
   stream: ListenStream | undefined;
   /** Listens lost to broken streams since the last acknowledgement. */
@@ -83,7 +84,6 @@ interface Watched {
 
 export class Subscriptions {
   private readonly watched = new Map<string, Watched>();
-  private readonly idOf = new Map<PushTarget, string>();
   /** Ids waiting for a listen, in adoption order. */
   private readonly pending = new Set<string>();
   private readonly streams = new Set<ListenStream>();
@@ -115,18 +115,16 @@ export class Subscriptions {
   /** A run learned its task id: listen for it with the next batch. */
   adopted(run: PushTarget, taskId: string): void {
     if (this.disabled || this.watched.has(taskId)) return;
-    this.watched.set(taskId, { run, stream: undefined, breaks: 0, pollOnly: false });
-    this.idOf.set(run, taskId);
+    this.watched.set(taskId, { taskId, run, stream: undefined, breaks: 0, pollOnly: false });
     this.pending.add(taskId);
     this.flushSoon();
   }
 
   /** A run ended: forget its task; a stream left without live tasks is closed. */
-  released(run: PushTarget): void {
-    const taskId = this.idOf.get(run);
+  released(run: PushTarget, taskId: string | undefined): void {
     if (taskId === undefined) return;
-    this.idOf.delete(run);
     const entry = this.watched.get(taskId);
+    if (entry?.run !== run) return; // another run follows this task id (or none is watched)
     this.watched.delete(taskId);
     this.pending.delete(taskId);
     if (this.pending.size === 0 && this.flushTimer !== undefined) {
@@ -328,8 +326,8 @@ export class Subscriptions {
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       for (const entry of entries) {
-        const taskId = this.idOf.get(entry.run);
-        if (taskId !== undefined && entry.stream === undefined && !entry.pollOnly) this.pending.add(taskId);
+        const live = this.watched.get(entry.taskId) === entry;
+        if (live && entry.stream === undefined && !entry.pollOnly) this.pending.add(entry.taskId);
       }
       if (this.pending.size > 0) this.flush();
     }, delayMs);
@@ -362,7 +360,6 @@ export class Subscriptions {
     for (const [taskId, entry] of this.watched) {
       if (entry.stream !== undefined) continue;
       this.watched.delete(taskId);
-      this.idOf.delete(entry.run);
     }
   }
 }

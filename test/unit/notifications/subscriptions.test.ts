@@ -139,7 +139,7 @@ describe("Subscriptions", () => {
     adopt("n0");
     await vi.advanceTimersByTimeAsync(10);
     expect(channel.listens).toHaveLength(2); // no room anywhere: n0 waits, polled as usual
-    for (const taskId of ["t0", "t1", "t2"]) subscriptions.released(runOf(taskId));
+    for (const taskId of ["t0", "t1", "t2"]) subscriptions.released(runOf(taskId), taskId);
     await vi.advanceTimersByTimeAsync(10);
     // The first stream now carries one live task: one listen for it and n0 replaces it.
     expect(channel.listens.map((listen) => listen.taskIds)).toEqual([ids(4), ids(8).slice(4), ["t3", "n0"]]);
@@ -154,9 +154,9 @@ describe("Subscriptions", () => {
       await vi.advanceTimersByTimeAsync(10);
       const listen = channel.listens[0] as Listen;
       channel.acknowledge(listen);
-      subscriptions.released(runOf("a"));
+      subscriptions.released(runOf("a"), "a");
       expect(listen.signal?.aborted).toBe(false);
-      subscriptions.released(runOf("b"));
+      subscriptions.released(runOf("b"), "b");
       expect(listen.signal?.aborted).toBe(true);
       expect(subscriptions.openStreams).toBe(0);
       const cancelled = channel.notified.filter((entry) => entry.method === "notifications/cancelled");
