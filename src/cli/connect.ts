@@ -3,7 +3,7 @@
  * command after `--`), the store, the input handlers. A server that cannot be reached is a usage error: the
  * command cannot do anything else with it.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { TaskClient, readTaskRef, type ConnectTarget, type TaskRef } from "../index.js";
 import type { Invocation } from "./args.js";
 import { firstLine } from "./args.js";
@@ -37,7 +37,20 @@ export function urlServer(url: string): Server {
 export function stdioServer(command: string[]): Server {
   const [program = "", ...args] = command;
   const label = command.join(" ");
-  return { target: { command: program, args }, label, again: `-- ${label}` };
+  return { target: ownSession(program, args), label, again: `-- ${label}` };
+}
+
+const SETSID = "/usr/bin/setsid";
+
+/**
+ * A stdio server started from a terminal shares its process group, so Ctrl-C would reach it too and it would die
+ * before it could confirm the cancel that Ctrl-C means here. Where `setsid` exists (Linux), the server starts in a
+ * session of its own (`setsid` replaces itself with the server: same process, so closing still stops it).
+ * Elsewhere it starts as typed.
+ */
+function ownSession(program: string, args: string[]): { command: string; args: string[] } {
+  if (process.platform !== "linux" || !existsSync(SETSID)) return { command: program, args };
+  return { command: SETSID, args: [program, ...args] };
 }
 
 export function storeOf(invocation: Invocation): CliStore {

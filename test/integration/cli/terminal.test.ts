@@ -5,6 +5,8 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startTaskServer, type HttpTaskServer } from "../../../src/testing/index.js";
+import { join } from "node:path";
+import { ROOT } from "../../package/packed.js";
 import { stateDir, Terminal, waitFor } from "./harness.js";
 import { cliTestTools } from "./tools.js";
 
@@ -54,6 +56,22 @@ describe("mcp-tasks in a terminal", () => {
     expect(screen).toContain("cancelling: sent tasks/cancel");
     expect(screen).toContain("the server confirmed the cancellation");
     expect(cancels() - before).toBe(1);
+  });
+
+  it("Ctrl-C with a stdio server cancels the task instead of killing the server", async () => {
+    // The server shares the terminal; unless it runs in its own session, Ctrl-C reaches it too and it dies
+    // before it can confirm the cancel.
+    const stdioServer = [
+      process.execPath,
+      "--input-type=module",
+      "-e",
+      `const m = await import(${JSON.stringify(join(ROOT, "dist/testing/index.js"))}); await m.taskServerMain(["--stdio"]);`,
+    ];
+    const terminal = open(["call", "slow_compute", "seconds=600", "--", ...stdioServer]);
+    await terminal.waitForText(/slow_compute {2}\d+\.\ds {2}working/);
+    terminal.keys("C-c");
+    expect(await terminal.exitCode()).toBe(4);
+    expect(terminal.screen()).toContain("the server confirmed the cancellation");
   });
 
   it("a second Ctrl-C detaches, prints how to resume and exits 7, still with one tasks/cancel", async () => {
