@@ -6,21 +6,13 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createMcpHandler, localhostAllowedHostnames, validateHostHeader } from "./serverSdk.js";
+import { createMcpHandler } from "./serverSdk.js";
+import { admitRequest } from "./httpIntake.js";
 import { ErrorCode, PROTOCOL_VERSION_META_KEY } from "./constants.js";
 import type { TaskListenRequest } from "./listen.js";
 import { asTaskListenRequest, listenClosing, openTaskListen } from "./listen.js";
 import { paramHeaderProblem } from "./paramHeaders.js";
-import {
-  flatHeaders,
-  parseJson,
-  readBody,
-  sseFrame,
-  toWebRequest,
-  writeJson,
-  writeRpcError,
-  writeWebResponse,
-} from "./nodeHttp.js";
+import { sseFrame, toWebRequest, writeJson, writeRpcError, writeWebResponse } from "./nodeHttp.js";
 import { checkEra } from "./era.js";
 import { startLegacyHttpServer } from "./legacy/index.js";
 import type { TaskServer, TaskServerOptions } from "./serverCore.js";
@@ -48,8 +40,6 @@ export interface HttpTaskServer extends TaskServer {
   /** How many task listen streams are open now. */
   readonly listenStreams: number;
 }
-
-const LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "::1"];
 
 /** What a page may send and read: the MCP request headers and the session/version headers of answers. */
 const CORS_HEADERS = {
@@ -172,26 +162,9 @@ export async function startTaskServer(options: HttpTaskServerOptions = {}): Prom
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (applyCors(options.allowOrigins, req, res)) return;
-    const text = req.method === "POST" ? await readBody(req) : "";
-    if (text === undefined) return writeRpcError(res, 413, -32000, "Request body too large");
-    const headers = flatHeaders(req.headers);
-    const body = text === "" ? undefined : parseJson(text);
-    core.log.record({
-      transport: "http",
-      httpMethod: req.method,
-      headers,
-      body,
-      receivedAt: core.clock.now(),
-    });
-
-    if (LOOPBACK_HOSTS.includes(host)) {
-      // DNS-rebinding guard: a loopback server answers only requests addressed to a loopback name.
-      const hostCheck = validateHostHeader(headers["host"], localhostAllowedHostnames());
-      if (!hostCheck.ok) return writeRpcError(res, 403, -32000, hostCheck.message);
-    }
-    const url = new URL(req.url ?? "/", `http://${headers["host"] ?? "localhost"}`);
-    if (url.pathname !== path)
-      return void res.writeHead(404, { "content-type": "text/plain" }).end("Not found");
+    const admitted = await admitRequest(req, res, { host, path, log: core.log, clock: core.clock });
+    if (admitted === undefined) return;
+    const { headers, text, body, url } = admitted;
     const listen = req.method === "POST" ? asTaskListenRequest(body) : undefined;
     if (listen !== undefined) return serveListen(headers, res, listen);
 

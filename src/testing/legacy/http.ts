@@ -9,14 +9,12 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Server as LegacyServer } from "@modelcontextprotocol/sdk/server/index.js";
 import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { localhostAllowedHostnames, validateHostHeader } from "../serverSdk.js";
+import { admitRequest } from "../httpIntake.js";
 import { ErrorCode } from "../constants.js";
 import type { HttpTaskServer, HttpTaskServerOptions } from "../httpServer.js";
-import { flatHeaders, parseJson, readBody, writeRpcError } from "../nodeHttp.js";
+import { writeRpcError } from "../nodeHttp.js";
 import { createLegacyServer } from "./connection.js";
 import { createLegacyCore } from "./core.js";
-
-const LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "::1"];
 
 interface Session {
   readonly transport: StreamableHTTPServerTransport;
@@ -48,26 +46,9 @@ export async function startLegacyHttpServer(options: HttpTaskServerOptions): Pro
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const text = req.method === "POST" ? await readBody(req) : "";
-    if (text === undefined) return writeRpcError(res, 413, -32000, "Request body too large");
-    const headers = flatHeaders(req.headers);
-    const body = text === "" ? undefined : parseJson(text);
-    core.log.record({
-      transport: "http",
-      httpMethod: req.method,
-      headers,
-      body,
-      receivedAt: core.clock.now(),
-    });
-
-    if (LOOPBACK_HOSTS.includes(host)) {
-      // DNS-rebinding guard: a loopback server answers only requests addressed to a loopback name.
-      const hostCheck = validateHostHeader(headers["host"], localhostAllowedHostnames());
-      if (!hostCheck.ok) return writeRpcError(res, 403, -32000, hostCheck.message);
-    }
-    const url = new URL(req.url ?? "/", `http://${headers["host"] ?? "localhost"}`);
-    if (url.pathname !== path)
-      return void res.writeHead(404, { "content-type": "text/plain" }).end("Not found");
+    const admitted = await admitRequest(req, res, { host, path, log: core.log, clock: core.clock });
+    if (admitted === undefined) return;
+    const { headers, body } = admitted;
 
     const sessionId = headers["mcp-session-id"];
     let session = sessionId === undefined ? undefined : sessions.get(sessionId);
