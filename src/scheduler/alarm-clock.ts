@@ -9,7 +9,7 @@
  */
 import { DueHeap, type HeapEntry } from "./due-heap.js";
 import type { SchedulerClock } from "./scheduler.js";
-import { MAX_TIMER_DELAY_MS } from "./timing.js";
+import { WakeTimer } from "./wake-timer.js";
 
 /** What an alarm wakes. */
 export interface AlarmTarget {
@@ -44,21 +44,17 @@ export class AlarmClock {
   private readonly heap = new DueHeap<Alarm>();
   private readonly clock: SchedulerClock;
   private readonly onError: ((error: unknown) => void) | undefined;
-  private timer: unknown = undefined;
-  /** The time the live timer was set for; Infinity when there is none. */
-  private armedFor = Infinity;
   private nextSeq = 0;
   private ringing = false;
   private closed = false;
-  private readonly onTimer = (): void => {
-    this.timer = undefined;
-    this.armedFor = Infinity;
-    this.ringDue();
-    this.arm();
-  };
+  private readonly timer: WakeTimer;
 
   constructor(options: AlarmClockOptions = {}) {
     this.clock = options.clock ?? epochClock;
+    this.timer = new WakeTimer(this.clock, () => {
+      this.ringDue();
+      this.arm();
+    });
     this.onError = options.onError;
   }
 
@@ -81,14 +77,14 @@ export class AlarmClock {
   clear(alarm: Alarm): void {
     if (this.closed || alarm.index < 0) return;
     this.heap.remove(alarm);
-    if (this.heap.size === 0) this.disarm();
+    if (this.heap.size === 0) this.timer.clear();
   }
 
   /** Drops every alarm and the timer; nothing rings after this. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.disarm();
+    this.timer.clear();
     this.heap.clear();
   }
 
@@ -126,24 +122,7 @@ export class AlarmClock {
   /** Keeps one timer set for the earliest alarm; a timer that fires no later is kept. */
   private arm(): void {
     const top = this.heap.peek();
-    if (top === undefined) {
-      this.disarm();
-      return;
-    }
-    if (this.closed || this.armedFor <= top.due) return;
-    this.disarm();
-    const now = this.clock.now();
-    // Whole milliseconds, rounded up, so the timer does not fire just before the alarm is due.
-    const delay = Math.min(Math.max(Math.ceil(top.due - now), 0), MAX_TIMER_DELAY_MS);
-    this.armedFor = Math.min(top.due, now + delay);
-    this.timer = this.clock.setTimeout(this.onTimer, delay);
-  }
-
-  private disarm(): void {
-    if (this.timer !== undefined) {
-      this.clock.clearTimeout(this.timer);
-      this.timer = undefined;
-    }
-    this.armedFor = Infinity;
+    if (top === undefined) this.timer.clear();
+    else if (!this.closed) this.timer.wakeBy(top.due);
   }
 }

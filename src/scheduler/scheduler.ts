@@ -7,7 +7,7 @@
  * two settle callbacks) the first time it is scheduled, and that slot is reused for the job's whole life.
  */
 import { DueHeap, type HeapEntry } from "./due-heap.js";
-import { MAX_TIMER_DELAY_MS } from "./timing.js";
+import { WakeTimer } from "./wake-timer.js";
 import type { PollJob } from "./types.js";
 
 /** The time source and timer functions the scheduler uses; injectable for tests and other runtimes. */
@@ -79,9 +79,6 @@ export class PollScheduler {
   private readonly clock: SchedulerClock;
   private readonly maxInFlight: number;
   private readonly onJobError: ((error: unknown, job: PollJob) => void) | undefined;
-  private timer: unknown = undefined;
-  /** The due time the live timer was set for (it fires then or later); Infinity when there is none. */
-  private armedFor = Infinity;
   private nextSeq = 0;
   private running = 0;
   private deferredCount = 0;
@@ -89,12 +86,7 @@ export class PollScheduler {
   private closed = false;
   private readonly finishSlot = (slot: JobSlot): void => this.finish(slot);
   private readonly failSlot = (slot: JobSlot, error: unknown): void => this.fail(slot, error);
-  private readonly onTimer = (): void => {
-    this.timer = undefined;
-    this.armedFor = Infinity;
-    this.drain();
-    this.arm();
-  };
+  private readonly timer: WakeTimer;
 
   constructor(options: PollSchedulerOptions = {}) {
     const maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
@@ -105,6 +97,10 @@ export class PollScheduler {
     }
     this.maxInFlight = maxInFlight;
     this.clock = options.clock ?? systemClock;
+    this.timer = new WakeTimer(this.clock, () => {
+      this.drain();
+      this.arm();
+    });
     this.onJobError = options.onJobError;
   }
 
@@ -153,7 +149,7 @@ export class PollScheduler {
     if (slot.deferred) this.undefer(slot);
     if (slot.index >= 0) {
       this.heap.remove(slot);
-      if (this.heap.size === 0) this.disarm();
+      if (this.heap.size === 0) this.timer.clear();
     }
   }
 
@@ -168,7 +164,7 @@ export class PollScheduler {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.disarm();
+    this.timer.clear();
     this.heap.clear();
   }
 
@@ -252,24 +248,7 @@ export class PollScheduler {
    */
   private arm(): void {
     const top = this.heap.peek();
-    if (top === undefined) {
-      this.disarm();
-      return;
-    }
-    if (this.closed || this.running >= this.maxInFlight || this.armedFor <= top.due) return;
-    this.disarm();
-    const now = this.clock.now();
-    // Whole milliseconds, rounded up, so the timer does not fire just before the job is due.
-    const delay = Math.min(Math.max(Math.ceil(top.due - now), 0), MAX_TIMER_DELAY_MS);
-    this.armedFor = Math.min(top.due, now + delay);
-    this.timer = this.clock.setTimeout(this.onTimer, delay);
-  }
-
-  private disarm(): void {
-    if (this.timer !== undefined) {
-      this.clock.clearTimeout(this.timer);
-      this.timer = undefined;
-    }
-    this.armedFor = Infinity;
+    if (top === undefined) this.timer.clear();
+    else if (!this.closed && this.running < this.maxInFlight) this.timer.wakeBy(top.due);
   }
 }
