@@ -159,16 +159,19 @@ describe("tasks that outlive the process", () => {
 /** Everything the store directory holds, as text. */
 function storedText(dir: string): string {
   if (!existsSync(dir)) return "";
-  return readdirSync(dir)
-    .filter((name) => name.endsWith(".json"))
-    .map((name) => {
-      try {
-        return readFileSync(join(dir, name), "utf8");
-      } catch {
-        return ""; // renamed away meanwhile
-      }
-    })
-    .join("\n");
+  return (
+    readdirSync(dir)
+      // Only refs in place: a write in progress (`.tmp-…`) may still be lost to the SIGKILL that follows.
+      .filter((name) => name.endsWith(".json") && !name.startsWith("."))
+      .map((name) => {
+        try {
+          return readFileSync(join(dir, name), "utf8");
+        } catch {
+          return ""; // renamed away meanwhile
+        }
+      })
+      .join("\n")
+  );
 }
 
 describe("mcp-tasks tools", () => {
