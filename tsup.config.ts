@@ -38,8 +38,8 @@ const library: Options = {
       name: "server-sdk-for-cjs",
       setup(build) {
         if (build.initialOptions.format !== "cjs") return;
-        build.onResolve({ filter: /^(\.\.?\/)+serverSdk\.js$/ }, (args) => ({
-          path: join(args.resolveDir, args.path.replace(/serverSdk\.js$/, "serverSdk.cjs.ts")),
+        build.onResolve({ filter: /^(\.\.?\/)+load-server-sdk\.js$/ }, (args) => ({
+          path: join(args.resolveDir, args.path.replace(/load-server-sdk\.js$/, "load-server-sdk.cjs.ts")),
         }));
         // The 2025-11-25 mode of mcp-tasks/testing ships once, in ESM; the CJS build imports it from there.
         build.onResolve({ filter: /^\.\/legacy\/index\.js$/ }, (args) => ({

@@ -3,7 +3,7 @@
  * Call a tool, get a handle: await it, iterate its status updates, listen to its events, cancel it.
  */
 export { TaskClient, type TaskClientEvents } from "./client/task-client.js";
-export type { Logger } from "./client/logger.js";
+export type { Logger } from "./protocol/logging.js";
 export { TaskRefError, readTaskRef, type TaskRef } from "./task/ref.js";
 export type { TaskClientOptions, CallToolOptions } from "./client/options.js";
 export type { TaskStore } from "./store/types.js";
@@ -19,7 +19,7 @@ export type {
   UnansweredInputAction,
 } from "./task/types.js";
 export type { InputHandlers, InputContext, InputUnansweredEvent } from "./input/types.js";
-export { InputRespondError, type InputRespondProblem } from "./input/errors.js";
+export { InputRespondError, type InputRespondProblem } from "./protocol/errors.js";
 export type { PollTiming, RetryTiming } from "./scheduler/types.js";
 export type { ConnectTarget } from "./session/targets.js";
 export type { ServerInfo, ProtocolEra } from "./session/types.js";
@@ -44,10 +44,10 @@ export {
   ClientClosedError,
   InputUnansweredError,
 } from "./protocol/errors.js";
-export { UnsupportedError, UnrequestedTaskError } from "./protocol/era-errors.js";
-export type { TaskSupport } from "./tools/task-support.js";
+export { UnsupportedError, UnrequestedTaskError } from "./protocol/errors.js";
+export type { TaskSupport } from "./tools/catalog.js";
 export type { ToolInfo } from "./tools/catalog.js";
-export type { LegacyTasksMode } from "./client/dialect.js";
+export type { LegacyTasksMode } from "./eras/dialect.js";
 export { TASKS_EXTENSION_ID, PROTOCOL_VERSION, TASK_CAPABLE_METHODS } from "./protocol/constants.js";
 export type {
   CallToolResult,

@@ -5,10 +5,10 @@ import type { Implementation } from "../schema/index.js";
 import type { InputHandlers } from "../input/types.js";
 import type { PollTiming, RetryTiming } from "../scheduler/types.js";
 import type { UnansweredInputAction } from "../task/types.js";
-import type { Logger } from "./logger.js";
+import type { Logger } from "../protocol/logging.js";
 import type { TaskStore } from "../store/types.js";
-import type { LegacyTasksMode } from "./dialect.js";
-import { checkLegacyCallOptions, legacyTasksMode } from "./legacy-options.js";
+import type { CallSpec, LegacyTasksMode } from "../eras/dialect.js";
+import { Method } from "../protocol/constants.js";
 
 export interface TaskClientOptions {
   /** Sent as `io.modelcontextprotocol/clientInfo` on every request. */
@@ -226,4 +226,28 @@ function notificationsMode(value: unknown): "auto" | "off" {
   if (value === undefined) return "auto";
   if (value === "auto" || value === "off") return value;
   throw new RangeError('TaskClient: `notifications` must be "auto" or "off"');
+}
+
+/* ---- The 2025-11-25 options (`legacyTasks`, `taskTtlMs`) ---------------------------------------------- */
+
+/** The mode, or undefined when not given; anything else is a caller mistake. */
+export function legacyTasksMode(where: string, value: unknown): LegacyTasksMode | undefined {
+  if (value === undefined || value === "auto" || value === "never") return value;
+  throw new RangeError(`${where}: \`legacyTasks\` must be "auto" or "never"`);
+}
+
+export function checkLegacyCallOptions(options: { legacyTasks?: unknown; taskTtlMs?: unknown }): void {
+  legacyTasksMode("callTool", options.legacyTasks);
+  const ttl = options.taskTtlMs;
+  if (ttl !== undefined && !(typeof ttl === "number" && Number.isSafeInteger(ttl) && ttl > 0)) {
+    throw new TypeError("callTool: `taskTtlMs` must be a positive whole number of milliseconds");
+  }
+}
+
+/** What `callTool` sends, with the 2025-11-25 options the dialect reads. */
+export function callSpec(name: string, params: Record<string, unknown>, options: CallToolOptions): CallSpec {
+  const call: CallSpec = { method: Method.toolsCall, params, toolName: name };
+  if (options.legacyTasks !== undefined) call.legacyTasks = options.legacyTasks;
+  if (options.taskTtlMs !== undefined) call.taskTtlMs = options.taskTtlMs;
+  return call;
 }

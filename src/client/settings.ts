@@ -8,7 +8,7 @@ import { Session } from "../session/session.js";
 import type { McpTransport } from "../session/types.js";
 import type { TaskStore } from "../store/types.js";
 import { capabilitiesFor } from "../input/index.js";
-import { safeLogger, type Logger } from "./logger.js";
+import { safeLogger, type Logger } from "../protocol/logging.js";
 import { resolveClientOptions, type ResolvedClientOptions, type TaskClientOptions } from "./options.js";
 
 /** Every option checked and defaulted, once per client. */

@@ -7,7 +7,7 @@
 import { EventEmitter } from "eventemitter3";
 import type { CallToolResult, JSONObject } from "../schema/index.js";
 import { McpTasksError } from "../protocol/errors.js";
-import { redactTaskId } from "../protocol/redact.js";
+import { redactTaskId } from "../protocol/logging.js";
 import { PollScheduler } from "../scheduler/scheduler.js";
 import { AlarmClock } from "../scheduler/alarm-clock.js";
 import { retryDelay } from "../scheduler/retry.js";
@@ -17,15 +17,21 @@ import type { McpTransport, ServerInfo } from "../session/types.js";
 import type { TaskHandle } from "../task/handle.js";
 import type { TaskOutcome } from "../task/types.js";
 import { TaskRefError, foreignServer, readTaskRef, type TaskRef } from "../task/ref.js";
-import { checkToolCall, deadlineOf, type CallToolOptions, type TaskClientOptions } from "./options.js";
+import {
+  callSpec,
+  checkToolCall,
+  deadlineOf,
+  type CallToolOptions,
+  type TaskClientOptions,
+} from "./options.js";
 import { ServerRequestRouter } from "../input/server-requests.js";
-import type { RunContext } from "./run-context.js";
-import { contextForRef, eraPartsFor, type EraParts } from "./era-parts.js";
-import { followLegacyStatus } from "./legacy-status.js";
-import { callSpec } from "./legacy-options.js";
+import { contextForRef, type RunContext } from "../run/context.js";
+import { eraPartsFor, type EraParts } from "../eras/era-parts.js";
+import { followLegacyStatus } from "../eras/legacy/status.js";
+
 import type { Task } from "../schema/index.js";
-import { toolOutcome } from "./endings.js";
-import { TaskRun } from "./task-run.js";
+import { toolOutcome } from "../run/endings.js";
+import { TaskRun } from "../run/task-run.js";
 import { sessionFor, settingsOf, type ClientSettings } from "./settings.js";
 import { Subscriptions } from "../notifications/subscriptions.js";
 import { RequestHeaders } from "../session/request-headers.js";
@@ -59,7 +65,7 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
   private adoption: ReturnType<typeof setInterval> | undefined;
   private resuming: Promise<unknown> | undefined;
   private readonly serverRequests: ServerRequestRouter;
-  /** What depends on the server's protocol generation (src/client/era-parts.ts). */
+  /** What depends on the server's protocol generation (src/eras/era-parts.ts). */
   private readonly era: EraParts;
   private stopLegacyStatus: (() => void) | undefined;
 
@@ -128,7 +134,7 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
         if (run.handle.taskId !== undefined) this.serverRequests.unfollow(run.handle.taskId, run);
         this.subscriptions?.released(run, run.handle.taskId);
         this.runs.delete(run);
-        this.era.legacy?.forget(run.ref()?.taskId);
+        this.era.legacy?.forget(run.taskId);
         const outcome = run.outcome;
         if (outcome !== undefined) this.emit("settled", run.handle, outcome);
       },
@@ -148,11 +154,11 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
       this.subscriptions = new Subscriptions({ channel: session, scheduler, log, retry });
     }
     if (settings.options.notifications === "auto" && this.era.legacy) {
-      this.stopLegacyStatus = followLegacyStatus(session, this.context, () => this.runs);
+      this.stopLegacyStatus = followLegacyStatus(session, log, (taskId) => this.runFor(taskId));
     }
     settings.store?.onLeaseLost?.((ref) => {
       // Another worker follows this task now: stop here without cancelling it.
-      for (const run of this.runs) if (run.ref()?.taskId === ref.taskId) run.detach();
+      for (const run of this.runs) if (run.taskId === ref.taskId) run.detach();
     });
     if (settings.adoptEveryMs !== undefined) this.startAdoption(settings.adoptEveryMs);
     session.onError((error) => {
@@ -280,7 +286,7 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
     const refs = await store.list(this.serverRef());
     const live = new Map<string, TaskRun>();
     for (const run of this.runs) {
-      const taskId = run.ref()?.taskId;
+      const taskId = run.taskId;
       if (taskId !== undefined) live.set(taskId, run);
     }
     // With leases, follow only what this worker could claim (the latest ref, answered keys included).
@@ -344,7 +350,7 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
       const store = this.context.store;
       const adopting = store?.claimLapsed
         ? store.claimLapsed(this.serverRef()).then((refs) => {
-            const live = new Set([...this.runs].map((run) => run.ref()?.taskId));
+            const live = new Set([...this.runs].map((run) => run.taskId));
             for (const ref of refs) if (!this.closing && !live.has(ref.taskId)) this.task(ref);
           })
         : this.resume();
@@ -352,6 +358,12 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
         .catch((error: unknown) => this.context.log.warn("adopting stored tasks failed", error))
         .finally(() => (this.resuming = undefined));
     }, everyMs);
+  }
+
+  /** The live run following `taskId`, if any. */
+  private runFor(taskId: string): TaskRun | undefined {
+    for (const run of this.runs) if (run.taskId === taskId) return run;
+    return undefined;
   }
 
   private contextFor(ref: Partial<TaskRef>, operation: string): RunContext {

@@ -7,12 +7,11 @@
  * Create it when a task first asks for input: most tasks never do, and until then it would only hold memory.
  */
 import { Method, isTerminalStatus } from "../protocol/constants.js";
-import { McpTasksError, ProtocolError } from "../protocol/errors.js";
+import { McpTasksError, ProtocolError, InputRespondError } from "../protocol/errors.js";
 import type { InputRequest, InputResponse } from "../schema/index.js";
 import { DEFAULT_RETRY_TIMING } from "../scheduler/timing.js";
 import type { RetryTiming } from "../scheduler/types.js";
 import type { UnansweredInputAction } from "../task/types.js";
-import { InputRespondError } from "./errors.js";
 import { fingerprint } from "./fingerprint.js";
 import { InputLedger } from "./ledger.js";
 import { createLimiter, type Limiter } from "./limit.js";
@@ -31,8 +30,8 @@ import {
   missingHandlerReason,
   quote,
   readInputRequest,
+  type ReadInput,
 } from "./requests.js";
-import type { ReadInput } from "./requests.js";
 import type { InputCoordinatorDeps, InputSnapshot } from "./coordinator-deps.js";
 
 export type { InputCoordinatorDeps, InputSnapshot };

@@ -14,7 +14,7 @@ export {
   type InputRoundsOptions,
   type RunInputRoundsOptions,
 } from "./mrtr.js";
-export { InputRespondError, type InputRespondProblem } from "./errors.js";
+export { InputRespondError, type InputRespondProblem } from "../protocol/errors.js";
 export {
   DEFAULT_INPUT_CONCURRENCY,
   DEFAULT_MAX_INPUT_ROUNDS,

@@ -8,10 +8,9 @@
  * ledger.
  */
 import { Method, ResultKind } from "../protocol/constants.js";
-import { ProtocolError } from "../protocol/errors.js";
+import { ProtocolError, InputRespondError } from "../protocol/errors.js";
 import type { InputResponse, InputResponses } from "../schema/index.js";
 import type { InputRequestEvent, UnansweredInputAction } from "../task/types.js";
-import { InputRespondError } from "./errors.js";
 import { fingerprint } from "./fingerprint.js";
 import { createLimiter } from "./limit.js";
 import { DEFAULT_INPUT_CONCURRENCY, DEFAULT_MAX_INPUT_ROUNDS, checkPolicy } from "./policy.js";

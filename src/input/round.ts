@@ -4,14 +4,19 @@
  * once) or by `respond`, and anything unanswerable goes to the policy. Nothing is remembered across rounds: each
  * round is a new question from a stateless server.
  */
-import { TaskCancelledError } from "../protocol/errors.js";
+import { TaskCancelledError, InputRespondError } from "../protocol/errors.js";
 import type { InputRequest, InputResponse, InputResponses } from "../schema/index.js";
 import type { InputRequestEvent, UnansweredInputAction } from "../task/types.js";
-import { InputRespondError } from "./errors.js";
 import type { Limiter } from "./limit.js";
 import { actionFor, declined, unansweredEvent } from "./policy.js";
-import { askHandler, checkResponse, hasHandler, missingHandlerReason, readInputRequest } from "./requests.js";
-import type { ReadInput } from "./requests.js";
+import {
+  askHandler,
+  checkResponse,
+  hasHandler,
+  missingHandlerReason,
+  readInputRequest,
+  type ReadInput,
+} from "./requests.js";
 import type { InputContext, InputHandlers, InputUnansweredEvent } from "./types.js";
 
 /** What every round of one call shares. */

@@ -15,7 +15,7 @@ import type { InputRequest, InputResponse } from "../schema/index.js";
 import type { IncomingAnswer, IncomingError } from "../session/incoming.js";
 import type { InputRequestEvent, UnansweredInputAction } from "../task/types.js";
 import { observe } from "./batch.js";
-import { InputRespondError } from "./errors.js";
+import { InputRespondError } from "../protocol/errors.js";
 import { fingerprint } from "./fingerprint.js";
 import { InputLedger } from "./ledger.js";
 import { createLimiter, type Limiter } from "./limit.js";

@@ -18,7 +18,7 @@ import { McpTasksError, RpcError } from "../protocol/errors.js";
 import { backoffDelay } from "../scheduler/retry.js";
 import type { PollJob, RetryTiming } from "../scheduler/types.js";
 import type { RpcChannel } from "../session/types.js";
-import type { Logger } from "../client/logger.js";
+import type { Logger } from "../protocol/logging.js";
 
 /** Refusals that mean this server (or this client's declaration) cannot listen at all. */
 const UNSUPPORTED: ReadonlySet<number> = new Set([

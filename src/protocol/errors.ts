@@ -4,7 +4,7 @@
  */
 import type { ClientCapabilities, JSONRPCErrorObject } from "../schema/index.js";
 import { ErrorCode } from "./constants.js";
-import { redactTaskId } from "./redact.js";
+import { redactTaskId } from "./logging.js";
 
 /** Instances carry the brands of every class in their chain under this key (shared by every copy). */
 const BRANDS: unique symbol = Symbol.for("mcp-tasks.error.brands");
@@ -383,4 +383,66 @@ export function isTransientError(error: unknown): boolean {
   if (error instanceof TransportError) return error.transient;
   if (error instanceof RpcError) return error.code === ErrorCode.internalError;
   return false;
+}
+
+/* ---- Refusals made before any task is followed: what a server's protocol generation cannot do --------- */
+
+/**
+ * The server lacks what the operation needs (no tasks support at all, no `tasks/list`). Thrown at once, before
+ * anything is sent, instead of retrying a request the server can never answer. `missing` names what is missing.
+ */
+export class UnsupportedError extends McpTasksError {
+  static {
+    brandErrorClass(this, "UnsupportedError");
+  }
+  override name = "UnsupportedError";
+  constructor(
+    /** What was asked for, e.g. `TaskClient.task`. */
+    readonly operation: string,
+    /** What the server would need to offer, e.g. `tasks (capabilities.tasks)`. */
+    readonly missing: string,
+  ) {
+    super(`${operation}: the server does not support ${missing}`);
+  }
+}
+
+/**
+ * A plain (not task-augmented) `tools/call` was answered with a result that carries a task: a placeholder
+ * while the real work runs on the server. Such a result is never reported as completed; when the client cannot
+ * follow that task, the handle ends with this error, which carries the task's id. No `tasks/cancel` is sent for
+ * it: the task is the server's, and the caller may still follow it another way.
+ */
+export class UnrequestedTaskError extends OrphanedTaskError {
+  static {
+    brandErrorClass(this, "UnrequestedTaskError");
+  }
+  override name = "UnrequestedTaskError";
+}
+
+/* ---- Answering input out of band (`handle.respond`) ---------------------------------------------------- */
+
+export type InputRespondProblem =
+  /** The key is not an outstanding input request of this task (never asked, or no longer listed). */
+  | "unknown_key"
+  /** The key was already answered (by a handler, an earlier `respond`, or the unanswerable-input policy). */
+  | "already_answered"
+  /** The answer does not fit the request's kind (e.g. an elicitation answer without `action`). */
+  | "invalid_response"
+  /** The handle has ended; nothing is being asked any more. */
+  | "closed";
+
+/** `respond(key, response)` could not take the answer. Nothing was sent. */
+export class InputRespondError extends McpTasksError {
+  static {
+    brandErrorClass(this, "InputRespondError");
+  }
+  override name = "InputRespondError";
+  constructor(
+    /** The key the app tried to answer. */
+    readonly key: string,
+    readonly problem: InputRespondProblem,
+    detail: string,
+  ) {
+    super(`respond(${JSON.stringify(key)}): ${detail}`);
+  }
 }

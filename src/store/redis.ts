@@ -7,7 +7,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { McpTasksError } from "../protocol/errors.js";
-import { safeLogger, type Logger } from "../client/logger.js";
+import { safeLogger, type Logger } from "../protocol/logging.js";
 import { foreignServer, readTaskRef, type TaskRef } from "../task/ref.js";
 import { DEFAULT_PRUNE_GRACE_MS, refExpired, refKey, serverKey, type TaskStore } from "./types.js";
 

@@ -1,5 +1,5 @@
 /** Reading the per-request capability declaration, and the error for a request that lacks it. */
-import { MissingRequiredClientCapabilityError } from "./serverSdk.js";
+import { MissingRequiredClientCapabilityError } from "./load-server-sdk.js";
 import {
   CLIENT_CAPABILITIES_META_KEY,
   TASKS_EXTENSION_ID,

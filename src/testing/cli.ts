@@ -5,10 +5,10 @@
  */
 import { parseArgs } from "node:util";
 import { fixtureTools } from "./fixtures.js";
-import { startTaskServer } from "./httpServer.js";
+import { startTaskServer } from "./http-server.js";
 import { TASK_SERVER_ERAS } from "./era.js";
-import type { TaskServer, TaskServerEra } from "./serverCore.js";
-import { startStdioTaskServer } from "./stdioServer.js";
+import type { TaskServer, TaskServerEra } from "./server-core.js";
+import { startStdioTaskServer } from "./stdio-server.js";
 import { TOOL_DEFAULTS, type ToolDefinition } from "./tool.js";
 
 const OPTIONS = `Usage: mcp-tasks-server [--era E] [--port N] [--host H] [--path /mcp] [--time-scale X] | --stdio [--era E] [--time-scale X]

@@ -4,23 +4,23 @@
  * SDK request handlers, all call into one engine, so every transport sees the same tasks.
  */
 import { randomUUID } from "node:crypto";
-import { ProtocolError } from "./serverSdk.js";
+import { ProtocolError } from "./load-server-sdk.js";
 import type { DetailedTask, InputRequests, InputResponse } from "../schema/index.js";
 import type { Clock } from "./clock.js";
 import { ErrorCode } from "./constants.js";
 import { ToolDefinitionError } from "./errors.js";
-import { takeAnswers } from "./inputAnswers.js";
-import type { RequestStateCodec } from "./requestState.js";
-import { createRequestStateCodec } from "./requestState.js";
-import type { TaskRecord } from "./taskRecord.js";
-import { createTaskResultOf, detailedTaskOf, isTerminal } from "./taskRecord.js";
-import type { RunnerEnvironment } from "./taskRunner.js";
-import { answer, canAdvance, requestCancel, tick } from "./taskRunner.js";
-import { TaskStore } from "./taskStore.js";
+import { takeAnswers } from "./input-answers.js";
+import type { RequestStateCodec } from "./request-state.js";
+import { createRequestStateCodec } from "./request-state.js";
+import type { TaskRecord } from "./task-record.js";
+import { createTaskResultOf, detailedTaskOf, isTerminal } from "./task-record.js";
+import type { RunnerEnvironment } from "./task-runner.js";
+import { answer, canAdvance, requestCancel, tick } from "./task-runner.js";
+import { TaskStore } from "./task-store.js";
 import type { ToolDefinition } from "./tool.js";
 import { defineTool, resolveAdvance, resolveSteps, TOOL_DEFAULTS } from "./tool.js";
-import type { ToolCallRequest } from "./toolCall.js";
-import { handleToolCall } from "./toolCall.js";
+import type { ToolCallRequest } from "./tool-call.js";
+import { handleToolCall } from "./tool-call.js";
 
 export interface EngineOptions {
   tools: readonly ToolDefinition[];

@@ -1,6 +1,6 @@
 /** Which generation a server start asks for, checked once for both transports. */
 import { EraOptionError } from "./legacy/options.js";
-import type { TaskServerEra, TaskServerOptions } from "./serverCore.js";
+import type { TaskServerEra, TaskServerOptions } from "./server-core.js";
 
 export const TASK_SERVER_ERAS: readonly TaskServerEra[] = ["2026-07-28", "2025-11-25"];
 

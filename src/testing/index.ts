@@ -5,14 +5,14 @@
  * test, script tools step by step, point a client at `server.url`, and inspect `server.tasks` and
  * `server.requests`.
  */
-export { startTaskServer } from "./httpServer.js";
-export type { HttpTaskServer, HttpTaskServerOptions } from "./httpServer.js";
-export { startStdioTaskServer } from "./stdioServer.js";
-export type { StdioTaskServerOptions } from "./stdioServer.js";
-export type { TaskServer, TaskServerEra, TaskServerOptions } from "./serverCore.js";
+export { startTaskServer } from "./http-server.js";
+export type { HttpTaskServer, HttpTaskServerOptions } from "./http-server.js";
+export { startStdioTaskServer } from "./stdio-server.js";
+export type { StdioTaskServerOptions } from "./stdio-server.js";
+export type { TaskServer, TaskServerEra, TaskServerOptions } from "./server-core.js";
 export { EraOptionError } from "./legacy/options.js";
 export { LegacySdkMissingError } from "./legacy/sdk.js";
-export type { ListenBehaviour } from "./listenBehaviour.js";
+export type { ListenBehaviour } from "./listen-behaviour.js";
 
 export { defineTool } from "./tool.js";
 export type { Advance, CancelPolicy, FromArguments, TaskSupport, ToolDefinition } from "./tool.js";
@@ -21,9 +21,9 @@ export type { FromCall, Step, ToolCall } from "./steps.js";
 export { fixtureTools } from "./fixtures.js";
 export type { FixtureOptions } from "./fixtures.js";
 
-export type { TaskInspection, TaskStoreView } from "./taskStore.js";
-export { RequestLog } from "./requestLog.js";
-export type { RecordedRequest } from "./requestLog.js";
+export type { TaskInspection, TaskStoreView } from "./task-store.js";
+export { RequestLog } from "./request-log.js";
+export type { RecordedRequest } from "./request-log.js";
 export { systemClock } from "./clock.js";
 export type { Clock, TimerHandle } from "./clock.js";
 export { ScriptError, ToolDefinitionError } from "./errors.js";

@@ -16,8 +16,8 @@ import {
 import type { TaskEngine } from "./engine.js";
 import type { Clock } from "./clock.js";
 import { systemClock } from "./clock.js";
-import type { ListenBehaviour } from "./listenBehaviour.js";
-import { dropDelay, endDelay, shapeStream } from "./listenBehaviour.js";
+import type { ListenBehaviour } from "./listen-behaviour.js";
+import { dropDelay, endDelay, shapeStream } from "./listen-behaviour.js";
 
 type RequestId = string | number;
 

@@ -9,18 +9,18 @@ import type { Server as LegacyServer } from "@modelcontextprotocol/sdk/server/in
 import * as z from "zod/v4";
 import type { Implementation } from "@modelcontextprotocol/server";
 import type { InputResponse } from "../../schema/index.js";
-import { ProtocolError } from "../serverSdk.js";
+import { ProtocolError } from "../load-server-sdk.js";
 import type { Clock } from "../clock.js";
 import { ErrorCode } from "../constants.js";
 import type { TaskEngine } from "../engine.js";
-import { runSynchronously } from "../syncRunner.js";
+import { runSynchronously } from "../sync-runner.js";
 import type { ToolCall } from "../steps.js";
-import { isTerminal } from "../taskRecord.js";
+import { isTerminal } from "../task-record.js";
 import { resolveAdvance, resolveSteps, TOOL_DEFAULTS } from "../tool.js";
-import type { InputRelay, SendInput } from "./inputRelay.js";
-import { askWithoutTask } from "./inputRelay.js";
+import type { InputRelay, SendInput } from "./input-relay.js";
+import { askWithoutTask } from "./input-relay.js";
 import type { LegacySdk } from "./sdk.js";
-import { EngineTaskStore } from "./taskStoreAdapter.js";
+import { EngineTaskStore } from "./task-store-adapter.js";
 import { legacyResultOf, legacyTaskOf, legacyTaskSupport } from "./wire.js";
 
 export interface LegacyCore {

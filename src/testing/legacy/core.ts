@@ -2,11 +2,11 @@
 import { systemClock } from "../clock.js";
 import { TaskEngine } from "../engine.js";
 import { fixtureTools } from "../fixtures.js";
-import { RequestLog } from "../requestLog.js";
-import { DEFAULT_SERVER_INFO } from "../serverCore.js";
-import type { TaskServerOptions } from "../serverCore.js";
+import { RequestLog } from "../request-log.js";
+import { DEFAULT_SERVER_INFO } from "../server-core.js";
+import type { TaskServerOptions } from "../server-core.js";
 import type { LegacyCore } from "./connection.js";
-import { InputRelay } from "./inputRelay.js";
+import { InputRelay } from "./input-relay.js";
 import { pageSizeOf, refuse2026Options } from "./options.js";
 import { loadLegacySdk } from "./sdk.js";
 

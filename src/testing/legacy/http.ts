@@ -9,10 +9,10 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Server as LegacyServer } from "@modelcontextprotocol/sdk/server/index.js";
 import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { admitRequest } from "../httpIntake.js";
+import { admitRequest } from "../http-intake.js";
 import { ErrorCode } from "../constants.js";
-import type { HttpTaskServer, HttpTaskServerOptions } from "../httpServer.js";
-import { writeRpcError } from "../nodeHttp.js";
+import type { HttpTaskServer, HttpTaskServerOptions } from "../http-server.js";
+import { writeRpcError } from "../node-http.js";
 import { createLegacyServer } from "./connection.js";
 import { createLegacyCore } from "./core.js";
 

@@ -3,9 +3,9 @@
  * mode is not bundled twice: a CommonJS caller gets it from the package's own ESM build, through a dynamic
  * import of `mcp-tasks/testing` (Node resolves a package's own name). Its errors are that build's classes.
  */
-import type { HttpTaskServer, HttpTaskServerOptions } from "../httpServer.js";
-import type { TaskServer } from "../serverCore.js";
-import type { StdioTaskServerOptions } from "../stdioServer.js";
+import type { HttpTaskServer, HttpTaskServerOptions } from "../http-server.js";
+import type { TaskServer } from "../server-core.js";
+import type { StdioTaskServerOptions } from "../stdio-server.js";
 
 export async function startLegacyHttpServer(options: HttpTaskServerOptions): Promise<HttpTaskServer> {
   const esm = await import("mcp-tasks/testing");

@@ -1,5 +1,5 @@
 /**
- * The 2025-11-25 mode's entry points, as `httpServer.ts` and `stdioServer.ts` load them. The CommonJS build
+ * The 2025-11-25 mode's entry points, as `http-server.ts` and `stdio-server.ts` load them. The CommonJS build
  * swaps in `index.cjs.ts`, which runs the mode from the package's ESM build, so its code ships once.
  */
 export { startLegacyHttpServer } from "./http.js";

@@ -2,8 +2,8 @@
  * The 2025-11-25 server over stdio: the v1 SDK's stdio transport and one SDK `Server`, with every inbound
  * message recorded before the SDK sees it.
  */
-import type { TaskServer } from "../serverCore.js";
-import type { StdioTaskServerOptions } from "../stdioServer.js";
+import type { TaskServer } from "../server-core.js";
+import type { StdioTaskServerOptions } from "../stdio-server.js";
 import { createLegacyServer } from "./connection.js";
 import { createLegacyCore } from "./core.js";
 

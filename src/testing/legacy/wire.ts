@@ -3,10 +3,10 @@
  * where it becomes a 2025 `Task` (`ttl`, `pollInterval`, a tool error counted as `failed`) and where a
  * terminal task becomes the answer of `tasks/result`: what the tool call itself would have returned.
  */
-import { ProtocolError } from "../serverSdk.js";
+import { ProtocolError } from "../load-server-sdk.js";
 import { ErrorCode } from "../constants.js";
-import type { TaskRecord } from "../taskRecord.js";
-import { isTerminal } from "../taskRecord.js";
+import type { TaskRecord } from "../task-record.js";
+import { isTerminal } from "../task-record.js";
 import type { TaskSupport } from "../tool.js";
 import { TOOL_DEFAULTS } from "../tool.js";
 

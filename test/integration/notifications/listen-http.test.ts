@@ -13,7 +13,7 @@ import {
   type ListenBehaviour,
   type RecordedRequest,
 } from "mcp-tasks/testing";
-import type { Logger } from "../../../src/client/logger.js";
+import type { Logger } from "../../../src/protocol/logging.js";
 import { listenTools } from "./fixtures/listen-tools.js";
 
 const TASKS = "io.modelcontextprotocol/tasks";

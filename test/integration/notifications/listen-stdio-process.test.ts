@@ -17,7 +17,7 @@ import { fileURLToPath } from "node:url";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterEach, describe, expect, it } from "vitest";
 import { TaskClient, type TaskClientOptions } from "mcp-tasks";
-import type { Logger } from "../../../src/client/logger.js";
+import type { Logger } from "../../../src/protocol/logging.js";
 
 const SERVER = fileURLToPath(new URL("./fixtures/stdio-listen-server.ts", import.meta.url));
 const CLOSER = fileURLToPath(new URL("./fixtures/listen-then-close.ts", import.meta.url));

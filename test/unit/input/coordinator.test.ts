@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { InputRespondError } from "../../../src/input/errors.js";
+import { InputRespondError } from "../../../src/protocol/errors.js";
 import type { InputContext } from "../../../src/input/types.js";
 import {
   InputUnansweredError,

@@ -15,7 +15,7 @@ import {
   settle,
   useFakeTime,
   type WireRequest,
-} from "../client/scripted-server.js";
+} from "../run/scripted-server.js";
 
 useFakeTime();
 

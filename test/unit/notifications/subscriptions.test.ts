@@ -4,7 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { DetailedTask } from "../../../src/schema/index.js";
-import { silentLogger } from "../../../src/client/logger.js";
+import { silentLogger } from "../../../src/protocol/logging.js";
 import { RpcError } from "../../../src/protocol/errors.js";
 import type { PollJob } from "../../../src/scheduler/types.js";
 import type { RequestOptions } from "../../../src/session/types.js";

@@ -1,0 +1,68 @@
+/** `tasks/cancel` sent on behalf of a handle that has already ended: nobody waits on these but the caller. */
+import type { CallToolResult } from "../schema/index.js";
+import { serverIsDone } from "../task/outcome.js";
+import type { TaskOutcome } from "../task/types.js";
+import type { RunContext } from "./context.js";
+
+/** What came of a handle's `tasks/cancel`: the acknowledgement, or why there is none. */
+export interface CancelReply {
+  ack?: Record<string, unknown>;
+  error?: unknown;
+}
+
+/** One `tasks/cancel` whose failure is reported, not thrown. */
+export function cancelQuietly(context: RunContext, taskId: string): Promise<CancelReply> {
+  return context.tasks.cancel(taskId, undefined).then(
+    (ack) => ({ ack }),
+    (error: unknown) => ({ error }),
+  );
+}
+
+/** A task the server created after its handle had ended: nobody can reach it, so ask the server to stop it. */
+export function cancelOrphan(context: RunContext, taskId: string): void {
+  context.log.warn("the server created a task after its handle had ended; sending tasks/cancel for it", {
+    taskId: context.redact(taskId),
+  });
+  context.tasks.cancel(taskId, undefined).catch((error: unknown) => {
+    context.log.warn("tasks/cancel for a task nobody observes failed", error);
+  });
+}
+
+/**
+ * The handle's own `tasks/cancel`, retrying transient faults until `signal` aborts. Never rejects: a refusal is
+ * the reply's `error`; when the handle ended first (the grace period ran out while retrying), the last transient
+ * fault is, so the caller learns why no acknowledgement came.
+ */
+export function cancelWithRetries(
+  context: RunContext,
+  taskId: string,
+  signal: AbortSignal,
+  hooks: { retrying(attempt: number, error: unknown): void; answered(): void; refused(error: unknown): void },
+): Promise<CancelReply> {
+  let lastFault: unknown;
+  const retrying = (attempt: number, error: unknown) => {
+    lastFault = error;
+    hooks.retrying(attempt, error);
+  };
+  return context.tasks.cancel(taskId, signal, retrying).then(
+    (ack) => {
+      hooks.answered();
+      return { ack };
+    },
+    (error: unknown) => {
+      if (signal.aborted) return lastFault === undefined ? {} : { error: lastFault };
+      hooks.refused(error);
+      return { error };
+    },
+  );
+}
+
+/** `cancel()` after the handle ended: the task may still run on the server; ask it to stop, if we can. */
+export function cancelAfterEnd(
+  context: RunContext,
+  taskId: string | undefined,
+  outcome: TaskOutcome<CallToolResult> | undefined,
+): Promise<CancelReply> | undefined {
+  if (taskId === undefined || outcome === undefined || serverIsDone(outcome)) return undefined;
+  return cancelQuietly(context, taskId);
+}

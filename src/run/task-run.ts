@@ -1,0 +1,410 @@
+/**
+ * The interpreter of one call's lifecycle. It owns nothing but resources: the handle's sink, a place in the
+ * shared poll scheduler and the alarm clock, the input machinery. Every decision is the pure `transition`
+ * (src/lifecycle); this file feeds it events and performs the effects it returns, so a request in flight never
+ * keeps a deadline, a grace period or a `close()` from acting.
+ */
+import type { CallToolResult, CreateTaskResult, DetailedTask, InputResponse } from "../schema/index.js";
+import { Method } from "../protocol/constants.js";
+import { McpTasksError } from "../protocol/errors.js";
+import type { ClassifiedResult } from "../protocol/codec.js";
+import { orphanToCancel, prepareThen } from "../eras/dialect.js";
+import { pollDelay } from "../scheduler/timing.js";
+import type { PollJob } from "../scheduler/types.js";
+import { Alarm, type AlarmTarget } from "../scheduler/alarm-clock.js";
+import { createTask, type TaskHandle, type TaskSink } from "../task/handle.js";
+import type { CancelResult, TaskController, TaskOutcome } from "../task/types.js";
+import type { TaskRef } from "../task/ref.js";
+import { InputRespondError, type InputCoordinator, type InputRounds } from "../input/index.js";
+import type { TaskInputTarget } from "../input/server-requests.js";
+import { alarmEvent, initialState, nextAlarm, pollDueEvent, transition } from "../lifecycle/transition.js";
+import type { CallAnswer, CallEvent, CallState, Effect } from "../lifecycle/types.js";
+import type { RunContext } from "./context.js";
+import type { CallSpec } from "../eras/dialect.js";
+import { pollFault, settle } from "./endings.js";
+import { inputCoordinatorFor, inputRoundsFor, taskInboxFor } from "./input.js";
+import type { TaskInbox } from "../input/task-inbox.js";
+import { NO_REF, RefKeeper, refNow } from "./ref-keeper.js";
+import { cancelAfterEnd, cancelOrphan, cancelWithRetries, type CancelReply } from "./cancel.js";
+
+export class TaskRun implements TaskController, PollJob, TaskInputTarget, AlarmTarget {
+  readonly handle: TaskHandle<CallToolResult>;
+  private readonly sink: TaskSink<CallToolResult>;
+  private state: CallState;
+  /** Events raised while a transition's effects run; created only when that happens. */
+  private queue: CallEvent[] | undefined;
+  private dispatching = false;
+  /** The `tasks/get` in flight, returned to the scheduler so it counts against `maxInFlight` until answered. */
+  private poll: Promise<void> | undefined;
+  /** This run's place on the alarm clock, made when a first time limit applies. */
+  private alarm: Alarm | undefined;
+  private rounds: { abort: AbortController; rounds: InputRounds } | undefined;
+  private input: InputCoordinator | undefined;
+  private inbox: TaskInbox | undefined; // made when the first server request naming this task arrives
+  private created: CreateTaskResult | undefined;
+  /** The `tasks/cancel` of this handle: its acknowledgement, or why there is none. */
+  private cancelReply: Promise<CancelReply> | undefined;
+  private cancelRetries: AbortController | undefined;
+  private removeAbortListener: (() => void) | undefined;
+  /** Writes to the client's store, in order (only with a store). */
+  private readonly refs: RefKeeper | undefined;
+
+  constructor(
+    private readonly context: RunContext,
+    private readonly call: CallSpec | undefined,
+    deadline: number | undefined,
+    private readonly signal: AbortSignal | undefined,
+    private readonly known: Partial<TaskRef> = NO_REF,
+  ) {
+    this.state = initialState(deadline);
+    if (context.store)
+      this.refs = new RefKeeper(context.store, context.log, context.redact, context.trackWrite);
+    const { handle, sink } = createTask<CallToolResult>(this);
+    this.handle = handle;
+    this.sink = sink;
+  }
+
+  /** Sends the call (or, with `taskId`, follows a task that already exists). */
+  start(taskId?: string): void {
+    const signal = this.signal;
+    if (signal?.aborted) {
+      // Nothing is sent: the caller cancelled before the call began.
+      this.dispatch({ type: "cancelRequested", reason: signal.reason });
+      this.dispatch({ type: "callFailed", error: signal.reason });
+      return;
+    }
+    if (signal) {
+      const onAbort = () => void this.cancel(signal.reason);
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.removeAbortListener = () => signal.removeEventListener("abort", onAbort);
+    }
+    this.dispatch(taskId === undefined ? { type: "start" } : { type: "resume", taskId });
+  }
+
+  /** The task id, once the call's answer (or the ref resumed from) brought it. */
+  get taskId(): string | undefined {
+    return this.state.taskId;
+  }
+
+  /** How the handle ended, once it has. */
+  get outcome(): TaskOutcome<CallToolResult> | undefined {
+    return this.sink.outcome;
+  }
+
+  /* ---- TaskController: what the handle asks -------------------------------------------------------- */
+
+  cancel(reason?: unknown): Promise<CancelResult<CallToolResult>> {
+    if (this.state.phase !== "ended") this.dispatch({ type: "cancelRequested", reason });
+    else this.cancelReply ??= cancelAfterEnd(this.context, this.state.taskId, this.sink.outcome);
+    // The reply is read after the end: a cancel made before the task id existed is sent only when it arrives.
+    return this.sink.settled.then(async (outcome) => {
+      const { ack, error } = (await this.cancelReply) ?? {};
+      return { ack, error, outcome };
+    });
+  }
+
+  /** The transition ends the handle: at once, or when the call's answer brings the task id. */
+  detach(): void {
+    this.dispatch({ type: "detachRequested" });
+  }
+
+  respond(key: string, response: InputResponse): Promise<void> {
+    if (this.rounds) return this.rounds.rounds.respond(key, response);
+    if (this.inbox?.knows(key)) return this.inbox.respond(key, response);
+    if (this.input) return this.input.respond(key, response);
+    return Promise.reject(new InputRespondError(key, "unknown_key", "no input request is outstanding"));
+  }
+
+  /** A server request naming this task (2025-era input); undefined once the handle has ended. */
+  serverRequest(...[key, request, signal]: Parameters<TaskInputTarget["serverRequest"]>) {
+    const { phase, taskId } = this.state;
+    if (phase === "ended" || taskId === undefined) return undefined;
+    const toolName = this.call?.toolName ?? this.known.toolName;
+    this.inbox ??= taskInboxFor(this.context, taskId, toolName, this.sink, (event) => this.dispatch(event));
+    return this.inbox.receive(key, request, signal);
+  }
+
+  /** One `tasks/get` now, outside the cadence; the snapshot also updates the handle. */
+  async describe(): Promise<DetailedTask> {
+    const snapshot = await this.context.tasks.describe(this.state.taskId);
+    this.dispatch({ type: "observed", snapshot });
+    return snapshot;
+  }
+
+  /** The task's reference as of now (answered input keys included), once the id is known. */
+  ref(): TaskRef | undefined {
+    const taskId = this.state.taskId;
+    if (taskId === undefined) return undefined;
+    return refNow(
+      this.context,
+      taskId,
+      this.call,
+      this.known,
+      [this.sink.snapshot, this.created],
+      this.input,
+    );
+  }
+
+  /** Ends the handle because the client is closing. */
+  closeForClient(): void {
+    this.dispatch({ type: "close" });
+  }
+
+  /** A notification said the task changed in a way only a poll can show (2025 status): poll now. */
+  pollSoon(): void {
+    if (this.state.phase !== "ended") this.context.scheduler.runSoon(this);
+  }
+
+  /** Feeds a snapshot observed elsewhere (a pushed notification). */
+  observe(snapshot: DetailedTask): void {
+    this.dispatch({ type: "observed", snapshot });
+  }
+
+  /* ---- Pushed updates (src/notifications): while a listen stream carries this task, polls are a safety net */
+
+  private isPushed = false;
+
+  /** Whether a listen stream pushes this task's changes; true moves the next regular poll out to the safety net. */
+  get pushed(): boolean {
+    return this.isPushed;
+  }
+
+  set pushed(value: boolean) {
+    if (value === this.isPushed) return;
+    this.isPushed = value;
+    const scheduler = this.context.scheduler;
+    if (value && this.state.phase === "polling" && scheduler.isScheduled(this))
+      scheduler.schedule(this, this.context.options.notificationSafetyNetMs);
+  }
+
+  /** The wait before the next regular poll: the server's interval; while pushed, `max(safety net, 10 × it)`. */
+  private cadence(serverIntervalMs: unknown): number {
+    const delay = pollDelay(serverIntervalMs, this.context.polling);
+    const pushed = this.isPushed && this.state.phase === "polling";
+    return pushed ? Math.max(this.context.options.notificationSafetyNetMs, 10 * delay) : delay;
+  }
+
+  /* ---- PollJob: the scheduler says the next poll is due -------------------------------------------- */
+
+  run(): Promise<void> {
+    this.dispatch(pollDueEvent);
+    const poll = this.poll;
+    this.poll = undefined;
+    return poll ?? Promise.resolve();
+  }
+
+  /* ---- The interpreter ----------------------------------------------------------------------------- */
+
+  /**
+   * Applies an event. Events raised while effects run (a listener that cancels, a handler that answers at
+   * once) wait in a queue, so every transition sees the state the previous one left.
+   */
+  private dispatch(event: CallEvent): void {
+    if (this.dispatching) {
+      (this.queue ??= []).push(event);
+      return;
+    }
+    this.dispatching = true;
+    try {
+      for (let next: CallEvent | undefined = event; next !== undefined; next = this.queue?.shift()) {
+        const wasLive = this.state.phase !== "ended";
+        const step = transition(this.state, next, this.context.config, this.context.now());
+        this.state = step.state;
+        for (const effect of step.effects) {
+          try {
+            this.perform(effect);
+          } catch (error) {
+            // A bug or a broken dependency must end this handle with the error, never escape into a callback.
+            this.context.log.error(`task run: effect ${effect.type} failed`, error);
+            (this.queue ??= []).push({ type: "failed", error });
+          }
+        }
+        if (wasLive && this.state.phase === "ended") this.release();
+        else this.armAlarm();
+      }
+    } finally {
+      this.dispatching = false;
+    }
+  }
+
+  private perform(effect: Effect): void {
+    switch (effect.type) {
+      case "sendCall":
+        this.sendCall();
+        return;
+      case "runInputRounds":
+        this.runInputRounds(effect.first);
+        return;
+      case "stopInputRounds":
+        this.rounds?.abort.abort(effect.reason);
+        return;
+      case "persist":
+        this.created = effect.task;
+        void this.refs
+          ?.put(this.ref() as TaskRef, "storing a new task's ref")
+          .then(() => this.dispatch({ type: "stored", task: effect.task }));
+        return;
+      case "adopt":
+        this.created = effect.task;
+        this.sink.setTaskId(effect.taskId);
+        this.context.adopted(this, effect.taskId);
+        return;
+      case "show":
+        this.show(effect.snapshot);
+        return;
+      case "schedulePoll":
+        this.context.scheduler.schedule(this, effect.afterMs ?? this.cadence(effect.serverIntervalMs));
+        return;
+      case "sendPoll":
+        this.poll = this.sendPoll(effect.taskId);
+        return;
+      case "sendCancel":
+        this.cancelReply = this.sendCancel(effect.taskId);
+        return;
+      case "retrying":
+        this.sink.emitRetry({ method: effect.method, error: effect.error, attempt: effect.attempt });
+        this.context.log.debug(
+          `${effect.method}: retry ${effect.attempt} after a transient fault`,
+          effect.error,
+        );
+        return;
+      case "settle":
+        settle(this.sink, effect.ending, this.state, this.context.toOutcome);
+        return;
+      case "cancelOrphan":
+        cancelOrphan(this.context, effect.taskId);
+        return;
+    }
+  }
+
+  /* ---- Effects ------------------------------------------------------------------------------------- */
+
+  private sendCall(): void {
+    const failed = (error: unknown) => this.dispatch({ type: "callFailed", error });
+    // tools/call is not retried: a lost answer may hide a task the server already created (no tasks/list).
+    const send = (call: CallSpec) =>
+      void this.context.sendCall(call.method, call.params).then((raw) => this.answered(call, raw), failed);
+    // The era's framing (2025: task augmentation from the tool list); a 2026 call goes out synchronously.
+    prepareThen(this.context.dialect, this.call as CallSpec, send, failed);
+  }
+
+  private answered(call: CallSpec, raw: Record<string, unknown>): void {
+    let answer: ClassifiedResult;
+    try {
+      answer = this.context.dialect.classify(call, raw);
+    } catch (error) {
+      // A task the client cannot follow (wrong method, not declared): ask the server to stop it.
+      const orphan = orphanToCancel(error);
+      if (orphan !== undefined) cancelOrphan(this.context, orphan);
+      this.dispatch({ type: "callFailed", error });
+      return;
+    }
+    // The dialect validated a complete tools/call answer as a CallToolResult.
+    this.dispatch({ type: "callAnswered", answer: answer as CallAnswer });
+  }
+
+  /** Multi-round-trip input before a task exists: answer, send the call again, until the server stops asking. */
+  private runInputRounds(first: object): void {
+    const call = this.call as CallSpec;
+    const abort = new AbortController();
+    const rounds = inputRoundsFor(this.context, call, this.sink, abort.signal);
+    this.rounds = { abort, rounds };
+    // No abort signal on the resent calls: an answer may carry a task id that must not be lost.
+    rounds
+      .run(first, (retry) => this.context.sendCall(call.method, { ...call.params, ...retry }))
+      .then(
+        (raw) => {
+          this.rounds = undefined;
+          this.answered(call, raw);
+        },
+        (error: unknown) => {
+          this.rounds = undefined;
+          this.dispatch({ type: "callFailed", error });
+        },
+      );
+  }
+
+  private show(snapshot: DetailedTask): void {
+    this.sink.accept(snapshot);
+    if (this.sink.snapshot !== undefined) this.created = undefined; // the newest snapshot serves the ref now
+    // A stale snapshot (say, a notification that overtook a newer poll) must not reach the input ledger either.
+    if (this.sink.snapshot !== snapshot) return;
+    // Every snapshot goes to the coordinator once it exists: a working one tells it which keys are no longer wanted.
+    if (snapshot.status === "input_required" || this.input) this.inputCoordinator().observe(snapshot);
+  }
+
+  private async sendPoll(taskId: string): Promise<void> {
+    let snapshot: DetailedTask;
+    try {
+      snapshot = await this.context.tasks.get(taskId);
+    } catch (error) {
+      const fault = pollFault(error);
+      const retryDelayMs = this.context.retryDelay(this.state.pollFailures + 1, error);
+      this.dispatch({ type: "pollFailed", error, fault, retryDelayMs });
+      return;
+    }
+    this.dispatch({ type: "pollAnswered", snapshot });
+  }
+
+  /** `tasks/cancel` with transient retries; the retries stop when the handle ends (the grace bounds them). */
+  private sendCancel(taskId: string): Promise<CancelReply> {
+    this.cancelRetries = new AbortController();
+    return cancelWithRetries(this.context, taskId, this.cancelRetries.signal, {
+      retrying: (attempt, error) => {
+        this.dispatch({ type: "cancelFailed", error }); // poll meanwhile: the task may have ended anyway
+        this.sink.emitRetry({ method: Method.tasksCancel, error, attempt });
+      },
+      answered: () => this.dispatch({ type: "cancelAnswered" }),
+      refused: (error) => this.dispatch({ type: "cancelFailed", error }),
+    });
+  }
+
+  private inputCoordinator(): InputCoordinator {
+    this.input ??= inputCoordinatorFor(this.context, {
+      taskId: this.state.taskId as string,
+      toolName: this.call?.toolName ?? this.known.toolName,
+      answered: this.known.answeredInputKeys,
+      pending: this.known.pendingInputAnswers,
+      storeAnswers: () => this.storeRef("storing input answers before sending them"),
+      sink: this.sink,
+      pollSoon: () => {
+        if (this.state.phase !== "ended") this.context.scheduler.runSoon(this);
+      },
+      submitted: () => void this.storeRef("storing answered input keys"),
+      cancelTask: (reason) => this.dispatch({ type: "cancelRequested", reason }),
+      fail: (error) => this.dispatch({ type: "failed", error }),
+    });
+    return this.input;
+  }
+
+  private storeRef(what: string): Promise<void> {
+    const ref = this.ref();
+    return ref === undefined || this.refs === undefined ? Promise.resolve() : this.refs.put(ref, what);
+  }
+
+  /** AlarmTarget: the nearest time limit has come. */
+  ring(): void {
+    this.dispatch(alarmEvent);
+  }
+
+  /** Keeps the alarm clock set for the nearest time limit of the current state (free when it did not move). */
+  private armAlarm(): void {
+    const at = nextAlarm(this.state);
+    if (at !== undefined) this.context.alarms.set((this.alarm ??= new Alarm(this)), at);
+    else if (this.alarm !== undefined) this.context.alarms.clear(this.alarm);
+  }
+
+  /** Lets go of everything the run holds; a `tasks/cancel` already sent is not withdrawn. */
+  private release(): void {
+    this.context.scheduler.unschedule(this);
+    if (this.alarm !== undefined) this.context.alarms.clear(this.alarm);
+    this.removeAbortListener?.();
+    this.removeAbortListener = undefined;
+    this.rounds?.abort.abort(new McpTasksError("the task handle ended"));
+    this.cancelRetries?.abort(new McpTasksError("the task handle ended"));
+    this.input?.dispose();
+    this.inbox?.dispose();
+    this.refs?.ended(this.sink.outcome, this.ref());
+    this.context.released(this);
+  }
+}
