@@ -4,7 +4,7 @@
 // takes `prepare` out of package.json, and package.json is put back once the tarball is made: by `postpack` for
 // `npm pack`, by `postpublish` for `npm publish` (which reads package.json again after packing, for the registry).
 //
-//   node scripts/pack-manifest.mjs strip                        build (unless MCP_TASKS_PACK_PREBUILT=1), strip
+//   node scripts/pack-manifest.mjs build-and-strip-prepare      build (unless MCP_TASKS_PACK_PREBUILT=1), strip
 //   node scripts/pack-manifest.mjs restore [--unless-publishing]
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
@@ -36,12 +36,14 @@ function strip() {
 }
 
 function main([command, flag]) {
-  if (command === "strip") strip();
+  if (command === "build-and-strip-prepare") strip();
   else if (command === "restore") {
     // `npm publish` runs postpack before it reads package.json for the registry: postpublish restores then.
     if (!(flag === "--unless-publishing" && process.env.npm_command === "publish")) restore();
   } else {
-    console.error("usage: node scripts/pack-manifest.mjs strip | restore [--unless-publishing]");
+    console.error(
+      "usage: node scripts/pack-manifest.mjs build-and-strip-prepare | restore [--unless-publishing]",
+    );
     process.exit(2);
   }
 }
