@@ -8,6 +8,10 @@ const publicEntries = {
   "testing/index": "src/testing/index.ts",
   "store/index": "src/store/index.ts",
   "store/redis": "src/store/redis.ts",
+  // Agent framework bridges: each imports its framework (an optional peer) and the core by the package's name.
+  "bridges/ai-sdk": "src/bridges/ai-sdk.ts",
+  "bridges/langchain": "src/bridges/langchain.ts",
+  "bridges/openai-agents": "src/bridges/openai-agents.ts",
 };
 
 const library: Options = {
