@@ -11,7 +11,12 @@ import { isToolError, modelParts, resultText } from "./shared/output.js";
 import { bridgedTools } from "./shared/tools.js";
 
 export { handedOff, type HandedOff, type HandedOffTask } from "./shared/handed-off.js";
-export type { BridgeInputContext, BridgeInputHandlers, BridgeOptions, BridgeUpdateEvent } from "./shared/options.js";
+export type {
+  BridgeInputContext,
+  BridgeInputHandlers,
+  BridgeOptions,
+  BridgeUpdateEvent,
+} from "./shared/options.js";
 
 /**
  * What a bridged tool outputs: `status` steps (preliminary results, while the task runs), then one of
@@ -36,7 +41,8 @@ export async function aiSdkTools(client: TaskClient, options?: BridgeOptions): P
     set[bridged.name] = dynamicTool({
       description: bridged.description,
       inputSchema: jsonSchema(bridged.inputSchema),
-      execute: (input, { abortSignal, toolCallId }) => bridged.run(input, { signal: abortSignal, toolCallId }),
+      execute: (input, { abortSignal, toolCallId }) =>
+        bridged.run(input, { signal: abortSignal, toolCallId }),
       toModelOutput: ({ output }) => toModelOutput(output as AiSdkToolOutput),
     }) as AiSdkToolSet[string];
   }

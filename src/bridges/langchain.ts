@@ -14,7 +14,12 @@ import { isToolError, modelParts, resultText } from "./shared/output.js";
 import { bridgedTools } from "./shared/tools.js";
 
 export { handedOff, type HandedOff, type HandedOffTask } from "./shared/handed-off.js";
-export type { BridgeInputContext, BridgeInputHandlers, BridgeOptions, BridgeUpdateEvent } from "./shared/options.js";
+export type {
+  BridgeInputContext,
+  BridgeInputHandlers,
+  BridgeOptions,
+  BridgeUpdateEvent,
+} from "./shared/options.js";
 
 /** The name of the custom callback event that carries a task's status. */
 export const STATUS_EVENT = "mcp_tasks_status";
@@ -30,14 +35,16 @@ export interface LangchainStatusEvent {
 }
 
 type ContentBlock =
-  | { type: "text"; text: string }
-  | { type: "image"; source_type: "base64"; data: string; mime_type: string };
+  { type: "text"; text: string } | { type: "image"; source_type: "base64"; data: string; mime_type: string };
 
 /**
  * Lists the server's tools (`client.listTools()`) and returns them as LangChain tools with their JSON Schema.
  * Calls go through `client.callTool`: the run's `signal` cancels the task (one `tasks/cancel`).
  */
-export async function langchainTools(client: TaskClient, options?: BridgeOptions): Promise<DynamicStructuredTool[]> {
+export async function langchainTools(
+  client: TaskClient,
+  options?: BridgeOptions,
+): Promise<DynamicStructuredTool[]> {
   const tools = await bridgedTools("langchainTools", client, options);
   return tools.map(
     (bridged) =>
@@ -61,7 +68,11 @@ export async function langchainTools(client: TaskClient, options?: BridgeOptions
 }
 
 /** A `ToolMessage` when the framework gave a tool call id (content, artifact, status); bare content otherwise. */
-function toolOutput(final: FinalStep, name: string, toolCallId: string | undefined): ToolMessage | string | ContentBlock[] {
+function toolOutput(
+  final: FinalStep,
+  name: string,
+  toolCallId: string | undefined,
+): ToolMessage | string | ContentBlock[] {
   const failed = final.type === "error" || (final.type === "result" && isToolError(final.result));
   const content = final.type === "result" ? blocks(final.result) : final.message;
   if (toolCallId === undefined) return failed && typeof content === "string" ? `Error: ${content}` : content;

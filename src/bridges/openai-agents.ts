@@ -11,7 +11,12 @@ import { isToolError, modelParts, resultText } from "./shared/output.js";
 import { bridgedTools } from "./shared/tools.js";
 
 export { handedOff, type HandedOff, type HandedOffTask } from "./shared/handed-off.js";
-export type { BridgeInputContext, BridgeInputHandlers, BridgeOptions, BridgeUpdateEvent } from "./shared/options.js";
+export type {
+  BridgeInputContext,
+  BridgeInputHandlers,
+  BridgeOptions,
+  BridgeUpdateEvent,
+} from "./shared/options.js";
 
 export type OpenAIAgentsToolOutput = string | Array<ToolOutputText | ToolOutputImage>;
 
@@ -25,20 +30,21 @@ export async function openaiAgentsTools(
   options?: BridgeOptions,
 ): Promise<FunctionTool<unknown, never, OpenAIAgentsToolOutput>[]> {
   const tools = await bridgedTools("openaiAgentsTools", client, options);
-  return tools.map((bridged) =>
-    tool({
-      name: bridged.name,
-      description: bridged.description,
-      // The SDK wants an object schema with `properties`; everything else goes through as the server gave it.
-      parameters: { properties: {}, ...bridged.inputSchema, type: "object" } as never,
-      strict: false,
-      execute: async (input: unknown, _context, details): Promise<OpenAIAgentsToolOutput> => {
-        let final: FinalStep | undefined;
-        const site = { signal: details?.signal, toolCallId: details?.toolCall?.callId };
-        for await (const step of bridged.run(input, site)) if (step.type !== "status") final = step;
-        return toolOutput(final!);
-      },
-    }) as unknown as FunctionTool<unknown, never, OpenAIAgentsToolOutput>,
+  return tools.map(
+    (bridged) =>
+      tool({
+        name: bridged.name,
+        description: bridged.description,
+        // The SDK wants an object schema with `properties`; everything else goes through as the server gave it.
+        parameters: { properties: {}, ...bridged.inputSchema, type: "object" } as never,
+        strict: false,
+        execute: async (input: unknown, _context, details): Promise<OpenAIAgentsToolOutput> => {
+          let final: FinalStep | undefined;
+          const site = { signal: details?.signal, toolCallId: details?.toolCall?.callId };
+          for await (const step of bridged.run(input, site)) if (step.type !== "status") final = step;
+          return toolOutput(final!);
+        },
+      }) as unknown as FunctionTool<unknown, never, OpenAIAgentsToolOutput>,
   );
 }
 

@@ -82,7 +82,12 @@ export function handoffNote(toolName: string, ref: string, prefix: string): stri
 }
 
 /** Runs one call; yields status steps, then exactly one final step. Throws only the framework's abort. */
-export async function* runCall(setup: BridgeSetup, toolName: string, args: unknown, site: CallSite): AsyncGenerator<Step> {
+export async function* runCall(
+  setup: BridgeSetup,
+  toolName: string,
+  args: unknown,
+  site: CallSite,
+): AsyncGenerator<Step> {
   const { signal, toolCallId } = site;
   signal?.throwIfAborted();
   // The task is cancelled by the framework's abort only until it is handed off: after that it outlives the turn.
@@ -113,7 +118,9 @@ export async function* runCall(setup: BridgeSetup, toolName: string, args: unkno
   handle.on("task", () => events.push({ kind: "task" }));
   void handle.outcome().then((outcome) => events.push({ kind: "settled", outcome }));
   const timer =
-    setup.handoffAfterMs === undefined ? undefined : setTimeout(() => events.push({ kind: "due" }), setup.handoffAfterMs);
+    setup.handoffAfterMs === undefined
+      ? undefined
+      : setTimeout(() => events.push({ kind: "due" }), setup.handoffAfterMs);
   let due = false;
   try {
     for (;;) {

@@ -62,7 +62,10 @@ class Book implements HandedOff {
     this.entries.delete(ref);
   }
 
-  private async match(ref: string, handles: TaskHandle<CallToolResult>[]): Promise<HandedOffTask | undefined> {
+  private async match(
+    ref: string,
+    handles: TaskHandle<CallToolResult>[],
+  ): Promise<HandedOffTask | undefined> {
     for (const handle of handles) {
       if (handle.taskId === undefined || (await refFor(handle.taskId)) !== ref) continue;
       const toolName = (await handle.ref)?.toolName ?? "unknown tool";

@@ -69,7 +69,11 @@ export interface BridgeSetup {
 export const HANDOFF_TOOL_NAMES = ["task_status", "task_cancel"] as const;
 
 /** Checks the options and lists the selected tools (`tools/list`, every page). */
-export async function setUp(bridge: string, client: TaskClient, options: BridgeOptions = {}): Promise<BridgeSetup> {
+export async function setUp(
+  bridge: string,
+  client: TaskClient,
+  options: BridgeOptions = {},
+): Promise<BridgeSetup> {
   const fail = (message: string) => new McpTasksError(`${bridge}: ${message}`);
   if (typeof client?.listTools !== "function" || typeof client.callTool !== "function")
     throw fail("the first argument must be a connected TaskClient");
@@ -77,7 +81,8 @@ export async function setUp(bridge: string, client: TaskClient, options: BridgeO
   if (typeof prefix !== "string") throw fail("`prefix` must be a string");
   if (onUpdate !== undefined && typeof onUpdate !== "function") throw fail("`onUpdate` must be a function");
   if (inputHandlers !== undefined) {
-    if (typeof inputHandlers !== "object" || inputHandlers === null) throw fail("`inputHandlers` must be an object");
+    if (typeof inputHandlers !== "object" || inputHandlers === null)
+      throw fail("`inputHandlers` must be an object");
     for (const [kind, handler] of Object.entries(inputHandlers)) {
       if (handler !== undefined && typeof handler !== "function")
         throw fail(`\`inputHandlers.${kind}\` must be a function`);
@@ -103,7 +108,9 @@ export async function setUp(bridge: string, client: TaskClient, options: BridgeO
   if (handoffAfterMs !== undefined) {
     const clash = tools.find((tool) => (HANDOFF_TOOL_NAMES as readonly string[]).includes(tool.name));
     if (clash !== undefined)
-      throw fail(`the server's tool "${clash.name}" clashes with the hand-off tool of that name; leave it out with \`include\``);
+      throw fail(
+        `the server's tool "${clash.name}" clashes with the hand-off tool of that name; leave it out with \`include\``,
+      );
   }
   return { client, tools, prefix, inputHandlers, onUpdate, handoffAfterMs };
 }

@@ -5,9 +5,7 @@
 import type { CallToolResult, TaskOutcome } from "mcp-tasks";
 
 /** One part of what the model sees; each bridge maps these to its framework's multi-part form. */
-export type ModelPart =
-  | { type: "text"; text: string }
-  | { type: "image"; data: string; mediaType: string };
+export type ModelPart = { type: "text"; text: string } | { type: "image"; data: string; mediaType: string };
 
 type Block = Record<string, unknown>;
 const text = (value: unknown): string => (typeof value === "string" ? value : "");
@@ -19,7 +17,10 @@ function describe(block: Block): string {
     case "audio":
       return `[audio (${text(block.mimeType) || "unknown type"})]`;
     case "resource_link":
-      return `[resource link: ${text(block.name) || text(block.uri)} ${text(block.uri)}]`.replace(/ \]$/, "]");
+      return `[resource link: ${text(block.name) || text(block.uri)} ${text(block.uri)}]`.replace(
+        / \]$/,
+        "]",
+      );
     case "resource":
       return `[resource: ${text(resource.uri)}${resource.mimeType ? ` (${text(resource.mimeType)})` : ""}]`;
     default:

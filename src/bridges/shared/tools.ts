@@ -20,7 +20,11 @@ export interface BridgedTool {
 }
 
 /** Every tool of the bridge, in the server's order, the hand-off tools last. */
-export async function bridgedTools(bridge: string, client: TaskClient, options?: BridgeOptions): Promise<BridgedTool[]> {
+export async function bridgedTools(
+  bridge: string,
+  client: TaskClient,
+  options?: BridgeOptions,
+): Promise<BridgedTool[]> {
   const setup = await setUp(bridge, client, options);
   const tools: BridgedTool[] = setup.tools.map((tool) => ({
     name: `${setup.prefix}${tool.name}`,
@@ -34,7 +38,9 @@ export async function bridgedTools(bridge: string, client: TaskClient, options?:
 
 const REF_SCHEMA = {
   type: "object",
-  properties: { ref: { type: "string", description: "The task ref from the note, e.g. task_0123456789abcdef." } },
+  properties: {
+    ref: { type: "string", description: "The task ref from the note, e.g. task_0123456789abcdef." },
+  },
   required: ["ref"],
   additionalProperties: false,
 };
@@ -70,7 +76,11 @@ function handoffTools(setup: BridgeSetup): BridgedTool[] {
           statusMessage: handle.snapshot?.statusMessage,
         });
         const detail = statusMessage === undefined ? "" : `: ${statusMessage}`;
-        yield { type: "note", message: `Task ${ref} ("${toolName}") is still running (${status}${detail}).`, ref };
+        yield {
+          type: "note",
+          message: `Task ${ref} ("${toolName}") is still running (${status}${detail}).`,
+          ref,
+        };
       },
     },
     {

@@ -51,10 +51,20 @@ function scriptedModel(calls: Array<Call | (() => Promise<Call>)>) {
     doGenerate: async ({ prompt }) => {
       const turn = await next(prompt as Prompt);
       if (turn.done)
-        return { content: [{ type: "text", text: turn.text }], finishReason: { unified: "stop", raw: undefined }, usage, warnings: [] };
+        return {
+          content: [{ type: "text", text: turn.text }],
+          finishReason: { unified: "stop", raw: undefined },
+          usage,
+          warnings: [],
+        };
       return {
         content: [
-          { type: "tool-call", toolCallId: turn.id, toolName: turn.call.name, input: JSON.stringify(turn.call.input) },
+          {
+            type: "tool-call",
+            toolCallId: turn.id,
+            toolName: turn.call.name,
+            input: JSON.stringify(turn.call.input),
+          },
         ],
         finishReason: { unified: "tool-calls", raw: undefined },
         usage,
@@ -71,10 +81,17 @@ function scriptedModel(calls: Array<Call | (() => Promise<Call>)>) {
             { type: "finish", finishReason: { unified: "stop", raw: undefined }, usage },
           ]
         : [
-            { type: "tool-call", toolCallId: turn.id, toolName: turn.call.name, input: JSON.stringify(turn.call.input) },
+            {
+              type: "tool-call",
+              toolCallId: turn.id,
+              toolName: turn.call.name,
+              input: JSON.stringify(turn.call.input),
+            },
             { type: "finish", finishReason: { unified: "tool-calls", raw: undefined }, usage },
           ];
-      return { stream: convertArrayToReadableStream([{ type: "stream-start", warnings: [] }, ...parts] as never[]) };
+      return {
+        stream: convertArrayToReadableStream([{ type: "stream-start", warnings: [] }, ...parts] as never[]),
+      };
     },
   });
   return { model, prompts };
@@ -126,12 +143,23 @@ describe("aiSdkTools", () => {
     const updates: string[] = [];
     const tools = await aiSdkTools(client, {
       include: ["build_report"],
-      onUpdate: ({ toolName, toolCallId, update }) => updates.push(`${toolName} ${toolCallId} ${update.statusMessage ?? ""}`),
+      onUpdate: ({ toolName, toolCallId, update }) =>
+        updates.push(`${toolName} ${toolCallId} ${update.statusMessage ?? ""}`),
     });
     const { model, prompts } = scriptedModel([{ name: "build_report", input: { quarter: "Q3" } }]);
-    const result = await generateText({ model, tools, prompt: "Build the Q3 report", stopWhen: stepCountIs(3) });
+    const result = await generateText({
+      model,
+      tools,
+      prompt: "Build the Q3 report",
+      stopWhen: stepCountIs(3),
+    });
     expect(JSON.parse(result.text)).toEqual([
-      { type: "tool-result", toolCallId: "call-0", toolName: "build_report", output: { type: "text", value: REPORT } },
+      {
+        type: "tool-result",
+        toolCallId: "call-0",
+        toolName: "build_report",
+        output: { type: "text", value: REPORT },
+      },
     ]);
     expect(updates.filter((line) => REPORT_STEPS.some((step) => line.endsWith(step)))).toEqual(
       REPORT_STEPS.map((step) => `build_report call-0 ${step}`),
@@ -155,7 +183,10 @@ describe("aiSdkTools", () => {
     );
     const final = seen.filter((part) => !part.preliminary);
     expect(final).toEqual([
-      { preliminary: false, output: { type: "result", result: { content: [{ type: "text", text: REPORT }] } } },
+      {
+        preliminary: false,
+        output: { type: "result", result: { content: [{ type: "text", text: REPORT }] } },
+      },
     ]);
     expect(JSON.parse(await stream.text)).toEqual([
       expect.objectContaining({ output: { type: "text", value: REPORT } }),
@@ -203,7 +234,13 @@ describe("aiSdkTools", () => {
     });
     const { model } = scriptedModel([{ name: "endless_job", input: {} }]);
     await expect(
-      generateText({ model, tools, prompt: "Work", abortSignal: controller.signal, stopWhen: stepCountIs(3) }),
+      generateText({
+        model,
+        tools,
+        prompt: "Work",
+        abortSignal: controller.signal,
+        stopWhen: stepCountIs(3),
+      }),
     ).rejects.toMatchObject({ name: "AbortError" });
     // The handle ends once the server confirms; by then every request it made is in the log.
     await vi.waitFor(() => expect(client.tasks()).toHaveLength(0));
@@ -215,7 +252,8 @@ describe("aiSdkTools", () => {
 
   it("routes a task's elicitation to the bridge's inputHandlers, not the client's", async () => {
     clientAsked.length = 0;
-    const asked: Array<{ message: string; toolCallId: string | undefined; toolName: string | undefined }> = [];
+    const asked: Array<{ message: string; toolCallId: string | undefined; toolName: string | undefined }> =
+      [];
     const tools = await aiSdkTools(client, {
       include: ["confirm_delete"],
       inputHandlers: {
@@ -227,8 +265,13 @@ describe("aiSdkTools", () => {
     });
     const { model } = scriptedModel([{ name: "confirm_delete", input: { filename: "notes.txt" } }]);
     const result = await generateText({ model, tools, prompt: "Delete notes.txt", stopWhen: stepCountIs(3) });
-    expect((JSON.parse(result.text) as ToolResultSeen[])[0]?.output).toEqual({ type: "text", value: "Deleted notes.txt" });
-    expect(asked).toEqual([{ message: "Delete notes.txt?", toolCallId: "call-0", toolName: "confirm_delete" }]);
+    expect((JSON.parse(result.text) as ToolResultSeen[])[0]?.output).toEqual({
+      type: "text",
+      value: "Deleted notes.txt",
+    });
+    expect(asked).toEqual([
+      { message: "Delete notes.txt?", toolCallId: "call-0", toolName: "confirm_delete" },
+    ]);
     expect(clientAsked).toEqual([]);
   });
 
@@ -242,7 +285,11 @@ describe("aiSdkTools", () => {
         // The model read the note; the host waits for the handed-off work before the model checks back.
         const note = toolResults(prompts[1]!)[0]?.output.value as string;
         ref = /task (task_[0-9a-f]{16})/.exec(note)?.[1] ?? "";
-        expect(handedOff(client).list().map((task) => task.ref)).toContain(ref);
+        expect(
+          handedOff(client)
+            .list()
+            .map((task) => task.ref),
+        ).toContain(ref);
         expect((await handedOff(client).wait(ref))?.kind).toBe("completed");
         return { name: "task_status", input: { ref } };
       },

@@ -3,7 +3,14 @@
  * hundredth of their timing plus two scripted ones, a client that polls fast, and readers of the request log.
  */
 import { TaskClient, type TaskClientOptions } from "mcp-tasks";
-import { defineTool, fixtureTools, startTaskServer, step, textResult, type HttpTaskServer } from "mcp-tasks/testing";
+import {
+  defineTool,
+  fixtureTools,
+  startTaskServer,
+  step,
+  textResult,
+  type HttpTaskServer,
+} from "mcp-tasks/testing";
 
 /** The statuses `build_report` reports, in order, before it completes with {@link REPORT}. */
 export const REPORT_STEPS = ["Fetching sales data", "Crunching the numbers", "Rendering charts"];
