@@ -5,18 +5,18 @@
  */
 import { dynamicTool, jsonSchema, type Tool, type ToolResultPart } from "ai";
 import type { CallToolResult, TaskClient } from "mcp-tasks";
-import type { Step } from "./shared/call.js";
-import type { BridgeOptions } from "./shared/options.js";
-import { isToolError, modelParts, resultText } from "./shared/output.js";
-import { bridgedTools } from "./shared/tools.js";
+import type { Step } from "./shared/index.js";
+import type { BridgeOptions } from "./shared/index.js";
+import { isToolError, modelParts, resultText } from "./shared/index.js";
+import { bridgedTools } from "./shared/index.js";
 
-export { handedOff, type HandedOff, type HandedOffTask } from "./shared/handed-off.js";
+export { handedOff, type HandedOff, type HandedOffTask } from "./shared/index.js";
 export type {
   BridgeInputContext,
   BridgeInputHandlers,
   BridgeOptions,
   BridgeUpdateEvent,
-} from "./shared/options.js";
+} from "./shared/index.js";
 
 /**
  * What a bridged tool outputs: `status` steps (preliminary results, while the task runs), then one of

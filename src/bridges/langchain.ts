@@ -8,18 +8,18 @@ import { dispatchCustomEvent } from "@langchain/core/callbacks/dispatch/web";
 import { ToolMessage } from "@langchain/core/messages";
 import { tool, type DynamicStructuredTool } from "@langchain/core/tools";
 import type { CallToolResult, TaskClient, TaskStatus } from "mcp-tasks";
-import type { FinalStep } from "./shared/call.js";
-import type { BridgeOptions } from "./shared/options.js";
-import { isToolError, modelParts, resultText } from "./shared/output.js";
-import { bridgedTools } from "./shared/tools.js";
+import type { FinalStep } from "./shared/index.js";
+import type { BridgeOptions } from "./shared/index.js";
+import { isToolError, modelParts, resultText } from "./shared/index.js";
+import { bridgedTools } from "./shared/index.js";
 
-export { handedOff, type HandedOff, type HandedOffTask } from "./shared/handed-off.js";
+export { handedOff, type HandedOff, type HandedOffTask } from "./shared/index.js";
 export type {
   BridgeInputContext,
   BridgeInputHandlers,
   BridgeOptions,
   BridgeUpdateEvent,
-} from "./shared/options.js";
+} from "./shared/index.js";
 
 /** The name of the custom callback event that carries a task's status. */
 export const STATUS_EVENT = "mcp_tasks_status";

@@ -5,18 +5,18 @@
  */
 import { tool, type FunctionTool, type ToolOutputImage, type ToolOutputText } from "@openai/agents";
 import type { CallToolResult, TaskClient } from "mcp-tasks";
-import type { FinalStep } from "./shared/call.js";
-import type { BridgeOptions } from "./shared/options.js";
-import { isToolError, modelParts, resultText } from "./shared/output.js";
-import { bridgedTools } from "./shared/tools.js";
+import type { FinalStep } from "./shared/index.js";
+import type { BridgeOptions } from "./shared/index.js";
+import { isToolError, modelParts, resultText } from "./shared/index.js";
+import { bridgedTools } from "./shared/index.js";
 
-export { handedOff, type HandedOff, type HandedOffTask } from "./shared/handed-off.js";
+export { handedOff, type HandedOff, type HandedOffTask } from "./shared/index.js";
 export type {
   BridgeInputContext,
   BridgeInputHandlers,
   BridgeOptions,
   BridgeUpdateEvent,
-} from "./shared/options.js";
+} from "./shared/index.js";
 
 export type OpenAIAgentsToolOutput = string | Array<ToolOutputText | ToolOutputImage>;
 

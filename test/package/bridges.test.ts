@@ -1,7 +1,8 @@
 /**
  * The agent framework bridges as a consumer gets them: each built entry (ESM and CJS) imports its own framework
- * and the core by the package's name, and nothing else; in a packed install where only one framework is
- * present, its bridge loads (the others' frameworks are never needed) and the others fail naming what is missing.
+ * and the bridges' shared module (which imports the core by the package's name), and nothing else; in a packed
+ * install where only one framework is present, its bridge loads (the others' frameworks are never needed) and
+ * the others fail naming what is missing; with all of them, the bridges share one book of handed-off tasks.
  */
 import { execFile } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -13,22 +14,13 @@ import { ROOT, assertFreshBuild, packedConsumer, type Consumer } from "./packed.
 const exec = promisify(execFile);
 
 const BRIDGES = {
-  "ai-sdk": { framework: "ai", imports: ["ai", "mcp-tasks"], entry: "aiSdkTools" },
+  "ai-sdk": { framework: "ai", imports: ["ai"], entry: "aiSdkTools" },
   langchain: {
     framework: "@langchain/core",
-    imports: [
-      "@langchain/core/callbacks/dispatch/web",
-      "@langchain/core/messages",
-      "@langchain/core/tools",
-      "mcp-tasks",
-    ],
+    imports: ["@langchain/core/callbacks/dispatch/web", "@langchain/core/messages", "@langchain/core/tools"],
     entry: "langchainTools",
   },
-  "openai-agents": {
-    framework: "@openai/agents",
-    imports: ["@openai/agents", "mcp-tasks"],
-    entry: "openaiAgentsTools",
-  },
+  "openai-agents": { framework: "@openai/agents", imports: ["@openai/agents"], entry: "openaiAgentsTools" },
 } as const;
 type Bridge = keyof typeof BRIDGES;
 const NAMES = Object.keys(BRIDGES) as Bridge[];
@@ -36,15 +28,23 @@ const NAMES = Object.keys(BRIDGES) as Bridge[];
 const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s*|\brequire\s*\(\s*)["']([^"']+)["']/g;
 
 describe("the built bridge entries", () => {
+  const importsOf = (file: string) => {
+    const source = readFileSync(join(ROOT, "dist", "bridges", file), "utf8");
+    return [...new Set([...source.matchAll(SPECIFIER)].map((match) => match[1]))].sort();
+  };
+
   it.each(NAMES.flatMap((name) => [`${name}.js`, `${name}.cjs`]))(
-    "dist/bridges/%s imports its framework and mcp-tasks, nothing else",
+    "dist/bridges/%s imports its framework and the shared module, nothing else",
     (file) => {
       assertFreshBuild();
-      const source = readFileSync(join(ROOT, "dist", "bridges", file), "utf8");
-      const specifiers = [...new Set([...source.matchAll(SPECIFIER)].map((match) => match[1]))].sort();
-      expect(specifiers).toEqual([...BRIDGES[file.replace(/\.c?js$/, "") as Bridge].imports]);
+      const shared = file.endsWith(".cjs") ? "./shared.cjs" : "./shared.js";
+      expect(importsOf(file)).toEqual([shared, ...BRIDGES[file.replace(/\.c?js$/, "") as Bridge].imports]);
     },
   );
+
+  it.each(["shared.js", "shared.cjs"])("dist/bridges/%s imports only mcp-tasks", (file) => {
+    expect(importsOf(file)).toEqual(["mcp-tasks"]);
+  });
 
   it("are wired in package.json exports and typesVersions, with their frameworks as optional peers", () => {
     const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
