@@ -1,5 +1,5 @@
 /**
- * `mcp-tasks/ai-sdk`: the server's tools as a Vercel AI SDK `ToolSet` (`ai` 6), for `generateText`, `streamText`
+ * `mcp-tasks/ai-sdk`: the server's tools as a Vercel AI SDK `ToolSet` (`ai` 6 or 7), for `generateText`, `streamText`
  * and agents. Each tool's `execute` is an async generator: the task's status updates arrive as preliminary tool
  * results, the last output is the final one, and `toModelOutput` turns it into what the model reads.
  */
