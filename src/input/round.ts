@@ -10,7 +10,14 @@ import type { InputRequestEvent, UnansweredInputAction } from "../task/types.js"
 import { InputRespondError } from "./errors.js";
 import type { Limiter } from "./limit.js";
 import { actionFor, declined, unansweredEvent } from "./policy.js";
-import { askHandler, checkResponse, hasHandler, missingHandlerReason, readInputRequest } from "./requests.js";
+import {
+  askHandler,
+  checkResponse,
+  completeResponse,
+  hasHandler,
+  missingHandlerReason,
+  readInputRequest,
+} from "./requests.js";
 import type { ReadInput } from "./requests.js";
 import type { InputContext, InputHandlers, InputUnansweredEvent } from "./types.js";
 
@@ -77,7 +84,7 @@ export class InputRound {
     const problem = checkResponse(entry.input, response);
     if (problem !== undefined) throw new InputRespondError(key, "invalid_response", problem);
     entry.controller?.abort(new Error(`input request ${JSON.stringify(key)} was answered by the app`));
-    this.accept(key, response);
+    this.accept(key, completeResponse(entry.input, response));
   }
 
   /** Stops the round: running handlers are aborted and `done` rejects with `reason`. */
