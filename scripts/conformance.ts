@@ -17,7 +17,14 @@ import { join } from "node:path";
 import { startTaskServer } from "../src/testing/index.js";
 import { CLIENT_SCENARIOS, DONE_LINE } from "../conformance/client-scenarios.js";
 import { readBaseline, suiteExpectedFailures, type Baseline } from "./conformance/baseline.js";
-import { findNode22, listScenarios, readResults, ROOT, runSuite } from "./conformance/suite.js";
+import {
+  findNode22,
+  killRunningSuites,
+  listScenarios,
+  readResults,
+  ROOT,
+  runSuite,
+} from "./conformance/suite.js";
 import { judge, runLabel, summarize, type ScenarioRun } from "./conformance/verdict.js";
 
 const BASELINE = join(ROOT, "conformance/baseline.yml");
@@ -198,6 +205,13 @@ async function main(only: readonly string[]): Promise<number> {
   }
   console.log(`Conformance passed in ${seconds}s. Results: ${outDir}`);
   return 0;
+}
+
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    killRunningSuites();
+    process.exit(130);
+  });
 }
 
 main(process.argv.slice(2)).then(

@@ -52,6 +52,24 @@ export interface SuiteResult {
   output: string;
 }
 
+/** Process groups of the suite runs still going (see `killRunningSuites`). */
+const running = new Set<number>();
+
+/**
+ * Kills every suite run still going, with the clients they started. Each runs in a process group of its own, which
+ * a Ctrl-C on the terminal does not reach: the runner calls this on SIGINT and SIGTERM.
+ */
+export function killRunningSuites(): void {
+  for (const group of running) {
+    try {
+      process.kill(-group, "SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  }
+  running.clear();
+}
+
 /** Runs the suite with `args`, in its own process group so that a timeout kills the client it started too. */
 export function runSuite(node: string, args: readonly string[], logFile?: string): Promise<SuiteResult> {
   return new Promise((done, fail) => {
@@ -60,16 +78,19 @@ export function runSuite(node: string, args: readonly string[], logFile?: string
       stdio: ["ignore", "pipe", "pipe"],
       detached: true,
     });
+    const group = child.pid;
+    if (group !== undefined) running.add(group);
     let output = "";
     child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
     const timer = setTimeout(() => {
       output += `\n[npm run conformance: killed after ${RUN_TIMEOUT_MS} ms]\n`;
-      if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+      if (group !== undefined) process.kill(-group, "SIGKILL");
     }, RUN_TIMEOUT_MS);
     child.on("error", fail);
     child.on("close", (code) => {
       clearTimeout(timer);
+      if (group !== undefined) running.delete(group);
       const finish = () => done({ code, output });
       if (logFile === undefined) finish();
       else writeFile(logFile, output).then(finish, fail);
