@@ -103,6 +103,22 @@ describe("transient faults on tasks/get", () => {
     for (const handle of handles) await expect(handle).resolves.toBeDefined();
   });
 
+  it("by default retries 8 times, from 250 ms doubling up to 30 s, then ends the handle with the last error", async () => {
+    vi.spyOn(Math, "random").mockReturnValue(1); // the top of each jitter window: the full backoff
+    // Nine faults: the first poll and 8 retries; a 9th retry would have met the completed task.
+    const server = faultyServer(...Array.from({ length: 9 }, () => internalError));
+    const client = await connect(server); // no retry option: the documented default
+    const handle = client.callTool("compute");
+    const outcome = handle.outcome();
+    await vi.advanceTimersByTimeAsync(120_000);
+    expect(gaps(server.times("tasks/get"))).toEqual([250, 500, 1000, 2000, 4000, 8000, 16_000, 30_000]);
+    await expect(outcome).resolves.toMatchObject({
+      kind: "error",
+      taskId: TASK_ID,
+      error: { name: "RpcError", code: -32603, method: "tasks/get" },
+    });
+  });
+
   it("a fault that outlasts the retries ends the handle with the last error", async () => {
     const server = faultyServer(...Array.from({ length: 10 }, () => internalError));
     const client = await connect(server, { retry: { ...retry, retries: 2 } });
