@@ -37,7 +37,7 @@ describe("polling follows the server's pollIntervalMs", () => {
     const handle = client.callTool("compute");
     await vi.advanceTimersByTimeAsync(3200);
     expect(server.times("tasks/get")).toEqual([3000, 3200]);
-    await expect(handle).resolves.toBeDefined();
+    await expect(handle).resolves.toEqual({ content: [{ type: "text", text: "done" }] });
   });
 });
 

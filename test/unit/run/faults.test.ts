@@ -84,7 +84,7 @@ describe("transient faults on tasks/get", () => {
     expect(server.times("tasks/get")).toEqual([1000]);
     await vi.advanceTimersByTimeAsync(1);
     expect(server.times("tasks/get")).toEqual([1000, 4000]);
-    await expect(handle).resolves.toBeDefined();
+    await expect(handle).resolves.toEqual({ content: [{ type: "text", text: "survived" }] });
   });
 
   it("jitters retry waits: tasks that fail together do not retry in lockstep", async () => {
@@ -100,7 +100,9 @@ describe("transient faults on tasks/get", () => {
     await vi.advanceTimersByTimeAsync(1200);
     const retried = server.times("tasks/get").filter((at) => at > 1000);
     expect(retried).toEqual([1050, 1075, 1099]);
-    for (const handle of handles) await expect(handle).resolves.toBeDefined();
+    for (const handle of handles) {
+      await expect(handle).resolves.toEqual({ content: [{ type: "text", text: "survived" }] });
+    }
   });
 
   it("by default retries 8 times, from 250 ms doubling up to 30 s, then ends the handle with the last error", async () => {
