@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TaskClient, type InputHandlers } from "mcp-tasks";
-import { startTaskServer, type HttpTaskServer } from "mcp-tasks/testing";
+import { fixtureTools, startTaskServer, type HttpTaskServer } from "mcp-tasks/testing";
 import { startCaptureServer } from "../transport/fixtures/http.js";
 
 const elicitation: InputHandlers["elicitation"] = async () => ({ action: "decline" });
@@ -32,7 +32,7 @@ const cases: [string, InputHandlers, Record<string, unknown>][] = [
 describe("declared client capabilities on a 2026-07-28 server", () => {
   let server: HttpTaskServer;
   beforeAll(async () => {
-    server = await startTaskServer();
+    server = await startTaskServer({ tools: fixtureTools({ timeScale: 0.01 }) });
   });
   afterAll(async () => {
     await server.close();
@@ -41,12 +41,18 @@ describe("declared client capabilities on a 2026-07-28 server", () => {
   it.each(cases)(
     "with %s, every request's envelope declares exactly those",
     async (_label, handlers, expected) => {
-      const client = await TaskClient.connect(server.url, { inputHandlers: handlers, notifications: "off" });
-      const before = server.requests.all().length;
+      server.requests.clear();
+      // Counted from before connect: the discovery probe carries the envelope too.
+      const client = await TaskClient.connect(server.url, { inputHandlers: handlers });
       await client.callTool("greet", { name: "Ada" });
+      // A task that outlives its listen's acknowledgement: tasks/get and subscriptions/listen go out too.
+      await client.callTool("slow_compute", { seconds: 20 });
       await client.close();
-      const sent = server.requests.all().slice(before);
-      expect(sent.length).toBeGreaterThan(0);
+      const sent = server.requests.all();
+      // The kinds of request seen, so "every request" is not a claim about one of them.
+      expect([...new Set(sent.map((request) => request.method))]).toEqual(
+        expect.arrayContaining(["server/discover", "tools/call", "subscriptions/listen", "tasks/get"]),
+      );
       for (const request of sent) {
         const meta = (request.body as { params: { _meta: Record<string, unknown> } }).params._meta;
         expect(meta["io.modelcontextprotocol/clientCapabilities"]).toEqual({
