@@ -136,6 +136,46 @@ describe("transient faults on tasks/get", () => {
   });
 });
 
+describe("transient faults on tasks/update", () => {
+  const confirm = {
+    method: "elicitation/create",
+    params: {
+      message: "Proceed?",
+      requestedSchema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] },
+    },
+  };
+  const unavailable = {
+    throws: new TransportError("tasks/update: HTTP 503", { status: 503, transient: true }),
+  };
+
+  // The wall-clock twin in test/integration/timing keeps only the lower bound; the exact waits are here.
+  it("follow the client's retry option, with one retry event per retry", async () => {
+    vi.spyOn(Math, "random").mockReturnValue(1); // the top of each jitter window: the full backoff
+    const server = new ScriptedServer({
+      "tools/call": () => frame.created({ pollIntervalMs: 1000 }),
+      "tasks/get": inOrder(frame.inputRequired({ q: confirm }), frame.completed("went ahead")),
+      "tasks/update": inOrder(unavailable, unavailable, frame.ack()),
+    });
+    const client = await connect(server, {
+      retry: { retries: 3, minTimeoutMs: 5, maxTimeoutMs: 5, factor: 1 },
+      inputHandlers: { elicitation: async () => ({ action: "accept", content: { ok: true } }) },
+    });
+    const handle = client.callTool("compute");
+    const retries: RetryEvent[] = [];
+    handle.on("retry", (event) => retries.push(event));
+
+    await vi.advanceTimersByTimeAsync(1100);
+    // The default timing would have waited 250 then 500 ms.
+    expect(server.times("tasks/update")).toEqual([1000, 1005, 1010]);
+    expect(retries.map((event) => [event.method, event.attempt])).toEqual([
+      ["tasks/update", 1],
+      ["tasks/update", 2],
+    ]);
+    await vi.advanceTimersByTimeAsync(2000);
+    await expect(handle).resolves.toEqual({ content: [{ type: "text", text: "went ahead" }] });
+  });
+});
+
 describe("final faults", () => {
   it("-32602 on tasks/get ends the handle as TaskNotFoundError and stops polling", async () => {
     const server = faultyServer(frame.rpcError(-32602, "Failed to retrieve task: Task has expired"));
