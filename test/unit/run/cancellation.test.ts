@@ -147,6 +147,19 @@ describe("cancel()", () => {
     expect(server.sent("tasks/cancel")).toHaveLength(1);
   });
 
+  it("by default waits 10 s for the server's final word, then ends unconfirmed", async () => {
+    const server = cancellableTask(() => frame.working({ pollIntervalMs: 1000 })); // ignores the cancel
+    const client = await connect(server); // no cancelGraceMs: the documented default
+    const handle = client.callTool("compute");
+    await vi.advanceTimersByTimeAsync(0);
+    void handle.cancel();
+    await vi.advanceTimersByTimeAsync(9_999);
+    expect(handle.isSettled).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(handle.isSettled).toBe(true);
+    await expect(handle.outcome()).resolves.toMatchObject({ kind: "cancelled", error: { confirmed: false } });
+  });
+
   it("cancelGraceMs bounds a tasks/cancel that hangs", async () => {
     const server = cancellableTask(() => frame.working({ pollIntervalMs: 1000 }));
     server.on("tasks/cancel", () => ({ silent: true }));
