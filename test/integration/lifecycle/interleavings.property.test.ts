@@ -31,7 +31,7 @@
  * (the client, server and proxy talk over sockets), so a scenario fixes what happens, not exactly when.
  */
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
   TaskClient,
   TaskError,
@@ -370,9 +370,9 @@ const WARM_UP = {
 describe("the TaskClient under random interleavings of answers, faults, cancels, detaches, deadlines and close()", () => {
   const fixed = new Coverage();
   const random = new Coverage();
+  beforeAll(warmUp);
 
   it("settles every handle exactly once, loses no task id, leaks no rejection, timer or socket: the named interleavings and the fixed seed", async () => {
-    await warmUp();
     await checkScenarios(FIXED_SEED, fixed, { named: namedScenarios });
     console.info(`lifecycle property, fixed seed ${FIXED_SEED}: ${fixed.report()}`);
   }, 120_000);
