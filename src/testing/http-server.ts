@@ -131,7 +131,10 @@ export async function startTaskServer(options: HttpTaskServerOptions = {}): Prom
     const opening = openTaskListen(
       core.engine,
       listen,
-      (message) => res.write(sseFrame(message)),
+      (message) => {
+        core.sent.record(listen.id, message, core.clock.now());
+        res.write(sseFrame(message));
+      },
       core.listen,
       core.nextListenIndex(),
       core.clock,
@@ -217,6 +220,7 @@ export async function startTaskServer(options: HttpTaskServerOptions = {}): Prom
     port,
     tasks: core.engine.store,
     requests: core.log,
+    notifications: core.sent,
     get listenStreams() {
       return openListens.size;
     },

@@ -24,6 +24,8 @@ export type { FixtureOptions } from "./fixtures.js";
 export type { TaskInspection, TaskStoreView } from "./task-store.js";
 export { RequestLog } from "./request-log.js";
 export type { RecordedRequest } from "./request-log.js";
+export { NotificationLog } from "./notification-log.js";
+export type { SentNotification } from "./notification-log.js";
 export { systemClock } from "./clock.js";
 export type { Clock, TimerHandle } from "./clock.js";
 export { ScriptError, ToolDefinitionError } from "./errors.js";

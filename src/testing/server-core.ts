@@ -4,6 +4,7 @@ import type { Clock } from "./clock.js";
 import { systemClock } from "./clock.js";
 import { TaskEngine } from "./engine.js";
 import { fixtureTools } from "./fixtures.js";
+import { NotificationLog } from "./notification-log.js";
 import { RequestLog } from "./request-log.js";
 import { createServerFactory } from "./sdk-server.js";
 import type { TaskStoreView } from "./task-store.js";
@@ -48,6 +49,8 @@ export interface TaskServer {
   readonly tasks: TaskStoreView;
   /** Every message clients sent, with HTTP headers. */
   readonly requests: RequestLog;
+  /** Every task notification the server wrote (acknowledgements and task changes), duplicates included. */
+  readonly notifications: NotificationLog;
   /** Stop serving: end listen streams, stop timers, close connections. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -58,6 +61,7 @@ export interface ServerCore {
   readonly engine: TaskEngine;
   readonly factory: McpServerFactory;
   readonly log: RequestLog;
+  readonly sent: NotificationLog;
   readonly clock: Clock;
   readonly reportError: (error: Error) => void;
   readonly listen: ListenBehaviour;
@@ -78,6 +82,7 @@ export function createServerCore(options: TaskServerOptions): ServerCore {
       taskShapedPrompt: options.taskShapedPrompt === true,
     }),
     log: new RequestLog(),
+    sent: new NotificationLog(),
     clock,
     reportError,
     listen: options.listen ?? {},

@@ -79,10 +79,14 @@ class TaskListenTransport implements Transport {
     const write = (out: ListenMessage) =>
       void this.inner.send(out as JSONRPCMessage).catch((error: Error) => this.core.reportError(error));
     const core = this.core;
+    const notify = (out: ListenMessage) => {
+      core.sent.record(listen.id, out, core.clock.now());
+      write(out);
+    };
     const opening = openTaskListen(
       core.engine,
       listen,
-      write,
+      notify,
       core.listen,
       core.nextListenIndex(),
       core.clock,
@@ -145,6 +149,7 @@ export function startStdioTaskServer(options: StdioTaskServerOptions = {}): Task
   return {
     tasks: core.engine.store,
     requests: core.log,
+    notifications: core.sent,
     close: () =>
       (closing ??= (async () => {
         core.engine.close();

@@ -12,13 +12,26 @@
  *    sources) and whose `console` is captured. The README's server URL, `http://127.0.0.1:3000/mcp` (what
  *    `npx mcp-tasks-server --port 3000` prints), is replaced with the URL of a `startTaskServer()` on
  *    127.0.0.1 serving the fixture tools at a hundredth of their timing; a runnable snippet that does not use
- *    that exact URL must start its own server. A snippet passes when it finishes without throwing, and one that
- *    uses the URL must have called the server, and only tools the server has.
- * 3. The list of the reference server's tools is the `--help` text generated from their definitions.
- * 4. The harness itself can fail: a snippet with a type error, an unknown export or a throw is caught.
+ *    that exact URL must start its own server. A snippet passes when it finishes without throwing, one that
+ *    uses the URL must have called the server, and only tools the server has, and what it printed must be what
+ *    the README shows (3).
+ * 3. Where the README shows what a runnable snippet prints (what `console.log`, `.warn` and `.error` print, as
+ *    Node formats it), one line per printed line:
+ *    - an output block: a ```text fence right after the snippet's closing fence, with only blank lines between,
+ *      is the snippet's whole output, every line in order;
+ *    - inline: a `// ` comment ending a line that calls `console.log`, `.warn` or `.error` is a line that call
+ *      prints. Such lines must appear in the output in the order of the comments (other lines may come between),
+ *      so a comment that explains rather than shows belongs on the line above, not after a console call.
+ *    In both, `…` stands for any text within a line (ids, timings, counts that vary) and a line that is only `⋮`
+ *    for any number of lines (a status that repeats on a slower server). Trailing whitespace does not count. A
+ *    runnable snippet that prints must show its output one of these ways.
+ * 4. The list of the reference server's tools is the `--help` text generated from their definitions.
+ * 5. The harness itself can fail: a snippet with a type error, an unknown export or a throw is caught, and so is
+ *    output that differs from what is shown.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { format } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as mcpTasks from "mcp-tasks";
 import * as mcpTasksSchema from "mcp-tasks/schema";
@@ -27,7 +40,15 @@ import * as v1Client from "@modelcontextprotocol/sdk/client/index.js";
 import * as v1Http from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import * as v1Types from "@modelcontextprotocol/sdk/types.js";
 import { describeTools, fixtureTools, startTaskServer, type HttpTaskServer } from "mcp-tasks/testing";
-import { ROOT, extractSnippets, readmeSnippets, runSnippet, typeCheckSnippets } from "./snippets.js";
+import {
+  ROOT,
+  compareOutput,
+  extractSnippets,
+  readmeSnippets,
+  runSnippet,
+  typeCheckSnippets,
+  type Snippet,
+} from "./snippets.js";
 
 const README_URL = "http://127.0.0.1:3000/mcp";
 const MODULES = {
@@ -57,6 +78,30 @@ const SAMPLE = [
   "```",
 ].join("\n");
 const [broken, throwing] = extractSnippets(SAMPLE);
+
+/** Samples of shown output: a block with both wildcards, and inline comments (one of them explaining). */
+const SHOWN = [
+  "```ts",
+  'console.log("task-8f2c", "working"); // task-… working',
+  "// the terminal update",
+  'console.log("completed");',
+  "```",
+  "",
+  "```text",
+  "task-… working",
+  "⋮",
+  "completed",
+  "```",
+].join("\n");
+const [shown] = extractSnippets(SHOWN) as [Snippet];
+
+/** Runs a snippet with its printed lines collected as Node's console would format them. */
+async function printedBy(code: string): Promise<string[]> {
+  const lines: string[] = [];
+  const capture = (...args: unknown[]) => void lines.push(format(...args));
+  await runSnippet(code, MODULES, { log: capture, warn: capture, error: capture });
+  return lines;
+}
 
 /** The README's snippets and the broken sample, type-checked together: one program, built once. */
 let checked: Record<string, string[]> | undefined;
@@ -98,16 +143,18 @@ describe("README.md", () => {
     it.each(runnable.map((snippet) => ({ ...snippet, name: `README.md:${snippet.line}` })))(
       "$name",
       { timeout: 60_000 },
-      async ({ code }) => {
+      async (snippet) => {
         server.requests.clear();
-        const lines: string[] = [];
-        const capture = (...args: unknown[]) => void lines.push(args.map(String).join(" "));
+        const { code } = snippet;
         const usesServer = code.includes(README_URL);
-        await runSnippet(code.replaceAll(README_URL, server.url), MODULES, {
-          log: capture,
-          warn: capture,
-          error: capture,
-        });
+        const printed = await printedBy(code.replaceAll(README_URL, server.url));
+        if (printed.length > 0) {
+          expect(
+            snippet.output !== undefined || snippet.inline.length > 0,
+            `README.md:${snippet.line} prints, but the README does not show what`,
+          ).toBe(true);
+        }
+        expect(compareOutput(snippet, printed)).toBeUndefined();
         if (!usesServer) return;
         const calls = server.requests.forMethod("tools/call");
         expect(calls.length).toBeGreaterThan(0);
@@ -131,6 +178,34 @@ describe("the README harness", () => {
       problems.some((problem) => problem.startsWith("sample.md:2:") && problem.includes("NoSuchExport")),
     ).toBe(true);
     expect(problems.some((problem) => problem.startsWith("sample.md:3:"))).toBe(true);
+  });
+
+  it("reads the output shown beside a snippet: the block after it, and comments on console lines", () => {
+    expect(shown.output?.map((line) => [line.line, line.text])).toEqual([
+      [8, "task-… working"],
+      [9, "⋮"],
+      [10, "completed"],
+    ]);
+    expect(shown.inline).toEqual([{ line: 2, text: "task-… working" }]);
+    expect(broken?.output).toBeUndefined();
+  });
+
+  it("compares printed lines with the shown output, ids and repeats allowed to vary", () => {
+    expect(compareOutput(shown, ["task-8f2c working", "completed"])).toBeUndefined();
+    expect(compareOutput(shown, ["task-1 working", "working", "working", "completed  "])).toBeUndefined();
+    expect(compareOutput(shown, ["task-8f2c working"])).toMatch(/output shown at line 8/);
+    expect(compareOutput(shown, ["task-8f2c working", "completed", "extra"])).toMatch(/output shown/);
+    expect(compareOutput(shown, ["job-8f2c working", "completed"])).toMatch(/output shown/);
+    const inlineOnly = { ...shown, output: undefined };
+    expect(compareOutput(inlineOnly, ["first", "task-9 working", "last"])).toBeUndefined();
+    expect(compareOutput(inlineOnly, ["completed"])).toMatch(/line 2 says it prints "task-… working"/);
+  });
+
+  it("catches a runnable snippet whose output differs from the README", async () => {
+    const [snippet] = extractSnippets(
+      ["```ts", 'console.log(["a", "b"].length); // 3', "```"].join("\n"),
+    ) as [Snippet];
+    expect(compareOutput(snippet, await printedBy(snippet.code))).toMatch(/says it prints "3"/);
   });
 
   it("fails a snippet that throws, and one that imports a module it does not serve", async () => {

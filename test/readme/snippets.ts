@@ -13,14 +13,31 @@ export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 /** The marker a snippet's fence is preceded by (on the nearest non-blank line) when the test runs it. */
 export const RUNS_MARKER = "<!-- runs -->";
 
+/** A line the README says a snippet prints, and where it says so. */
+export interface ShownLine {
+  /** 1-based line of the markdown file. */
+  line: number;
+  text: string;
+}
+
 export interface Snippet {
   /** 1-based line of the opening fence in the markdown file. */
   line: number;
   code: string;
   runs: boolean;
+  /**
+   * The snippet's whole output, when a ```text fence follows it with only blank lines between: every line it
+   * prints, in order.
+   */
+  output?: ShownLine[];
+  /** The trailing `// ` comments of its lines that call `console.log`, `.warn` or `.error`: lines it prints. */
+  inline: ShownLine[];
 }
 
-/** Every ```ts (or ```typescript) block of a markdown text, in order. */
+/** A statement that prints, then a comment: the comment is what it prints. */
+const PRINTS_WITH_COMMENT = /\bconsole\.(?:log|warn|error)\(.*\);?\s+\/\/ (.*)$/;
+
+/** Every ```ts (or ```typescript) block of a markdown text, in order, with the output shown beside it. */
 export function extractSnippets(markdown: string): Snippet[] {
   const lines = markdown.split("\n");
   const snippets: Snippet[] = [];
@@ -33,9 +50,104 @@ export function extractSnippets(markdown: string): Snippet[] {
     if (index >= lines.length) throw new Error(`the ts fence at line ${start + 1} is never closed`);
     let previous = start - 1;
     while (previous >= 0 && lines[previous]!.trim() === "") previous--;
-    snippets.push({ line: start + 1, code: body.join("\n"), runs: lines[previous]?.trim() === RUNS_MARKER });
+    const inline = body.flatMap((text, offset) => {
+      const shown = PRINTS_WITH_COMMENT.exec(text)?.[1];
+      return shown === undefined ? [] : [{ line: start + 2 + offset, text: shown }];
+    });
+    const snippet: Snippet = {
+      line: start + 1,
+      code: body.join("\n"),
+      runs: lines[previous]?.trim() === RUNS_MARKER,
+      inline,
+    };
+    const output = followingTextBlock(lines, index + 1);
+    if (output !== undefined) snippet.output = output;
+    snippets.push(snippet);
   }
   return snippets;
+}
+
+/** The lines of a ```text fence that starts at `from` or after only blank lines, or undefined. */
+function followingTextBlock(lines: readonly string[], from: number): ShownLine[] | undefined {
+  let index = from;
+  while (index < lines.length && lines[index]!.trim() === "") index++;
+  if (!/^```text\s*$/.test(lines[index] ?? "")) return undefined;
+  const shown: ShownLine[] = [];
+  for (index++; index < lines.length && !/^```\s*$/.test(lines[index] ?? ""); index++)
+    shown.push({ line: index + 1, text: lines[index]! });
+  if (index >= lines.length) throw new Error(`the text fence at line ${from + 1} is never closed`);
+  return shown;
+}
+
+/** In shown output, `…` stands for any text within a line; a line that is only `⋮` for any number of lines. */
+export const ANY_TEXT = "…";
+export const ANY_LINES = "⋮";
+
+function linePattern(shown: string): RegExp {
+  const parts = shown
+    .trimEnd()
+    .split(ANY_TEXT)
+    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  return new RegExp(`^${parts.join(".*")}$`, "s");
+}
+
+/**
+ * Compares printed lines with a snippet's shown output. Trailing whitespace does not count. With an output
+ * block, the printed lines must be exactly its lines; inline comments must each match a printed line, in order
+ * (other lines may come between). Returns the first disagreement, or undefined when they agree.
+ */
+export function compareOutput(snippet: Snippet, printed: readonly string[]): string | undefined {
+  const actual = printed.map((text) => text.trimEnd());
+  if (snippet.output !== undefined) {
+    const expected = snippet.output;
+    if (
+      !matchLines(
+        expected.map((shown) => shown.text),
+        actual,
+      )
+    ) {
+      return (
+        `the output shown at line ${expected[0]?.line ?? snippet.line} is not what the snippet printed:\n` +
+        `shown:\n${expected.map((shown) => `  ${shown.text}`).join("\n")}\n` +
+        `printed:\n${actual.map((text) => `  ${text}`).join("\n")}`
+      );
+    }
+  }
+  let cursor = 0;
+  for (const shown of snippet.inline) {
+    const pattern = linePattern(shown.text);
+    while (cursor < actual.length && !pattern.test(actual[cursor]!)) cursor++;
+    if (cursor === actual.length) {
+      return (
+        `line ${shown.line} says it prints ${JSON.stringify(shown.text)}, which is not among the lines it printed ` +
+        `(in order):\n${actual.map((text) => `  ${text}`).join("\n")}`
+      );
+    }
+    cursor++;
+  }
+  return undefined;
+}
+
+/** Whether `actual` is exactly `expected`, with `…` and `⋮` as wildcards. */
+function matchLines(expected: readonly string[], actual: readonly string[]): boolean {
+  const patterns = expected.map((text) => (text.trim() === ANY_LINES ? undefined : linePattern(text)));
+  // matches[i][j]: expected[i..] matches actual[j..].
+  const matches = (i: number, j: number, memo = new Map<string, boolean>()): boolean => {
+    const key = `${i},${j}`;
+    const known = memo.get(key);
+    if (known !== undefined) return known;
+    let result: boolean;
+    if (i === patterns.length) result = j === actual.length;
+    else {
+      const pattern = patterns[i];
+      if (pattern === undefined)
+        result = matches(i + 1, j, memo) || (j < actual.length && matches(i, j + 1, memo));
+      else result = j < actual.length && pattern.test(actual[j]!) && matches(i + 1, j + 1, memo);
+    }
+    memo.set(key, result);
+    return result;
+  };
+  return matches(0, 0);
 }
 
 export function readmeSnippets(): Snippet[] {

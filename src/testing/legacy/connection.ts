@@ -11,6 +11,7 @@ import type { Implementation } from "@modelcontextprotocol/server";
 import type { InputResponse } from "../../schema/index.js";
 import { ProtocolError } from "../load-server-sdk.js";
 import type { Clock } from "../clock.js";
+import type { NotificationLog } from "../notification-log.js";
 import { ErrorCode } from "../constants.js";
 import type { TaskEngine } from "../engine.js";
 import { runSynchronously } from "../sync-runner.js";
@@ -31,6 +32,8 @@ export interface LegacyCore {
   readonly serverInfo: Implementation;
   readonly pageSize: number;
   readonly reportError: (error: Error) => void;
+  /** Where each `notifications/tasks/status` is recorded as it is sent. */
+  readonly sent: NotificationLog;
   /** Aborted when the server closes: ends blocking `tasks/result` waits and running calls. */
   readonly closing: AbortSignal;
 }
@@ -88,6 +91,7 @@ export function createLegacyServer(core: LegacyCore): LegacyServer {
       const record = engine.store.find(taskId);
       if (record === undefined) return;
       const params = legacyTaskOf(record) as unknown as Record<string, unknown>;
+      core.sent.record(undefined, { method: "notifications/tasks/status", params }, core.clock.now());
       server
         .notification({ method: "notifications/tasks/status", params })
         .catch((error: Error) => core.reportError(error));

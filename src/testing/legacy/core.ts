@@ -2,6 +2,7 @@
 import { systemClock } from "../clock.js";
 import { TaskEngine } from "../engine.js";
 import { fixtureTools } from "../fixtures.js";
+import { NotificationLog } from "../notification-log.js";
 import { RequestLog } from "../request-log.js";
 import { DEFAULT_SERVER_INFO } from "../server-core.js";
 import type { TaskServerOptions } from "../server-core.js";
@@ -39,6 +40,7 @@ export async function createLegacyCore(options: TaskServerOptions & object): Pro
     reportError,
     closing: closing.signal,
     log: new RequestLog(),
+    sent: new NotificationLog(),
     shutdown: () => {
       closing.abort();
       engine.close();

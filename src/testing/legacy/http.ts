@@ -94,6 +94,7 @@ export async function startLegacyHttpServer(options: HttpTaskServerOptions): Pro
     port,
     tasks: core.engine.store,
     requests: core.log,
+    notifications: core.sent,
     listenStreams: 0,
     close,
   };

@@ -30,6 +30,7 @@ export async function startLegacyStdioServer(options: StdioTaskServerOptions): P
   return {
     tasks: core.engine.store,
     requests: core.log,
+    notifications: core.sent,
     close: () =>
       (closing ??= (async () => {
         core.shutdown();

@@ -96,6 +96,7 @@ describe("server requests under tasksFor(v2 SDK Client)", () => {
       expect((await handle.outcome()).taskId).toEqual(expect.any(String));
       expect(ourHandlerCalls).toBe(1);
       expect(clientHandlerCalls).toBe(0);
+      expect(answers.size).toBeGreaterThanOrEqual(1);
       for (const count of answers.values()) expect(count).toBe(1);
     } finally {
       await tasks.close();

@@ -57,6 +57,9 @@ describe("callTool refuses caller mistakes before sending anything", () => {
       meta: {},
     });
     expect(result.content).toEqual([{ type: "text", text: "Hello, Ada!" }]);
-    await expect(client.callTool("greet")).resolves.toBeDefined();
+    // No arguments at all: the tool's own fallback name.
+    await expect(client.callTool("greet")).resolves.toMatchObject({
+      content: [{ type: "text", text: "Hello, World!" }],
+    });
   });
 });

@@ -314,7 +314,7 @@ describe("input before the task exists", () => {
         extensions: { "io.modelcontextprotocol/tasks": {} },
       },
     });
-    expect(handle.taskId).toBeDefined();
+    expect(handle.taskId).toEqual(expect.any(String));
   });
 
   it("gives up with a ProtocolError on a server that keeps asking", async () => {

@@ -1,7 +1,9 @@
 /**
  * Defects 8, 9 and 10: requests that fail or hang (injected by a proxy in front of the reference server) never
  * keep a time limit from acting, never stretch a cancel beyond `cancelGraceMs`, and never leak an unhandled
- * rejection. Timings are checked only as generous sanity bounds.
+ * rejection. Wall-clock timings are checked only as lower bounds (nothing ends before its limit); that each ends
+ * at its limit and no later is pinned in fake time by test/unit/run (deadlines.test.ts, cancellation.test.ts),
+ * and a client that waited for the 60 s request timeout instead would fail these tests by their own timeout.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -69,8 +71,8 @@ describe("time limits while a tasks/get hangs", () => {
     const handle = client.callTool("stalls", {}, { timeoutMs: 1_000 });
     const outcome = await handle.outcome();
     expect(outcome.kind).toBe("deadline_exceeded");
-    expect(outcome.taskId).toBeDefined();
-    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(outcome.taskId).toEqual(expect.any(String));
+    expect(performance.now() - started).toBeGreaterThanOrEqual(995); // 1 s, less timer rounding
     expect(proxy.faulted.get("tasks/get")).toBeGreaterThanOrEqual(1);
   });
 
@@ -81,7 +83,7 @@ describe("time limits while a tasks/get hangs", () => {
     const handle = client.callTool("short_lived");
     const outcome = await handle.outcome();
     expect(outcome.kind).toBe("expired");
-    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(195); // the 200 ms TTL, less timer rounding
     expect(proxy.faulted.get("tasks/get")).toBeGreaterThanOrEqual(1);
   });
 });
@@ -93,13 +95,12 @@ describe("cancelGraceMs bounds a tasks/cancel that fails or hangs", () => {
     proxy.fault("tasks/cancel", { status: 500 });
     const handle = client.callTool("stalls");
     const taskId = await handle.created;
-    const started = performance.now();
     const cancelled = await handle.cancel("stop");
-    expect(performance.now() - started).toBeLessThan(4_000);
     expect(cancelled.outcome.kind).toBe("cancelled");
     expect((cancelled.outcome as { error: TaskCancelledError }).error.confirmed).toBe(false);
     expect(cancelled.ack).toBeUndefined();
-    expect(cancelled.error).toBeDefined();
+    expect(cancelled.error).toBeInstanceOf(TransportError);
+    expect((cancelled.error as TransportError).status).toBe(500);
     expect(proxy.faulted.get("tasks/cancel")).toBeGreaterThanOrEqual(1);
     // The cancel never reached the server: the task is still running there.
     expect(server.tasks.get(taskId as string)?.status).toBe("working");
@@ -118,7 +119,7 @@ describe("cancelGraceMs bounds a tasks/cancel that fails or hangs", () => {
     const started = performance.now();
     const cancelling = handle.cancel("stop").catch((error: unknown) => ({ rejected: error }));
     const outcome = await handle.outcome();
-    expect(performance.now() - started).toBeLessThan(3_000);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(295); // the 300 ms grace, less timer rounding
     expect(outcome.kind).toBe("cancelled");
     expect((outcome as { error: TaskCancelledError }).error.confirmed).toBe(false);
     expect(proxy.faulted.get("tasks/cancel")).toBeGreaterThanOrEqual(1);
@@ -137,7 +138,7 @@ describe("cancelGraceMs bounds a tasks/cancel that fails or hangs", () => {
     await handle.created;
     const started = performance.now();
     const cancelled = await handle.cancel("stop");
-    expect(performance.now() - started).toBeLessThan(3_000);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(295); // the 300 ms grace, less timer rounding
     expect(cancelled.outcome.kind).toBe("cancelled");
     expect((cancelled.outcome as { error: TaskCancelledError }).error.confirmed).toBe(false);
     expect(cancelled.ack).toBeUndefined();

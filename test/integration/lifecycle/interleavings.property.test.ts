@@ -14,17 +14,24 @@
  *   reference server sets none in these scripts), the proxy soon holds no request of the client's open, and once
  *   the proxy and server are closed too, no more timers or TCP handles keep the process alive than before.
  *
- * The interleavings that issue 9's defects name (interleavings.ts, `namedScenarios`) run first, then RUNS random
- * ones. Seen to fail on purpose with: a deadline error without its task id, a cancel
+ * The interleavings that issue 9's defects name (interleavings.ts, `namedScenarios`) run first, then RUNS
+ * scenarios from the fixed seed (the regression case: the same plans every run), then RUNS from a seed drawn anew
+ * for every run of the suite. Seen to fail on purpose with: a deadline error without its task id, a cancel
  * after the end that rejects, a deadline timer outside the alarm clock, an unobserved `tools/call` failure,
  * a run released twice, cancel retries left running after the end.
  *
- * Reproducing a failure: the seed is fixed (SEED below, or `LIFECYCLE_PROPERTY_SEED=n`); fast-check prints the
- * seed, path and shrunk scenario of a failing run, and `LIFECYCLE_PROPERTY_RUNS=n` runs more. Time is real (the
- * client, server and proxy talk over sockets), so a scenario fixes what happens, not exactly when.
+ * A plan is not an outcome: in real time a task may end before the cancel, the fault or the close it was planned
+ * to meet. Every generated run records what it reached (interleavings-coverage.ts: a cancel while polling, input,
+ * an injected fault, a close with open handles); the counts are printed, and the last test fails if a category
+ * was never reached.
+ *
+ * Reproducing a failure: the random seed is printed when the run starts and in the failure, with the command that
+ * replays it (`LIFECYCLE_PROPERTY_SEED=n`, plus `LIFECYCLE_PROPERTY_PATH=p` to go straight to the failing
+ * scenario); fast-check prints the shrunk scenario. `LIFECYCLE_PROPERTY_RUNS=n` runs more per seed. Time is real
+ * (the client, server and proxy talk over sockets), so a scenario fixes what happens, not exactly when.
  */
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
   TaskClient,
   TaskError,
@@ -35,18 +42,29 @@ import {
 import { startTaskServer } from "../../../src/testing/index.js";
 import { startFaultProxy } from "./fault-proxy.js";
 import { macrotask, yes } from "./helpers.js";
+import { Coverage, noObservations, type RunObservations } from "./interleavings-coverage.js";
 import {
   namedScenarios,
   planFor,
   scenarios,
   toolFor,
   type Action,
+  type ActionKind,
   type Scenario,
   type ToolScript,
 } from "./interleavings.js";
 
-const SEED = Number(process.env.LIFECYCLE_PROPERTY_SEED ?? 20_260_728);
-const RUNS = Number(process.env.LIFECYCLE_PROPERTY_RUNS ?? 30);
+/** The regression seed: the scenarios every earlier version of this test ran. */
+const FIXED_SEED = 20_260_728;
+/** Drawn anew for every run of the suite, unless `LIFECYCLE_PROPERTY_SEED` replays one. */
+const RANDOM_SEED =
+  process.env.LIFECYCLE_PROPERTY_SEED === undefined
+    ? Math.floor(Math.random() * 2 ** 31)
+    : Number(process.env.LIFECYCLE_PROPERTY_SEED);
+/** With the seed, replays one failing scenario directly (fast-check's counterexample path). */
+const REPLAY_PATH = process.env.LIFECYCLE_PROPERTY_PATH;
+/** Generated scenarios per seed. */
+const RUNS = Number(process.env.LIFECYCLE_PROPERTY_RUNS ?? 15);
 /** How long a run lets its tasks go on before it closes the client (if no action did earlier). */
 const RUN_BUDGET_MS = 500;
 
@@ -112,12 +130,38 @@ interface Watch {
   cancelRejections: unknown[];
 }
 
-async function runScenario(scenario: Scenario): Promise<void> {
+/** What an action does, by kind. A new kind of action is a new entry (the type insists on one per kind). */
+const ACTIONS: Record<ActionKind, (run: LiveRun, watch: Watch) => void> = {
+  cancel: (_run, watch) => cancel(watch, "the property cancels"),
+  detach: (_run, watch) => watch.handle.detach(),
+  abort: (_run, watch) => watch.abort.abort("the property aborts"),
+  close: (run) => void run.client.close(),
+};
+
+/** A run in progress: its client, its handles, and what it has reached so far. */
+interface LiveRun {
+  client: TaskClient;
+  watches: Watch[];
+  observed: RunObservations;
+}
+
+/** Performs an action, first noting which interesting state it lands in. */
+function act(run: LiveRun, action: Action): void {
+  const watch = run.watches[action.handle] as Watch;
+  const open = (each: Watch) => !each.handle.isSettled;
+  if ((action.what === "cancel" || action.what === "abort") && watch.taskId !== undefined && open(watch))
+    run.observed.cancelsWhilePolling += 1;
+  if (action.what === "close" && run.watches.some(open)) run.observed.closesWhileOpen += 1;
+  ACTIONS[action.what](run, watch);
+}
+
+async function runScenario(scenario: Scenario, coverage?: Coverage): Promise<void> {
   const unhandled: unknown[] = [];
   const onUnhandled = (reason: unknown) => void unhandled.push(reason);
   process.on("unhandledRejection", onUnhandled);
   try {
-    await playScenario(scenario);
+    const observed = await playScenario(scenario);
+    coverage?.add(observed);
     // A rejection left unobserved by the run's last steps is reported after the microtasks drain.
     await macrotask();
   } finally {
@@ -126,7 +170,8 @@ async function runScenario(scenario: Scenario): Promise<void> {
   expect(unhandled, "unhandled rejections").toEqual([]);
 }
 
-async function playScenario(scenario: Scenario): Promise<void> {
+async function playScenario(scenario: Scenario): Promise<RunObservations> {
+  const observed = noObservations();
   const before = liveHandles();
   const server = await startTaskServer({ tools: scenario.calls.map((call, i) => toolFor(i, call.tool)) });
   const proxy = await startFaultProxy(server.url, planFor(scenario.faults));
@@ -152,28 +197,11 @@ async function playScenario(scenario: Scenario): Promise<void> {
     });
     const timersBefore = liveTimers();
     const watches: Watch[] = [];
+    const run: LiveRun = { client, watches, observed };
     client.on("settled", (handle) => {
       const watch = watches.find((each) => each.handle === handle);
       if (watch) watch.clientSettled += 1;
     });
-
-    const act = (action: Action) => {
-      const watch = watches[action.handle] as Watch;
-      switch (action.what) {
-        case "cancel":
-          cancel(watch, "the property cancels");
-          return;
-        case "detach":
-          watch.handle.detach();
-          return;
-        case "abort":
-          watch.abort.abort("the property aborts");
-          return;
-        case "close":
-          void client.close();
-          return;
-      }
-    };
 
     scenario.calls.forEach((call, index) => {
       const abort = new AbortController();
@@ -200,6 +228,7 @@ async function playScenario(scenario: Scenario): Promise<void> {
         watch.taskId = taskId;
       });
       handle.on("settled", (outcome) => void watch.settledEvents.push(outcome));
+      handle.on("input", () => void (observed.inputs += 1));
       if (call.awaitsHandle)
         handle.then(
           (value) => void watch.awaited.push({ ok: true, value }),
@@ -207,20 +236,24 @@ async function playScenario(scenario: Scenario): Promise<void> {
         );
       for (const action of scenario.actions.filter((each) => each.handle === index)) {
         const trigger = action.when;
-        if ("on" in trigger) handle.once(trigger.on, () => act(action));
+        if ("on" in trigger) handle.once(trigger.on, () => act(run, action));
       }
     });
     for (const action of scenario.actions) {
       if (!("afterMs" in action.when)) continue;
       const timer = setTimeout(() => {
         timers.delete(timer);
-        act(action);
+        act(run, action);
       }, action.when.afterMs);
       timers.add(timer);
     }
 
     // Let the run play out: until every handle ended and every timed action fired, or the budget is spent.
-    await eventually(() => timers.size === 0 && watches.every((w) => w.handle.isSettled), RUN_BUDGET_MS);
+    const finished = await eventually(
+      () => timers.size === 0 && watches.every((w) => w.handle.isSettled),
+      RUN_BUDGET_MS,
+    );
+    observed.cutByBudget = !finished;
     await client.close();
     for (const timer of timers) clearTimeout(timer);
     timers.clear();
@@ -266,6 +299,7 @@ async function playScenario(scenario: Scenario): Promise<void> {
 
     // No request of the client's stays open at the proxy after close() (hung ones were given up).
     expect(await eventually(() => proxy.open === 0, 1_000), `proxy requests open: ${proxy.open}`).toBe(true);
+    observed.faults = [...proxy.faulted.values()].reduce((sum, count) => sum + count, 0);
   } finally {
     for (const timer of timers) clearTimeout(timer);
     await proxy.close();
@@ -280,6 +314,36 @@ async function playScenario(scenario: Scenario): Promise<void> {
     settledDown,
     `live handles ${JSON.stringify([...liveHandles()])}, before ${JSON.stringify([...before])}`,
   ).toBe(true);
+  return observed;
+}
+
+/**
+ * Runs the property over `RUNS` scenarios generated from `seed` (after `named`, which count for nothing in the
+ * coverage: they were written, not generated). A failure names the seed and how to replay it.
+ */
+async function checkScenarios(
+  seed: number,
+  coverage: Coverage,
+  options: { named?: readonly Scenario[]; path?: string } = {},
+): Promise<void> {
+  const named = new Set(options.named ?? []);
+  const property = fc.asyncProperty(scenarios(), (scenario) =>
+    runScenario(scenario, named.has(scenario) ? undefined : coverage),
+  );
+  const details = await fc.check(property, {
+    seed,
+    // fast-check counts the named examples among its runs.
+    numRuns: (options.named?.length ?? 0) + RUNS,
+    ...(options.named !== undefined && { examples: options.named.map((scenario) => [scenario]) }),
+    ...(options.path !== undefined && { path: options.path }),
+  });
+  if (!details.failed) return;
+  const replay = `LIFECYCLE_PROPERTY_SEED=${seed} LIFECYCLE_PROPERTY_PATH=${details.counterexamplePath ?? ""}`;
+  throw new Error(
+    `the lifecycle property failed with seed ${seed}` +
+      (seed === FIXED_SEED ? " (the fixed seed)" : `; replay it with ${replay}`) +
+      `\n${fc.defaultReportMessage(details) ?? ""}`,
+  );
 }
 
 /** One plain call first, so module loading and the first connection do not eat the first run's deadlines. */
@@ -304,12 +368,29 @@ const WARM_UP = {
 } as const satisfies ToolScript;
 
 describe("the TaskClient under random interleavings of answers, faults, cancels, detaches, deadlines and close()", () => {
-  it("settles every handle exactly once, loses no task id, leaks no rejection, timer or socket", async () => {
-    await warmUp();
-    await fc.assert(fc.asyncProperty(scenarios(), runScenario), {
-      seed: SEED,
-      examples: namedScenarios.map((scenario) => [scenario]),
-      numRuns: RUNS,
-    });
+  const fixed = new Coverage();
+  const random = new Coverage();
+  beforeAll(warmUp);
+
+  it("settles every handle exactly once, loses no task id, leaks no rejection, timer or socket: the named interleavings and the fixed seed", async () => {
+    await checkScenarios(FIXED_SEED, fixed, { named: namedScenarios });
+    console.info(`lifecycle property, fixed seed ${FIXED_SEED}: ${fixed.report()}`);
   }, 120_000);
+
+  it("the same, from a new random seed every run", async () => {
+    console.info(
+      `lifecycle property: random seed ${RANDOM_SEED} (replay with LIFECYCLE_PROPERTY_SEED=${RANDOM_SEED})`,
+    );
+    await checkScenarios(RANDOM_SEED, random, REPLAY_PATH === undefined ? {} : { path: REPLAY_PATH });
+    console.info(`lifecycle property, random seed ${RANDOM_SEED}: ${random.report()}`);
+  }, 120_000);
+
+  it("reached every interesting state: a cancel while polling, input, a fault, a close with open handles", () => {
+    // Over all generated runs of both seeds: the fixed seed's plans reach each category, so a miss here means the
+    // generator or the harness stopped reaching it, not bad luck of a random seed.
+    const all = new Coverage();
+    all.merge(fixed);
+    all.merge(random);
+    expect(all.missing(), all.report()).toEqual([]);
+  });
 });

@@ -2,6 +2,10 @@
  * The random scenarios of the lifecycle property (interleavings.property.test.ts): what each tool does on the
  * reference server, which requests the proxy in front of it breaks, and what the caller does to its handles and
  * client, and when. A scenario is plain data, so fast-check can shrink a failing one and print it.
+ *
+ * A new kind of fault or action: add it to `FaultKind` / `ActionKind` and to its generator below; the compiler then
+ * asks for its proxy rule (`planFor`) or its effect (`ACTIONS` in the property file). A new interesting state to
+ * count goes to interleavings-coverage.ts.
  */
 import fc from "fast-check";
 import { defineTool, step, textResult, type Step, type ToolDefinition } from "../../../src/testing/index.js";

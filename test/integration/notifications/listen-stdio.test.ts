@@ -59,12 +59,15 @@ afterEach(async () => {
   client = server = undefined;
 });
 
-async function setUp(): Promise<{ server: TaskServer; client: TaskClient }> {
+async function setUp(): Promise<{ server: TaskServer; client: TaskClient; debug: string[] }> {
   const toServer = new PassThrough();
   const toClient = new PassThrough();
   server = startStdioTaskServer({ tools: [ticking, slow], stdin: toServer, stdout: toClient });
-  client = await TaskClient.connect(new PipeTransport(toServer, toClient));
-  return { server, client };
+  const debug: string[] = [];
+  client = await TaskClient.connect(new PipeTransport(toServer, toClient), {
+    logger: { debug: (line: string) => void debug.push(line) },
+  });
+  return { server, client, debug };
 }
 
 function bodyOf(entry: { body: unknown } | undefined): Record<string, unknown> {
@@ -102,12 +105,13 @@ describe("listening over stdio", () => {
   });
 
   it("close() sends notifications/cancelled for an open listen", async () => {
-    const { server, client } = await setUp();
+    const { server, client, debug } = await setUp();
     const handle = client.callTool("slow");
     await handle.created;
     await until(() => server.requests.forMethod("subscriptions/listen").length === 1, "the listen");
     const listenId = bodyOf(server.requests.forMethod("subscriptions/listen")[0])["id"];
-    await new Promise((resolve) => setTimeout(resolve, 50)); // let the acknowledgement arrive
+    // The client took the acknowledgement in: the listen is open on both sides.
+    await until(() => debug.some((line) => line.includes("task(s) pushed")), "the acknowledgement");
     await client.close();
     await until(() => server.requests.forMethod("notifications/cancelled").length === 1, "the cancel");
     const [cancel] = server.requests.forMethod("notifications/cancelled");

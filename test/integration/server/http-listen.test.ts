@@ -76,6 +76,36 @@ describe("subscriptions/listen with taskIds", () => {
     });
   });
 
+  it("records what it writes in server.notifications, in order, a scripted duplicate twice", async () => {
+    const duplicating = await startTaskServer({
+      tools: [defineTool({ name: "watched", steps: [step.working("step 1"), step.stall()] })],
+      listen: { acknowledge: (taskIds) => taskIds, duplicate: true },
+    });
+    try {
+      const taskId = (await call(duplicating.url, "tools/call", { name: "watched" }))["taskId"] as string;
+      const opened = await listen(duplicating.url, [taskId], { id: "listen-log" });
+      if (!isStream(opened)) throw new Error(`listen was refused: ${JSON.stringify(opened)}`);
+      streams.push(opened);
+      const delivered = [await opened.next()];
+      await call(duplicating.url, "tasks/get", { taskId });
+      delivered.push(await opened.next(), await opened.next());
+
+      const logged = duplicating.notifications.all();
+      expect(logged.map(({ listenId, method }) => [listenId, method])).toEqual([
+        ["listen-log", "notifications/subscriptions/acknowledged"],
+        ["listen-log", "notifications/tasks"],
+        ["listen-log", "notifications/tasks"],
+      ]);
+      // The log holds exactly what went over the wire.
+      expect(logged.map((entry) => entry.params)).toEqual(delivered.map((message) => message["params"]));
+      expect(logged[1]?.params).toMatchObject({ taskId, status: "working", statusMessage: "step 1" });
+      expect(logged[2]?.sentAt).toBeGreaterThanOrEqual(logged[0]?.sentAt as number);
+      expect(duplicating.notifications.forMethod("notifications/tasks")).toHaveLength(2);
+    } finally {
+      await duplicating.close();
+    }
+  });
+
   it("pushes a cancellation", async () => {
     const taskId = await createTask();
     const stream = await openStream([taskId], "listen-3");

@@ -3,7 +3,6 @@ import { StreamableHTTPClientTransport as V1Transport } from "@modelcontextproto
 import { Session } from "../../../src/session/session.js";
 import { resolveTransport } from "../../../src/session/targets.js";
 import { withRoutingHeaders } from "../../../src/protocol/headers.js";
-import { MetaKey, TASKS_EXTENSION_ID } from "../../../src/protocol/constants.js";
 import type { McpTransport } from "../../../src/session/types.js";
 import { startCaptureServer, type CapturedRequest } from "./fixtures/http.js";
 
@@ -22,7 +21,7 @@ function answer(request: CapturedRequest): Record<string, unknown> {
     case "server/discover":
       return {
         supportedVersions: ["2026-07-28"],
-        capabilities: { extensions: { [TASKS_EXTENSION_ID]: {} } },
+        capabilities: { extensions: { "io.modelcontextprotocol/tasks": {} } },
       };
     case "tools/call":
       return { resultType: "task", ...task };
@@ -88,7 +87,9 @@ describe.each(transports)("headers on the wire with %s", (_label, makeTransport)
     ]);
     for (const post of tasks) {
       const meta = post.body?.params?._meta as Record<string, { extensions?: unknown }>;
-      expect(meta[MetaKey.clientCapabilities]?.extensions).toEqual({ [TASKS_EXTENSION_ID]: {} });
+      expect(meta["io.modelcontextprotocol/clientCapabilities"]?.extensions).toEqual({
+        "io.modelcontextprotocol/tasks": {},
+      });
       expect(post.headers["mcp-protocol-version"]).toBe("2026-07-28");
     }
   });

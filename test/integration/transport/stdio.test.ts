@@ -43,7 +43,9 @@ describe("a stdio round trip", () => {
         status: "completed",
         result: { content: [{ type: "text", text: "done task-s" }] },
       });
-      await expect(session.request("tasks/cancel", { taskId: "task-s" })).resolves.toBeDefined();
+      await expect(session.request("tasks/cancel", { taskId: "task-s" })).resolves.toMatchObject({
+        resultType: "complete",
+      });
     } finally {
       await session.close();
     }

@@ -241,17 +241,23 @@ describe("unanswerable input before the task exists", () => {
     const signals: AbortSignal[] = [];
     const { resend } = scripted();
     const run = runInputRounds({
-      first: askFor({ slow: elicitation("Slow?"), odd: { method: "widgets/pick" } }),
+      // The sampling handler fails while the elicitation handler is still working: the policy ends the call.
+      first: askFor({ slow: elicitation("Slow?"), broken: sampling("Summarize") }),
       resend,
       handlers: {
         elicitation: (_params, { signal }) => {
           signals.push(signal);
           return new Promise<ElicitResult>(() => undefined);
         },
+        sampling: async () => {
+          await settle();
+          throw new Error("the model is offline");
+        },
       },
       context,
     });
     await expect(run).rejects.toBeInstanceOf(InputUnansweredError);
+    expect(signals).toHaveLength(1); // the slow handler was running when the call ended
     expect(signals.every((signal) => signal.aborted)).toBe(true);
   });
 });

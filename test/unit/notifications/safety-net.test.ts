@@ -78,6 +78,18 @@ describe("the safety net while a task is pushed", () => {
     expect(server.times("tasks/get")).toHaveLength(4);
   });
 
+  it("polls at the task's interval until a late acknowledgement, then once, then at the safety net", async () => {
+    const { server, listens } = listeningServer(100);
+    const client = await connect(server);
+    client.callTool("compute");
+    await vi.advanceTimersByTimeAsync(350); // the listen went out at 20 ms; no acknowledgement yet
+    expect(server.times("tasks/get")).toEqual([100, 200, 300]);
+    acknowledge(server, listens[0] as WireRequest, [TASK_ID]);
+    await vi.advanceTimersByTimeAsync(31_000);
+    // The catch-up poll at once, then nothing until max(30 s, 10 × 100 ms) has passed.
+    expect(server.times("tasks/get")).toEqual([100, 200, 300, 350, 30_350]);
+  });
+
   it("is max(notificationSafetyNetMs, 10 × the task's poll interval)", async () => {
     const { server, listens } = listeningServer(5000);
     const client = await connect(server, { notificationSafetyNetMs: 10_000 });

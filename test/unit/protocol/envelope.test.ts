@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { buildEnvelope, withEnvelope } from "../../../src/protocol/envelope.js";
-import { MetaKey, PROTOCOL_VERSION, TASKS_EXTENSION_ID } from "../../../src/protocol/constants.js";
 
 const clientInfo = { name: "agent", version: "2.1.0" };
 
@@ -8,9 +7,11 @@ describe("the request envelope", () => {
   it("names the 2026-07-28 revision, the client, and the tasks extension", () => {
     const envelope = buildEnvelope({ clientInfo });
     expect(envelope).toEqual({
-      [MetaKey.protocolVersion]: PROTOCOL_VERSION,
-      [MetaKey.clientInfo]: clientInfo,
-      [MetaKey.clientCapabilities]: { extensions: { [TASKS_EXTENSION_ID]: {} } },
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientInfo": clientInfo,
+      "io.modelcontextprotocol/clientCapabilities": {
+        extensions: { "io.modelcontextprotocol/tasks": {} },
+      },
     });
   });
 
@@ -19,18 +20,18 @@ describe("the request envelope", () => {
       clientInfo,
       capabilities: { elicitation: { form: {} }, extensions: { "example.com/other": { level: 2 } } },
     });
-    expect(envelope[MetaKey.clientCapabilities]).toEqual({
+    expect(envelope["io.modelcontextprotocol/clientCapabilities"]).toEqual({
       elicitation: { form: {} },
-      extensions: { "example.com/other": { level: 2 }, [TASKS_EXTENSION_ID]: {} },
+      extensions: { "example.com/other": { level: 2 }, "io.modelcontextprotocol/tasks": {} },
     });
-    expect(envelope[MetaKey.clientCapabilities]).not.toHaveProperty("sampling");
-    expect(envelope[MetaKey.clientCapabilities]).not.toHaveProperty("roots");
+    expect(envelope["io.modelcontextprotocol/clientCapabilities"]).not.toHaveProperty("sampling");
+    expect(envelope["io.modelcontextprotocol/clientCapabilities"]).not.toHaveProperty("roots");
   });
 
   it("cannot be edited by one request, and leaves the caller's objects editable", () => {
     const capabilities = { elicitation: { form: {} } };
     const envelope = buildEnvelope({ clientInfo, capabilities });
-    expect(Object.isFrozen(envelope[MetaKey.clientCapabilities].elicitation)).toBe(true);
+    expect(Object.isFrozen(envelope["io.modelcontextprotocol/clientCapabilities"].elicitation)).toBe(true);
     expect(Object.isFrozen(capabilities.elicitation)).toBe(false);
   });
 
@@ -58,14 +59,20 @@ describe("the request envelope", () => {
     const envelope = buildEnvelope({ clientInfo });
     const narrowed = { extensions: {} };
     const framed = withEnvelope(
-      { taskId: "t-1", _meta: { [MetaKey.relatedTaskIds]: ["t-0"], [MetaKey.clientCapabilities]: narrowed } },
+      {
+        taskId: "t-1",
+        _meta: {
+          "io.modelcontextprotocol/relatedTaskIds": ["t-0"],
+          "io.modelcontextprotocol/clientCapabilities": narrowed,
+        },
+      },
       envelope,
     );
     expect(framed._meta).toEqual({
-      [MetaKey.protocolVersion]: PROTOCOL_VERSION,
-      [MetaKey.clientInfo]: clientInfo,
-      [MetaKey.clientCapabilities]: envelope[MetaKey.clientCapabilities],
-      [MetaKey.relatedTaskIds]: ["t-0"],
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientInfo": clientInfo,
+      "io.modelcontextprotocol/clientCapabilities": envelope["io.modelcontextprotocol/clientCapabilities"],
+      "io.modelcontextprotocol/relatedTaskIds": ["t-0"],
     });
   });
 });

@@ -37,7 +37,7 @@ describe("polling follows the server's pollIntervalMs", () => {
     const handle = client.callTool("compute");
     await vi.advanceTimersByTimeAsync(3200);
     expect(server.times("tasks/get")).toEqual([3000, 3200]);
-    await expect(handle).resolves.toBeDefined();
+    await expect(handle).resolves.toEqual({ content: [{ type: "text", text: "done" }] });
   });
 });
 
@@ -133,6 +133,32 @@ describe("terminal and input seeds", () => {
 });
 
 describe("the in-flight cap", () => {
+  it("is not held by a poll waiting out its backoff: another task is polled meanwhile", async () => {
+    vi.spyOn(Math, "random").mockReturnValue(1); // the full backoff
+    const server = new ScriptedServer({
+      "tools/call": (request) => frame.created({ taskId: String(request.params.name), pollIntervalMs: 100 }),
+      "tasks/get": (request) =>
+        request.params.taskId === "flaky"
+          ? frame.rpcError(-32603, "Internal error")
+          : frame.working({ taskId: "healthy", pollIntervalMs: 100 }),
+    });
+    const client = await connect(server, {
+      maxInFlight: 1,
+      retry: { retries: 3, minTimeoutMs: 2000, maxTimeoutMs: 2000 },
+    });
+    client.callTool("flaky");
+    await vi.advanceTimersByTimeAsync(150); // flaky's poll at 100 failed: it waits out a 2 s backoff
+    client.callTool("healthy");
+    await vi.advanceTimersByTimeAsync(1000);
+    const polled = (taskId: string) =>
+      server
+        .sent("tasks/get")
+        .filter((request) => request.params.taskId === taskId)
+        .map((r) => r.at);
+    expect(polled("flaky")).toEqual([100]);
+    expect(polled("healthy")).toEqual([250, 350, 450, 550, 650, 750, 850, 950, 1050, 1150]);
+  });
+
   it("never has more than maxInFlight tasks/get awaiting an answer, and every task still completes", async () => {
     const pollsPerTask = new Map<string, number>();
     const server = new ScriptedServer({

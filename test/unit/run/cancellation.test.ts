@@ -4,7 +4,7 @@
  * finally said.
  */
 import { describe, expect, it, vi } from "vitest";
-import { TaskCancelledError, TaskDetachedError } from "mcp-tasks";
+import { TaskCancelledError, TaskDetachedError, TransportError } from "mcp-tasks";
 import { ScriptedServer, TASK_ID, connect, frame, inOrder, settle, useFakeTime } from "./scripted-server.js";
 
 useFakeTime();
@@ -147,6 +147,60 @@ describe("cancel()", () => {
     expect(server.sent("tasks/cancel")).toHaveLength(1);
   });
 
+  it("by default waits 10 s for the server's final word, then ends unconfirmed", async () => {
+    const server = cancellableTask(() => frame.working({ pollIntervalMs: 1000 })); // ignores the cancel
+    const client = await connect(server); // no cancelGraceMs: the documented default
+    const handle = client.callTool("compute");
+    await vi.advanceTimersByTimeAsync(0);
+    void handle.cancel();
+    await vi.advanceTimersByTimeAsync(9_999);
+    expect(handle.isSettled).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(handle.isSettled).toBe(true);
+    await expect(handle.outcome()).resolves.toMatchObject({ kind: "cancelled", error: { confirmed: false } });
+  });
+
+  it("cancelGraceMs bounds a tasks/cancel that hangs", async () => {
+    const server = cancellableTask(() => frame.working({ pollIntervalMs: 1000 }));
+    server.on("tasks/cancel", () => ({ silent: true }));
+    const client = await connect(server, { cancelGraceMs: 300, requestTimeoutMs: 60_000 });
+    const handle = client.callTool("compute");
+    await vi.advanceTimersByTimeAsync(0);
+    const cancelling = handle.cancel();
+    await vi.advanceTimersByTimeAsync(299);
+    expect(handle.isSettled).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    await expect(cancelling).resolves.toMatchObject({
+      ack: undefined,
+      outcome: { kind: "cancelled", taskId: TASK_ID, error: { confirmed: false } },
+    });
+  });
+
+  it("cancelGraceMs cuts short the retries of a tasks/cancel that keeps failing", async () => {
+    vi.spyOn(Math, "random").mockReturnValue(1);
+    const server = cancellableTask(() => frame.working({ pollIntervalMs: 1000 }));
+    server.on("tasks/cancel", () => ({
+      throws: new TransportError("tasks/cancel: HTTP 500", { status: 500, transient: true }),
+    }));
+    const client = await connect(server, {
+      cancelGraceMs: 300,
+      retry: { retries: 6, minTimeoutMs: 1000, maxTimeoutMs: 1000 },
+    });
+    const handle = client.callTool("compute");
+    await vi.advanceTimersByTimeAsync(0);
+    const cancelling = handle.cancel();
+    await vi.advanceTimersByTimeAsync(300);
+    expect(handle.isSettled).toBe(true);
+    const cancelled = await cancelling;
+    expect(cancelled).toMatchObject({
+      ack: undefined,
+      outcome: { kind: "cancelled", error: { confirmed: false } },
+      error: { status: 500 },
+    });
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(server.sent("tasks/cancel")).toHaveLength(1); // the retries stopped with the handle
+  });
+
   it("after the task completed, sends nothing", async () => {
     const server = new ScriptedServer({
       "tools/call": () => frame.created({ pollIntervalMs: 100 }),
@@ -194,6 +248,23 @@ describe("detach()", () => {
     expect(server.sent("tasks/get")).toEqual([]);
     expect(server.sent("tasks/cancel")).toEqual([]);
     expect(client.activeTasks).toBe(0);
+  });
+
+  it("while a cancel waits for the server's final word, ends the handle at once, not after cancelGraceMs", async () => {
+    const server = cancellableTask(() => frame.working({ pollIntervalMs: 1000 })); // ignores the cancel
+    const client = await connect(server, { cancelGraceMs: 30_000 });
+    const handle = client.callTool("compute");
+    await vi.advanceTimersByTimeAsync(0);
+    const cancelling = handle.cancel();
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(server.sent("tasks/cancel")).toHaveLength(1);
+    expect(handle.isSettled).toBe(false);
+
+    handle.detach();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(handle.isSettled).toBe(true);
+    await expect(handle.outcome()).resolves.toMatchObject({ kind: "detached", taskId: TASK_ID });
+    await expect(cancelling).resolves.toMatchObject({ outcome: { kind: "detached" } });
   });
 
   it("stops a poll that is backing off from a fault", async () => {

@@ -72,6 +72,21 @@ describe("the caller's deadline", () => {
     expect(server.sent("tasks/get")).toEqual([]);
   });
 
+  it("ends the handle on time while a poll hangs, not at the request timeout", async () => {
+    const server = new ScriptedServer({
+      "tools/call": () => frame.created({ pollIntervalMs: 1000 }),
+      "tasks/get": () => ({ silent: true }),
+    });
+    const client = await connect(server, { requestTimeoutMs: 60_000 });
+    const handle = client.callTool("compute", {}, { timeoutMs: 2500 });
+    await vi.advanceTimersByTimeAsync(2499);
+    expect(server.times("tasks/get")).toEqual([1000]); // still waiting for its answer
+    expect(handle.isSettled).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(handle.isSettled).toBe(true);
+    await expect(handle.outcome()).resolves.toMatchObject({ kind: "deadline_exceeded", taskId: TASK_ID });
+  });
+
   it("ends the handle on time while a poll is backing off from a fault", async () => {
     const server = new ScriptedServer({
       "tools/call": () => frame.created({ pollIntervalMs: 1000 }),
@@ -106,6 +121,21 @@ describe("the createdAt + ttlMs backstop", () => {
     await vi.advanceTimersByTimeAsync(10_000);
     expect(server.sent("tasks/cancel")).toEqual([]);
     expect(server.times("tasks/get")).toEqual([1000, 2000, 3000]);
+  });
+
+  it("ends the handle at the backstop while a poll hangs", async () => {
+    const server = new ScriptedServer({
+      "tools/call": () => frame.created({ pollIntervalMs: 1000, ttlMs: 3000 }),
+      "tasks/get": () => ({ silent: true }),
+    });
+    const client = await connect(server, { ttlGraceMs: 0, requestTimeoutMs: 60_000 });
+    const handle = client.callTool("compute");
+    await vi.advanceTimersByTimeAsync(2999);
+    expect(server.times("tasks/get")).toEqual([1000]);
+    expect(handle.isSettled).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(handle.isSettled).toBe(true);
+    await expect(handle.outcome()).resolves.toMatchObject({ kind: "expired", taskId: TASK_ID });
   });
 
   it("uses the default grace of 5 s when none is configured", async () => {

@@ -84,7 +84,7 @@ describe("transient faults on tasks/get", () => {
     expect(server.times("tasks/get")).toEqual([1000]);
     await vi.advanceTimersByTimeAsync(1);
     expect(server.times("tasks/get")).toEqual([1000, 4000]);
-    await expect(handle).resolves.toBeDefined();
+    await expect(handle).resolves.toEqual({ content: [{ type: "text", text: "survived" }] });
   });
 
   it("jitters retry waits: tasks that fail together do not retry in lockstep", async () => {
@@ -100,7 +100,25 @@ describe("transient faults on tasks/get", () => {
     await vi.advanceTimersByTimeAsync(1200);
     const retried = server.times("tasks/get").filter((at) => at > 1000);
     expect(retried).toEqual([1050, 1075, 1099]);
-    for (const handle of handles) await expect(handle).resolves.toBeDefined();
+    for (const handle of handles) {
+      await expect(handle).resolves.toEqual({ content: [{ type: "text", text: "survived" }] });
+    }
+  });
+
+  it("by default retries 8 times, from 250 ms doubling up to 30 s, then ends the handle with the last error", async () => {
+    vi.spyOn(Math, "random").mockReturnValue(1); // the top of each jitter window: the full backoff
+    // Nine faults: the first poll and 8 retries; a 9th retry would have met the completed task.
+    const server = faultyServer(...Array.from({ length: 9 }, () => internalError));
+    const client = await connect(server); // no retry option: the documented default
+    const handle = client.callTool("compute");
+    const outcome = handle.outcome();
+    await vi.advanceTimersByTimeAsync(120_000);
+    expect(gaps(server.times("tasks/get"))).toEqual([250, 500, 1000, 2000, 4000, 8000, 16_000, 30_000]);
+    await expect(outcome).resolves.toMatchObject({
+      kind: "error",
+      taskId: TASK_ID,
+      error: { name: "RpcError", code: -32603, method: "tasks/get" },
+    });
   });
 
   it("a fault that outlasts the retries ends the handle with the last error", async () => {
@@ -115,6 +133,46 @@ describe("transient faults on tasks/get", () => {
       taskId: TASK_ID,
       error: { name: "RpcError", code: -32603, method: "tasks/get" },
     });
+  });
+});
+
+describe("transient faults on tasks/update", () => {
+  const confirm = {
+    method: "elicitation/create",
+    params: {
+      message: "Proceed?",
+      requestedSchema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] },
+    },
+  };
+  const unavailable = {
+    throws: new TransportError("tasks/update: HTTP 503", { status: 503, transient: true }),
+  };
+
+  // The wall-clock twin in test/integration/timing keeps only the lower bound; the exact waits are here.
+  it("follow the client's retry option, with one retry event per retry", async () => {
+    vi.spyOn(Math, "random").mockReturnValue(1); // the top of each jitter window: the full backoff
+    const server = new ScriptedServer({
+      "tools/call": () => frame.created({ pollIntervalMs: 1000 }),
+      "tasks/get": inOrder(frame.inputRequired({ q: confirm }), frame.completed("went ahead")),
+      "tasks/update": inOrder(unavailable, unavailable, frame.ack()),
+    });
+    const client = await connect(server, {
+      retry: { retries: 3, minTimeoutMs: 5, maxTimeoutMs: 5, factor: 1 },
+      inputHandlers: { elicitation: async () => ({ action: "accept", content: { ok: true } }) },
+    });
+    const handle = client.callTool("compute");
+    const retries: RetryEvent[] = [];
+    handle.on("retry", (event) => retries.push(event));
+
+    await vi.advanceTimersByTimeAsync(1100);
+    // The default timing would have waited 250 then 500 ms.
+    expect(server.times("tasks/update")).toEqual([1000, 1005, 1010]);
+    expect(retries.map((event) => [event.method, event.attempt])).toEqual([
+      ["tasks/update", 1],
+      ["tasks/update", 2],
+    ]);
+    await vi.advanceTimersByTimeAsync(2000);
+    await expect(handle).resolves.toEqual({ content: [{ type: "text", text: "went ahead" }] });
   });
 });
 

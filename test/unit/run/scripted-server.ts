@@ -181,6 +181,12 @@ export const frame = {
   failed: (code: number, message: string, fields: TaskFields = {}): Reply => ({
     result: { resultType: "complete", ...taskBase(fields), status: "failed", error: { code, message } },
   }),
+  /** Status `input_required`, asking for `inputRequests` (key → request). */
+  inputRequired: (inputRequests: Record<string, unknown>, fields: TaskFields = {}): Reply => ({
+    result: { resultType: "complete", ...taskBase(fields), status: "input_required", inputRequests },
+  }),
+  /** The empty acknowledgement of `tasks/update` or `tasks/cancel`. */
+  ack: (): Reply => ({ result: { resultType: "complete" } }),
   cancelled: (fields: TaskFields = {}): Reply => ({
     result: { resultType: "complete", ...taskBase(fields), status: "cancelled" },
   }),

@@ -3,9 +3,6 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { RpcError, TransportError } from "../../../src/protocol/errors.js";
 import fc from "fast-check";
 import {
-  DEFAULT_RETRY_TIMING,
-  MAX_TIMER_DELAY_MS,
-  backoffDelay,
   nextRetryDelay,
   retryDelay,
   withTransientRetry,
@@ -19,6 +16,8 @@ vi.mock("p-retry", async (importOriginal) => {
 });
 
 const timing: RetryTiming = { retries: 8, minTimeoutMs: 250, maxTimeoutMs: 2000, factor: 2 };
+/** The documented default timing, written out (timing.test.ts pins the module's defaults to it). */
+const documented: RetryTiming = { retries: 8, minTimeoutMs: 250, maxTimeoutMs: 30_000, factor: 2 };
 /** The jitter's extremes: 1 gives the full backoff (p-retry's old fixed wait), 0 the shortest wait. */
 const longest = () => 1;
 const shortest = () => 0;
@@ -257,20 +256,20 @@ describe("retryDelay", () => {
   });
 
   it("draws from [b/2, b] without Retry-After, b being the capped exponential backoff", () => {
-    expect(retryDelay(1, DEFAULT_RETRY_TIMING, transient(), shortest)).toBe(125);
-    expect(retryDelay(1, DEFAULT_RETRY_TIMING, transient(), () => 0.5)).toBe(187);
-    expect(retryDelay(1, DEFAULT_RETRY_TIMING, transient(), longest)).toBe(250);
-    expect(retryDelay(3, DEFAULT_RETRY_TIMING, undefined, longest)).toBe(1000);
-    expect(retryDelay(20, DEFAULT_RETRY_TIMING, undefined, shortest)).toBe(15_000);
-    expect(retryDelay(20, DEFAULT_RETRY_TIMING, undefined, longest)).toBe(30_000);
+    expect(retryDelay(1, documented, transient(), shortest)).toBe(125);
+    expect(retryDelay(1, documented, transient(), () => 0.5)).toBe(187);
+    expect(retryDelay(1, documented, transient(), longest)).toBe(250);
+    expect(retryDelay(3, documented, undefined, longest)).toBe(1000);
+    expect(retryDelay(20, documented, undefined, shortest)).toBe(15_000);
+    expect(retryDelay(20, documented, undefined, longest)).toBe(30_000);
   });
 
   it("never waits less than Retry-After (bounded by maxTimeoutMs), and spreads above it", () => {
-    expect(retryDelay(1, DEFAULT_RETRY_TIMING, transient(5000), shortest)).toBe(5000);
-    expect(retryDelay(1, DEFAULT_RETRY_TIMING, transient(5000), longest)).toBe(7500);
-    expect(retryDelay(1, DEFAULT_RETRY_TIMING, transient(3_600_000), shortest)).toBe(30_000);
-    expect(retryDelay(1, DEFAULT_RETRY_TIMING, transient(3_600_000), longest)).toBe(45_000);
-    expect(retryDelay(1, DEFAULT_RETRY_TIMING, transient(0.2), shortest)).toBe(125);
+    expect(retryDelay(1, documented, transient(5000), shortest)).toBe(5000);
+    expect(retryDelay(1, documented, transient(5000), longest)).toBe(7500);
+    expect(retryDelay(1, documented, transient(3_600_000), shortest)).toBe(30_000);
+    expect(retryDelay(1, documented, transient(3_600_000), longest)).toBe(45_000);
+    expect(retryDelay(1, documented, transient(0.2), shortest)).toBe(125);
   });
 
   it("holds for any attempt, timing, fault and random source (property)", () => {
@@ -282,7 +281,12 @@ describe("retryDelay", () => {
         randomArb,
         (attempt, timing, fault, random) => {
           const wait = retryDelay(attempt, timing, fault, random);
-          const backoff = backoffDelay(attempt - 1, timing);
+          // The documented backoff, min × factor^(attempt-1) capped at max, written out rather than asked of
+          // backoffDelay.
+          const backoff = Math.min(
+            Math.round(timing.minTimeoutMs * timing.factor ** (attempt - 1)),
+            timing.maxTimeoutMs,
+          );
           const asked =
             fault instanceof TransportError &&
             typeof fault.retryAfterMs === "number" &&
@@ -295,7 +299,7 @@ describe("retryDelay", () => {
           expect(wait).toBeLessThanOrEqual(
             Math.max(asked, Math.ceil(backoff / 2)) + Math.max(backoff, asked) / 2,
           );
-          expect(wait).toBeLessThanOrEqual(MAX_TIMER_DELAY_MS);
+          expect(wait).toBeLessThanOrEqual(2 ** 31 - 1); // the longest delay setTimeout holds
           if (asked === 0) expect(wait).toBeLessThanOrEqual(timing.maxTimeoutMs);
         },
       ),
@@ -304,7 +308,7 @@ describe("retryDelay", () => {
   });
 
   it("nextRetryDelay says whether to retry at all: transient faults, while retries are left", () => {
-    const timing3 = { ...DEFAULT_RETRY_TIMING, retries: 3 };
+    const timing3 = { ...documented, retries: 3 };
     expect(nextRetryDelay(1, timing3, transient(), longest)).toBe(250);
     expect(nextRetryDelay(3, timing3, transient(), longest)).toBe(1000);
     expect(nextRetryDelay(4, timing3, transient(), longest)).toBeUndefined();

@@ -10,7 +10,14 @@ import {
   type PollTiming,
 } from "../../../src/scheduler/index.js";
 
-const noJitter = { ...DEFAULT_POLL_TIMING, jitter: 0 };
+/** The documented default bounds, written out here so the pollDelay cases do not lean on the module's constant. */
+const BOUNDS: PollTiming = {
+  defaultIntervalMs: 1000,
+  minIntervalMs: 100,
+  maxIntervalMs: 60_000,
+  jitter: 0.1,
+};
+const noJitter = { ...BOUNDS, jitter: 0 };
 const middle = () => 0.5;
 
 describe("pollDelay", () => {
@@ -46,7 +53,7 @@ describe("pollDelay", () => {
   });
 
   it("only lengthens the delay with jitter: never earlier than the server's interval", () => {
-    const timing = { ...DEFAULT_POLL_TIMING, jitter: 0.1 };
+    const timing = { ...BOUNDS, jitter: 0.1 };
     expect(pollDelay(2000, timing, () => 0)).toBe(2000);
     expect(pollDelay(2000, timing, middle)).toBe(2100);
     expect(pollDelay(2000, timing, () => 0.75)).toBe(2150);
@@ -54,14 +61,14 @@ describe("pollDelay", () => {
   });
 
   it("treats a random source outside [0, 1] as the nearest end, and NaN as no jitter", () => {
-    const timing = { ...DEFAULT_POLL_TIMING, jitter: 0.1 };
+    const timing = { ...BOUNDS, jitter: 0.1 };
     expect(pollDelay(2000, timing, () => -3)).toBe(2000);
     expect(pollDelay(2000, timing, () => Number.NaN)).toBe(2000);
     expect(pollDelay(2000, timing, () => 7)).toBe(2200);
   });
 
   it("lets the ceiling win over a longer server interval, and shrinks jitter to fit under it", () => {
-    const timing = { ...DEFAULT_POLL_TIMING, jitter: 0.5 };
+    const timing = { ...BOUNDS, jitter: 0.5 };
     expect(pollDelay(100, timing, () => 0)).toBe(100);
     expect(pollDelay(50, timing, () => 0)).toBe(100);
     expect(pollDelay(59_000, timing, () => 1)).toBe(60_000);
@@ -77,8 +84,10 @@ describe("pollDelay", () => {
       maxIntervalMs: 1e16,
       jitter: 1,
     };
-    expect(pollDelay(undefined, unchecked, () => 1)).toBe(MAX_TIMER_DELAY_MS);
-    expect(pollDelay(2 ** 40, unchecked, middle)).toBe(MAX_TIMER_DELAY_MS);
+    // 2^31 - 1 ms is the longest delay setTimeout holds (larger ones overflow and fire at once).
+    expect(MAX_TIMER_DELAY_MS).toBe(2 ** 31 - 1);
+    expect(pollDelay(undefined, unchecked, () => 1)).toBe(2 ** 31 - 1);
+    expect(pollDelay(2 ** 40, unchecked, middle)).toBe(2 ** 31 - 1);
   });
 
   const timingArb = fc
@@ -124,13 +133,31 @@ describe("pollDelay", () => {
     );
   });
 
+  /**
+   * The interval before jitter as pollDelay's documentation states it, written out here rather than asked of
+   * pollDelay: absent means the default, anything but a positive number the floor, fractions round up, and the
+   * result is clamped to [min, max].
+   */
+  function documentedInterval(server: unknown, timing: PollTiming): number {
+    const suggested =
+      server === undefined || server === null
+        ? timing.defaultIntervalMs
+        : typeof server === "number" && server > 0
+          ? Math.ceil(server)
+          : timing.minIntervalMs;
+    return Math.min(Math.max(suggested, timing.minIntervalMs), timing.maxIntervalMs);
+  }
+
   it("lengthens by at most the jitter fraction of the clamped interval (property)", () => {
     fc.assert(
       fc.property(serverArb, timingArb, randomArb, (server, timing, random) => {
         const delay = pollDelay(server, timing, random);
-        const clamped = pollDelay(server, { ...timing, jitter: 0 });
-        expect(delay).toBeGreaterThanOrEqual(clamped);
-        expect(delay - clamped).toBeLessThanOrEqual(clamped * timing.jitter);
+        const interval = documentedInterval(server, timing);
+        expect(delay).toBeGreaterThanOrEqual(interval);
+        expect(delay - interval).toBeLessThanOrEqual(interval * timing.jitter);
+        expect(delay).toBeLessThanOrEqual(timing.maxIntervalMs);
+        // Without jitter the delay is the documented interval itself.
+        expect(pollDelay(server, { ...timing, jitter: 0 }, random)).toBe(interval);
       }),
       { numRuns: 2000 },
     );
@@ -139,6 +166,12 @@ describe("pollDelay", () => {
 
 describe("resolvePollTiming", () => {
   it("fills in the defaults (1000 ms, floor 100 ms, ceiling 60 s, 10 % jitter)", () => {
+    expect(DEFAULT_POLL_TIMING).toEqual({
+      defaultIntervalMs: 1000,
+      minIntervalMs: 100,
+      maxIntervalMs: 60_000,
+      jitter: 0.1,
+    });
     expect(resolvePollTiming()).toEqual({
       defaultIntervalMs: 1000,
       minIntervalMs: 100,
@@ -182,8 +215,12 @@ describe("resolvePollTiming", () => {
 
 describe("resolveRetryTiming", () => {
   it("fills in the defaults (8 retries from 250 ms doubling up to 30 s)", () => {
-    expect(resolveRetryTiming()).toEqual(DEFAULT_RETRY_TIMING);
-    expect(resolveRetryTiming({ retries: 0 }).retries).toBe(0);
+    const defaults = { retries: 8, minTimeoutMs: 250, maxTimeoutMs: 30_000, factor: 2 };
+    expect(resolveRetryTiming()).toEqual(defaults);
+    expect(resolveRetryTiming({})).toEqual(defaults);
+    // The exported constant is what the documentation quotes; it must say the same.
+    expect(DEFAULT_RETRY_TIMING).toEqual(defaults);
+    expect(resolveRetryTiming({ retries: 0 })).toEqual({ ...defaults, retries: 0 });
   });
 
   it("rejects bad retry options with a clear error", () => {

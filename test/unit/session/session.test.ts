@@ -7,7 +7,6 @@ import {
   RpcError,
   TransportError,
 } from "../../../src/protocol/errors.js";
-import { MetaKey, TASKS_EXTENSION_ID } from "../../../src/protocol/constants.js";
 import { FakeTransport, modernResponder } from "./fake-transport.js";
 
 const options = { clientInfo: { name: "agent", version: "1.0.0" }, capabilities: { sampling: {} } };
@@ -38,15 +37,18 @@ describe("a session's requests", () => {
 
   it("carry the envelope, with the tasks extension and the host's capabilities, under the caller's _meta", async () => {
     const { session, transport } = await connected();
-    void session.request("tools/call", { name: "report", _meta: { [MetaKey.relatedTaskIds]: ["t-0"] } });
-    const meta = transport.last("tools/call").params?._meta as Record<string, unknown>;
-    expect(meta[MetaKey.protocolVersion]).toBe("2026-07-28");
-    expect(meta[MetaKey.clientInfo]).toEqual(options.clientInfo);
-    expect(meta[MetaKey.clientCapabilities]).toEqual({
-      sampling: {},
-      extensions: { [TASKS_EXTENSION_ID]: {} },
+    void session.request("tools/call", {
+      name: "report",
+      _meta: { "io.modelcontextprotocol/relatedTaskIds": ["t-0"] },
     });
-    expect(meta[MetaKey.relatedTaskIds]).toEqual(["t-0"]);
+    const meta = transport.last("tools/call").params?._meta as Record<string, unknown>;
+    expect(meta["io.modelcontextprotocol/protocolVersion"]).toBe("2026-07-28");
+    expect(meta["io.modelcontextprotocol/clientInfo"]).toEqual(options.clientInfo);
+    expect(meta["io.modelcontextprotocol/clientCapabilities"]).toEqual({
+      sampling: {},
+      extensions: { "io.modelcontextprotocol/tasks": {} },
+    });
+    expect(meta["io.modelcontextprotocol/relatedTaskIds"]).toEqual(["t-0"]);
   });
 
   it("resolve with the server's own result object", async () => {
