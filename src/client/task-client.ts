@@ -331,7 +331,8 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
   close(): Promise<void> {
     this.closing ??= (async () => {
       if (this.adoption !== undefined) clearInterval(this.adoption);
-      await this.resuming;
+      // An adoption still running is not waited for (a hung store would hang close): it makes no handle once
+      // `closing` is set, and the store's close hands back whatever it claims.
       for (const run of [...this.runs]) run.closeForClient();
       this.subscriptions?.close();
       this.stopLegacyStatus?.();
