@@ -227,11 +227,14 @@ export class Session implements RpcChannel {
     const probeTimeoutMs =
       this.options.probeTimeoutMs ??
       (this.kind === "stdio" ? Math.min(this.timeoutMs, DEFAULT_STDIO_PROBE_TIMEOUT_MS) : this.timeoutMs);
-    const outcome = await this.request(Method.discover, {}, { timeoutMs: probeTimeoutMs }).then(
-      (result) => ({ result }),
-      (error: unknown) => ({ error }),
-    );
-    const verdict = classifyProbe(outcome, this.kind);
+    const probe = () =>
+      this.request(Method.discover, {}, { timeoutMs: probeTimeoutMs }).then(
+        (result) => ({ result }),
+        (error: unknown) => ({ error }),
+      );
+    const first = classifyProbe(await probe(), this.kind);
+    // -32022 naming our version as supported: send the probe once more (SEP-2575), never a third time.
+    const verdict = "retry" in first ? classifyProbe(await probe(), this.kind, true) : first;
     if ("error" in verdict) throw this.probeFailure(verdict.error);
     this.info = verdict.era === "modern" ? this.adoptModern(verdict.discover) : await this.initializeLegacy();
     return this.info;
