@@ -43,6 +43,8 @@ export {
   TaskDetachedError,
   ClientClosedError,
   InputUnansweredError,
+  TaskStoreError,
+  LeaseLostError,
 } from "./protocol/errors.js";
 export { UnsupportedError, UnrequestedTaskError } from "./protocol/errors.js";
 export type { TaskSupport } from "./tools/catalog.js";

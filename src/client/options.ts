@@ -57,14 +57,19 @@ export interface TaskClientOptions {
    */
   notificationSafetyNetMs?: number;
   /**
-   * Where refs of unfinished tasks are kept (`fileStore`, `memoryStore` from `mcp-tasks/store`). A new task's
-   * ref is written before its handle reports it; `client.resume()` picks the stored tasks up in a new process.
-   * The client opens the store on connect and closes it on `close()`.
+   * Where refs of unfinished tasks are kept (`fileStore`, `memoryStore` from `mcp-tasks/store`, `redisStore`).
+   * A new task's ref is written before its handle reports it; a task whose ref the store refuses is never
+   * reported (its handle fails with `TaskStoreError`, carrying the id, and the task is cancelled). Input answers
+   * are stored before they are sent. A handle that ends while its task may still run keeps the ref and releases
+   * it (`TaskStore.release`); `client.resume()` picks the stored tasks up in a new process. The client opens the
+   * store on connect (and closes it again if connecting fails) and closes it on `close()`.
    */
   store?: TaskStore;
   /**
-   * With a store shared by workers (`redisStore`): every `everyMs` (default 1000), resume the store's tasks whose
-   * owner stopped renewing its lease. Adopted handles are announced by the client's `task` event.
+   * With a store shared by workers (`redisStore`): every `everyMs` (default 1000), take over the store's tasks of
+   * this server whose lease nobody holds (their owner stopped renewing it, or released it when its handle ended),
+   * this worker's own released tasks included. Adopted handles are announced by the client's `task` event. A tick
+   * is skipped while the previous adoption still runs; a failed one is logged.
    */
   adopt?: boolean | { everyMs: number };
   /**

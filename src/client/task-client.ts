@@ -178,23 +178,28 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
   /**
    * Connects to a server and negotiates the protocol: a URL (Streamable HTTP), a stdio server command
    * (`{ command, args }`), or any MCP SDK `Transport` (from `@modelcontextprotocol/client` or
-   * `@modelcontextprotocol/sdk`). A failed connection closes the transport it opened (a stdio child exits).
+   * `@modelcontextprotocol/sdk`). A failed connection closes what it opened: the transport (a stdio child
+   * exits) and the store (its lock or its connection), so a retry starts clean.
    */
   static async connect(target: ConnectTarget, options: TaskClientOptions = {}): Promise<TaskClient> {
     const settings = settingsOf(options); // bad options fail here, before any connection is made
-    await settings.store?.open?.(); // a store another process holds fails here, before any connection is made
-    const requestHeaders = new RequestHeaders();
-    const session = sessionFor(await resolveTransport(target, { requestHeaders }), settings);
-    let server: ServerInfo;
+    const store = settings.store;
+    await store?.open?.(); // a store another process holds fails here, before any connection is made
+    let session: Session | undefined;
     try {
-      server = await session.connect();
+      const requestHeaders = new RequestHeaders();
+      session = sessionFor(await resolveTransport(target, { requestHeaders }), settings);
+      const server = await session.connect();
+      const url = typeof target === "string" ? target : target instanceof URL ? target.href : undefined;
+      const ownsHttp = url !== undefined;
+      return new TaskClient(session, server, settings, url, ownsHttp ? requestHeaders : undefined);
     } catch (error) {
-      await session.close().catch(() => undefined);
+      await session?.close().catch(() => undefined);
+      await store?.close?.().catch((closing: unknown) => {
+        settings.log.warn("closing the store after a failed connect failed", closing);
+      });
       throw error;
     }
-    const url = typeof target === "string" ? target : target instanceof URL ? target.href : undefined;
-    const ownsHttp = url !== undefined;
-    return new TaskClient(session, server, settings, url, ownsHttp ? requestHeaders : undefined);
   }
 
   /**
@@ -327,7 +332,8 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
   close(): Promise<void> {
     this.closing ??= (async () => {
       if (this.adoption !== undefined) clearInterval(this.adoption);
-      await this.resuming;
+      // An adoption still running is not waited for (a hung store would hang close): it makes no handle once
+      // `closing` is set, and the store's close hands back whatever it claims.
       for (const run of [...this.runs]) run.closeForClient();
       this.subscriptions?.close();
       this.stopLegacyStatus?.();

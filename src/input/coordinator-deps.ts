@@ -36,7 +36,8 @@ export interface InputCoordinatorDeps {
   pending?: Readonly<Record<string, InputResponse>>;
   /**
    * Answers are about to go into a `tasks/update`: resolve once the task's stored ref holds them
-   * ({@link InputCoordinator.pendingAnswers}). Must not reject.
+   * ({@link InputCoordinator.pendingAnswers}). A rejection means they are not stored: the update is not sent,
+   * and counts as a failed one (the answers go out again if the server still lists their keys).
    */
   storeAnswers?(): Promise<void>;
   /** Aborted when the task's answers are no longer wanted (handle ended, detached, client closed). */

@@ -36,6 +36,8 @@ export function transition(state: CallState, event: CallEvent, config: Lifecycle
       return onCallFailed(state, event.error);
     case "stored":
       return onStored(state, event.task);
+    case "storeFailed":
+      return onStoreFailed(state, event);
     case "pollDue":
       return onPollDue(state);
     case "pollAnswered":
@@ -146,13 +148,24 @@ function followSeed(task: CreateTaskResult): readonly Effect[] {
   return pollNow;
 }
 
-/** The ref is stored: the handle reports the task, and follows it unless a cancel took over meanwhile. */
+/**
+ * The ref is stored: the handle reports the task and follows it. A cancel sent meanwhile had its answers and
+ * polls ignored while storing (nothing is shown before the task is reported): poll now for the final word.
+ */
 function onStored(state: CallState, task: CreateTaskResult): Step {
   if (!state.storing || state.taskId !== task.taskId) return { state, effects: none };
   const adopt: Effect = { type: "adopt", task, taskId: task.taskId };
   const stored = next(state, { storing: false });
-  if (state.phase !== "polling") return { state: stored, effects: [adopt] };
+  if (state.phase !== "polling") return { state: stored, effects: [adopt, ...pollNow] };
   return { state: stored, effects: [adopt, ...followSeed(task)] };
+}
+
+/** The ref could not be stored: the task is never reported, and is cancelled unless that is not ours to do. */
+function onStoreFailed(state: CallState, event: Extract<CallEvent, { type: "storeFailed" }>): Step {
+  if (!state.storing || state.taskId !== event.task.taskId) return { state, effects: none };
+  const cancel: Effect[] =
+    event.cancel && !state.cancel ? [{ type: "cancelOrphan", taskId: event.task.taskId }] : [];
+  return end(next(state, { storing: false }), { kind: "local", reason: "error", error: event.error }, cancel);
 }
 
 function onCallFailed(state: CallState, error: unknown): Step {
@@ -278,7 +291,8 @@ function schedule(serverIntervalMs: unknown): Effect {
 const pollNow: readonly Effect[] = [{ type: "schedulePoll", serverIntervalMs: undefined, afterMs: 0 }];
 
 function schedulePollSoon(state: CallState): readonly Effect[] {
-  return state.taskId === undefined ? none : pollNow;
+  // While storing, a poll's answer would be ignored; `stored` polls instead.
+  return state.taskId === undefined || state.storing ? none : pollNow;
 }
 
 /** Follows the task's latest `createdAt` and `ttlMs` (both may change over its life). */

@@ -85,8 +85,14 @@ export type CallEvent =
   | { type: "resume"; taskId: string }
   | { type: "callAnswered"; answer: CallAnswer }
   | { type: "callFailed"; error: unknown }
-  /** The store has the new task's ref (or failed to write it, which was logged): report the task and poll. */
+  /** The store has the new task's ref: report the task and follow it. */
   | { type: "stored"; task: CreateTaskResult }
+  /**
+   * The store did not take the new task's ref: the handle ends with `error` (made by the interpreter, carrying
+   * the id) without reporting the task, and asks the server to stop it unless `cancel` is false (another worker
+   * owns the task) or a cancel already went out.
+   */
+  | { type: "storeFailed"; task: CreateTaskResult; error: unknown; cancel: boolean }
   /** The scheduler says the next poll is due. */
   | { type: "pollDue" }
   | { type: "pollAnswered"; snapshot: DetailedTask }

@@ -375,6 +375,36 @@ export class InputUnansweredError extends TaskError {
   }
 }
 
+/* ---- The client's task store ------------------------------------------------------------------------- */
+
+/**
+ * The client's store did not take a new task's ref (its `put` rejected; `cause` is why), so the handle ends
+ * with this error instead of reporting the task: durable before visible. The client asked the server to cancel
+ * the task (nothing durable could follow it) unless the store said another worker owns it. `taskId` names it.
+ */
+export class TaskStoreError extends TaskError {
+  static {
+    brandErrorClass(this, "TaskStoreError");
+  }
+  override name = "TaskStoreError";
+  constructor(taskId: string, cause: unknown) {
+    const why = cause instanceof Error ? cause.message : String(cause);
+    super(`the task store did not take its ref (${why}); the task was not reported`, taskId, { cause });
+  }
+}
+
+/**
+ * A store with leases refused a write because another worker holds the task's lease (`redisStore`; a store of
+ * your own rejects with this class too). The client stops following that task at once, without cancelling
+ * it: no poll, no input answer, no `tasks/cancel` from this worker.
+ */
+export class LeaseLostError extends McpTasksError {
+  static {
+    brandErrorClass(this, "LeaseLostError");
+  }
+  override name = "LeaseLostError";
+}
+
 /**
  * Whether an error is worth retrying: network failures, HTTP 5xx and 429, timeouts, and JSON-RPC -32603
  * (internal error). This is the one place that decides what is transient.

@@ -18,9 +18,12 @@ export function cancelQuietly(context: RunContext, taskId: string): Promise<Canc
   );
 }
 
-/** A task the server created after its handle had ended: nobody can reach it, so ask the server to stop it. */
+/**
+ * A task nobody can follow (the server created it after its handle had ended, or its ref could not be stored):
+ * ask the server to stop it.
+ */
 export function cancelOrphan(context: RunContext, taskId: string): void {
-  context.log.warn("the server created a task after its handle had ended; sending tasks/cancel for it", {
+  context.log.warn("no handle can follow a task the server created; sending tasks/cancel for it", {
     taskId: context.redact(taskId),
   });
   context.tasks.cancel(taskId, undefined).catch((error: unknown) => {

@@ -39,7 +39,7 @@ export interface CoordinatorHooks {
   answered: readonly string[] | undefined;
   /** Answers given and never acknowledged (a task resumed from its ref). */
   pending: Readonly<Record<string, unknown>> | undefined;
-  /** Stores the ref with the answers about to be sent; resolves once it is stored (or the failure logged). */
+  /** Stores the ref with the answers about to be sent; rejects when it was not stored (nothing is sent then). */
   storeAnswers(): Promise<void>;
   sink: TaskSink<CallToolResult>;
   pollSoon(): void;

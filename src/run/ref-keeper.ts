@@ -1,7 +1,9 @@
 /**
  * One task run's writes to the client's `TaskStore`, in order: the ref when the task is created (the run waits
- * for it before reporting the task), a newer ref when input is answered, and its removal once the server has
- * said its last word. A failed write is logged and never ends the task: the id must not be lost.
+ * for it before reporting the task), a newer ref before input answers leave and when they are acknowledged, and
+ * at the end its removal (the server has said its last word) or its release (the task may still run). A failed
+ * `put` is logged and handed to the run, which decides (src/store/types.ts says how); a failed removal or
+ * release is logged only: the ref stays, which loses nothing.
  */
 import type { CreateTaskResult, DetailedTask } from "../schema/index.js";
 import { Method } from "../protocol/constants.js";
@@ -20,7 +22,7 @@ export const NO_REF: Partial<TaskRef> = Object.freeze({});
 export class RefKeeper {
   /** The last write queued; the next waits for it, so a removal never overtakes a put. */
   private tail: Promise<void> = Promise.resolve();
-  private removed = false;
+  private done = false;
 
   constructor(
     private readonly store: TaskStore,
@@ -30,31 +32,36 @@ export class RefKeeper {
     private readonly track: (write: Promise<void>) => void = () => undefined,
   ) {}
 
-  /** Writes the ref; resolves (never rejects) once it is stored or the failure is logged. */
+  /** Writes the ref; rejects with the store's error (logged) when it was not stored. Ignored after the end. */
   put(ref: TaskRef, what: string): Promise<void> {
-    if (this.removed) return this.tail;
-    return this.queue(() => this.store.put(ref), `${what} failed`, ref);
+    if (this.done) return this.tail;
+    return this.queue(() => this.store.put(ref), `${what} failed`, ref, true);
   }
 
-  /** Forgets the task (it ended on the server); later puts are ignored. */
-  remove(ref: TaskRef): Promise<void> {
-    if (this.removed) return this.tail;
-    this.removed = true;
-    return this.queue(() => this.store.remove(ref), "removing a finished task's ref failed", ref);
-  }
-
-  /** The handle ended: a task the server finished (or forgot) leaves the store; one that may still run stays. */
+  /**
+   * The handle ended. A task the server finished (or forgot, or whose time to live ended) leaves the store; one
+   * that may still run stays, and the store hands back what this process holds on it (a lease). Later puts are
+   * ignored.
+   */
   ended(outcome: TaskOutcome<unknown> | undefined, ref: TaskRef | undefined): void {
-    if (ref === undefined || outcome === undefined) return;
-    if (serverIsDone(outcome) || outcome.kind === "expired") void this.remove(ref);
+    if (this.done || ref === undefined || outcome === undefined) return;
+    this.done = true;
+    if (serverIsDone(outcome) || outcome.kind === "expired") {
+      void this.queue(() => this.store.remove(ref), "removing a finished task's ref failed", ref, false);
+    } else if (this.store.release !== undefined) {
+      const store = this.store as Required<Pick<TaskStore, "release">>;
+      void this.queue(() => store.release(ref), "releasing a task's ref failed", ref, false);
+    }
   }
 
-  private queue(write: () => Promise<void>, failure: string, ref: TaskRef): Promise<void> {
-    this.tail = this.tail.then(write).catch((error: unknown) => {
+  private queue(write: () => Promise<void>, failure: string, ref: TaskRef, reject: boolean): Promise<void> {
+    const result = this.tail.then(write).catch((error: unknown) => {
       this.log.error(`task store: ${failure}`, { taskId: this.redact(ref.taskId) }, error);
+      if (reject) throw error;
     });
+    this.tail = result.catch(() => undefined);
     this.track(this.tail);
-    return this.tail;
+    return result;
   }
 }
 

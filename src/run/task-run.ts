@@ -6,7 +6,7 @@
  */
 import type { CallToolResult, CreateTaskResult, DetailedTask, InputResponse } from "../schema/index.js";
 import { Method } from "../protocol/constants.js";
-import { McpTasksError } from "../protocol/errors.js";
+import { LeaseLostError, McpTasksError, TaskStoreError } from "../protocol/errors.js";
 import type { ClassifiedResult } from "../protocol/codec.js";
 import { orphanToCancel, prepareThen } from "../eras/dialect.js";
 import { pollDelay } from "../scheduler/timing.js";
@@ -240,9 +240,7 @@ export class TaskRun implements TaskController, PollJob, TaskInputTarget, AlarmT
         return;
       case "persist":
         this.created = effect.task;
-        void this.refs
-          ?.put(this.ref() as TaskRef, "storing a new task's ref")
-          .then(() => this.dispatch({ type: "stored", task: effect.task }));
+        this.persist(effect.task);
         return;
       case "adopt":
         this.created = effect.task;
@@ -370,16 +368,35 @@ export class TaskRun implements TaskController, PollJob, TaskInputTarget, AlarmT
       pollSoon: () => {
         if (this.state.phase !== "ended") this.context.scheduler.runSoon(this);
       },
-      submitted: () => void this.storeRef("storing answered input keys"),
+      submitted: () => void this.storeRef("storing answered input keys").catch(() => undefined), // logged
       cancelTask: (reason) => this.dispatch({ type: "cancelRequested", reason }),
       fail: (error) => this.dispatch({ type: "failed", error }),
     });
     return this.input;
   }
 
+  /* ---- The store (decision 15: a write that failed is never taken for one that succeeded) ------------------ */
+
+  /** Stores a new task's ref; the handle reports the task only once it is stored. */
+  private persist(task: CreateTaskResult): void {
+    (this.refs as RefKeeper).put(this.ref() as TaskRef, "storing a new task's ref").then(
+      () => this.dispatch({ type: "stored", task }),
+      (error: unknown) => {
+        const cancel = !(error instanceof LeaseLostError); // another worker's task is not ours to stop
+        const failure = new TaskStoreError(task.taskId, error);
+        this.dispatch({ type: "storeFailed", task, error: failure, cancel });
+      },
+    );
+  }
+
+  /** Stores the ref as of now; rejects when it was not stored. A lost lease ends the handle: another worker follows. */
   private storeRef(what: string): Promise<void> {
     const ref = this.ref();
-    return ref === undefined || this.refs === undefined ? Promise.resolve() : this.refs.put(ref, what);
+    if (ref === undefined || this.refs === undefined) return Promise.resolve();
+    return this.refs.put(ref, what).catch((error: unknown) => {
+      if (error instanceof LeaseLostError) this.dispatch({ type: "detachRequested" });
+      throw error;
+    });
   }
 
   /** AlarmTarget: the nearest time limit has come. */

@@ -1,17 +1,28 @@
 /**
- * `fileStore(dir)`: one small JSON file per unfinished task. Every write is atomic and durable — write a
- * temporary file, fsync it, rename it into place, fsync the directory — so a process killed at any instant
- * leaves either the old ref or the new one, never half of either. One process owns a directory at a time
- * (a lock file holding its pid; a lock left by a dead process is taken over). A file the store cannot read is
- * moved aside into `quarantine/` with a warning, never a crash. Node only: exported from `mcp-tasks/store`.
+ * `fileStore(dir)`: one small JSON file per unfinished task. A write goes to a temporary file, is fsynced,
+ * renamed over the task's file, and the directory is fsynced before `put` resolves: a process killed at any
+ * instant, or a power loss after `put` resolved, leaves the old ref or the new one, never a torn one (what the
+ * tests prove is listed in the README). One process owns a directory at a time (see file-lock.ts). A file the
+ * store cannot read is moved aside into `quarantine/` with a warning, never a crash. Node only: exported from
+ * `mcp-tasks/store`.
  */
 import { createHash } from "node:crypto";
-import { mkdir, open, readdir, readFile, rename, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { McpTasksError } from "../protocol/errors.js";
 import { safeLogger, type Logger } from "../protocol/logging.js";
 import { foreignServer, readTaskRef, type TaskRef } from "../task/ref.js";
 import { DEFAULT_PRUNE_GRACE_MS, refExpired, refKey, type TaskStore } from "./types.js";
+import {
+  abandonedTemp,
+  isTempName,
+  nodeFileIo,
+  unlinkIfThere,
+  withTempFile,
+  type FileIo,
+} from "./file-io.js";
+import { LOCK, StoreLockedError, lockDirectory, type DirLock } from "./file-lock.js";
+
+export { StoreLockedError };
 
 export interface FileStoreOptions {
   /** Where warnings go (a file moved aside, a stale lock taken over). Default: silent. */
@@ -22,13 +33,7 @@ export interface FileStoreOptions {
   unsafeNoSync?: boolean;
 }
 
-/** Another live process holds the store directory. */
-export class StoreLockedError extends McpTasksError {
-  override name = "StoreLockedError";
-}
-
 const FORMAT = "mcp-tasks/task-ref";
-const LOCK = ".lock";
 const QUARANTINE = "quarantine";
 const REF_FILE = /^[0-9a-f]{32}\.json$/;
 
@@ -37,15 +42,22 @@ export type OpenableStore = TaskStore & { open(): Promise<void>; close(): Promis
 
 /** A file store over `dir` (created when missing). It takes the directory's lock on first use or `open()`. */
 export function fileStore(dir: string, options: FileStoreOptions = {}): OpenableStore {
-  return new FileStore(dir, options);
+  return new FileStore(dir, options, nodeFileIo);
+}
+
+/**
+ * A file store doing its file operations through `io` (tests inject faults and model power loss this way).
+ * @internal
+ */
+export function fileStoreOver(io: FileIo, dir: string, options: FileStoreOptions = {}): OpenableStore {
+  return new FileStore(dir, options, io);
 }
 
 class FileStore implements TaskStore {
   private readonly log: Logger;
   private readonly grace: number;
-  private opening: Promise<void> | undefined;
+  private opening: Promise<DirLock> | undefined;
   private closed = false;
-  private seq = 0;
   /** The directory fsync in progress, and the one that writers renamed since it began are waiting for. */
   private dirSyncRunning: Promise<void> | undefined;
   private dirSyncQueued: Promise<void> | undefined;
@@ -53,73 +65,84 @@ class FileStore implements TaskStore {
   constructor(
     private readonly dir: string,
     private readonly options: FileStoreOptions,
+    private readonly io: FileIo,
   ) {
     this.log = safeLogger(options.logger);
     this.grace = options.pruneGraceMs ?? DEFAULT_PRUNE_GRACE_MS;
   }
 
-  open(): Promise<void> {
-    if (this.closed) return Promise.reject(new McpTasksError(`fileStore(${this.dir}) is closed`));
-    this.opening ??= this.lock();
-    return this.opening;
+  /** Takes the directory's lock. A failed attempt holds nothing and may be tried again. */
+  async open(): Promise<void> {
+    if (this.closed) throw new McpTasksError(`fileStore(${this.dir}) is closed`);
+    this.opening ??= lockDirectory(this.io, this.dir, this.log);
+    const opening = this.opening;
+    try {
+      await opening;
+    } catch (error) {
+      if (this.opening === opening) this.opening = undefined;
+      throw error;
+    }
   }
 
+  /** Temporary file, fsync, rename over the ref's file, directory fsync; rejects if any step failed. */
   async put(ref: TaskRef): Promise<void> {
     await this.open();
     const name = fileName(ref);
     const body = JSON.stringify({ format: FORMAT, ref });
-    const temp = join(this.dir, `.tmp-${process.pid}-${++this.seq}-${name}`);
-    const file = await open(temp, "w");
-    try {
-      await file.writeFile(body);
-      if (!this.options.unsafeNoSync) await file.sync();
-    } finally {
-      await file.close();
-    }
-    await rename(temp, join(this.dir, name));
+    await withTempFile(this.io, this.dir, name, async (temp) => {
+      const file = await this.io.open(temp, "w");
+      try {
+        await file.write(body);
+        if (!this.options.unsafeNoSync) await file.sync();
+      } finally {
+        await file.close();
+      }
+      await this.io.rename(temp, join(this.dir, name));
+    });
     await this.syncDir();
   }
 
   async remove(ref: TaskRef): Promise<void> {
     await this.open();
-    if (await unlinkIfThere(join(this.dir, fileName(ref)))) await this.syncDir();
+    if (await unlinkIfThere(this.io, join(this.dir, fileName(ref)))) await this.syncDir();
   }
 
+  /**
+   * Reads every ref. Along the way it moves unreadable files aside, deletes expired refs, and deletes temporary
+   * files their writers abandoned (never one being written: see `abandonedTemp`).
+   */
   async list(server?: TaskRef["server"]): Promise<TaskRef[]> {
     await this.open();
     const found: TaskRef[] = [];
     const now = Date.now();
-    for (const entry of await readdir(this.dir, { withFileTypes: true })) {
-      const name = entry.name;
-      if (!entry.isFile() || name === LOCK) continue;
+    for (const { name, isFile } of await this.io.readdir(this.dir)) {
+      if (!isFile || name.startsWith(LOCK)) continue;
       const path = join(this.dir, name);
-      if (name.startsWith(".tmp-")) {
-        await unlinkIfThere(path); // a write that never got renamed into place (we hold the lock)
+      if (isTempName(name)) {
+        if (await abandonedTemp(this.io, this.dir, name, now)) await unlinkIfThere(this.io, path);
         continue;
       }
       const ref = await this.read(name);
       if (ref === undefined) continue;
-      if (refExpired(ref, now, this.grace)) await unlinkIfThere(path);
+      if (refExpired(ref, now, this.grace)) await unlinkIfThere(this.io, path);
       else if (server === undefined || foreignServer(ref, server) === undefined) found.push(ref);
     }
     return found;
   }
 
+  /** Removes the lock (if this store took it). Later calls are refused. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    const opened = await this.opening?.then(
-      () => true,
-      () => false,
-    );
-    if (opened) await unlinkIfThere(join(this.dir, LOCK));
+    const lock = await this.opening?.catch(() => undefined);
+    await lock?.release();
   }
 
   /** A stored ref, or undefined after moving an unreadable or foreign file aside. */
   private async read(name: string): Promise<TaskRef | undefined> {
     let problem: string;
     try {
-      const stored = JSON.parse(await readFile(join(this.dir, name), "utf8")) as {
+      const stored = JSON.parse(await this.io.readFile(join(this.dir, name))) as {
         format?: unknown;
         ref?: unknown;
       };
@@ -141,36 +164,11 @@ class FileStore implements TaskStore {
     const target = join(aside, `${name}.${Date.now()}`);
     this.log.warn(`fileStore: moved ${name} aside to ${target}: ${problem}`);
     try {
-      await mkdir(aside, { recursive: true });
-      await rename(join(this.dir, name), target);
+      await this.io.mkdir(aside);
+      await this.io.rename(join(this.dir, name), target);
     } catch (error) {
       this.log.warn(`fileStore: could not move ${name} aside`, error);
     }
-  }
-
-  /** Creates the directory and takes its lock; a lock whose process is gone is taken over. */
-  private async lock(): Promise<void> {
-    await mkdir(this.dir, { recursive: true });
-    const path = join(this.dir, LOCK);
-    for (let attempt = 0; attempt < 3; attempt++) {
-      try {
-        const file = await open(path, "wx");
-        await file.writeFile(`${process.pid}\n`);
-        await file.close();
-        return;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      }
-      const holder = Number.parseInt(await readFile(path, "utf8").catch(() => ""), 10);
-      if (Number.isInteger(holder) && holder > 0 && alive(holder)) {
-        throw new StoreLockedError(
-          `fileStore: ${this.dir} is in use by process ${holder}; one process may use a store directory at a time`,
-        );
-      }
-      this.log.warn(`fileStore: taking over ${path} from process ${String(holder)}, which is gone`);
-      await unlinkIfThere(path);
-    }
-    throw new StoreLockedError(`fileStore: could not take the lock ${path}`);
   }
 
   /**
@@ -195,7 +193,7 @@ class FileStore implements TaskStore {
   }
 
   private async fsyncDir(): Promise<void> {
-    const handle = await open(this.dir, "r");
+    const handle = await this.io.open(this.dir, "r");
     try {
       await handle.sync();
     } finally {
@@ -207,24 +205,4 @@ class FileStore implements TaskStore {
 /** One file per server and task id; the name is a hash so task ids (secrets) never appear in file names. */
 function fileName(ref: TaskRef): string {
   return `${createHash("sha256").update(refKey(ref)).digest("hex").slice(0, 32)}.json`;
-}
-
-function alive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-async function unlinkIfThere(path: string): Promise<boolean> {
-  try {
-    await unlink(path);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
-    throw error;
-  }
 }

@@ -6,10 +6,14 @@
  * time. Answered input keys travel in the ref, so another worker never asks again. Needs the `redis` package.
  */
 import { randomUUID } from "node:crypto";
-import { McpTasksError } from "../protocol/errors.js";
+import { LeaseLostError } from "../protocol/errors.js";
 import { safeLogger, type Logger } from "../protocol/logging.js";
 import { foreignServer, readTaskRef, type TaskRef } from "../task/ref.js";
 import { DEFAULT_PRUNE_GRACE_MS, refExpired, refKey, serverKey, type TaskStore } from "./types.js";
+import { CLAIM, CLAIM_LAPSED, PUT, RELEASE, REMOVE, RENEW } from "./redis-scripts.js";
+
+/** A write refused because another worker holds the task's lease. */
+export { LeaseLostError };
 
 /** The few commands the store sends; a `redis` (node-redis) client fits. */
 export interface RedisLike {
@@ -34,65 +38,8 @@ export interface RedisStoreOptions {
   pruneGraceMs?: number;
 }
 
-/** A write refused because another worker holds the task's lease. */
-export class LeaseLostError extends McpTasksError {
-  override name = "LeaseLostError";
-}
-
-const PUT = `local holder = redis.call('GET', KEYS[2])
-if holder and holder ~= ARGV[3] then return 0 end
-redis.call('SET', KEYS[2], ARGV[3], 'PX', ARGV[4])
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-return 1`;
-const REMOVE = `local holder = redis.call('GET', KEYS[2])
-if holder and holder ~= ARGV[2] then return 0 end
-redis.call('HDEL', KEYS[1], ARGV[1])
-redis.call('DEL', KEYS[2])
-return 1`;
-const CLAIM = `local ref = redis.call('HGET', KEYS[1], ARGV[1])
-if not ref then return false end
-local holder = redis.call('GET', KEYS[2])
-if holder and holder ~= ARGV[2] then return false end
-redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
-return ref`;
-/**
- * Takes every lapsed lease among the refs whose field starts with ARGV[1] (one server's) and answers their refs.
- * Lease keys are built inside the script (ARGV[4] + field), so this needs a single Redis node, not a cluster.
- */
-const CLAIM_LAPSED = `local taken = {}
-for _, field in ipairs(redis.call('HKEYS', KEYS[1])) do
-  if string.sub(field, 1, #ARGV[1]) == ARGV[1] then
-    local lease = ARGV[4] .. field
-    if redis.call('EXISTS', lease) == 0 then
-      redis.call('SET', lease, ARGV[2], 'PX', ARGV[3])
-      table.insert(taken, field)
-      table.insert(taken, redis.call('HGET', KEYS[1], field))
-    end
-  end
-end
-return taken`;
-/**
- * Renews every lease given in one round trip; answers 1 (kept) or 0 (lost) per key. A lease that lapsed while
- * this worker was too busy to renew it, and that nobody took since, is taken again if its ref is still stored.
- */
-const RENEW = `local kept = {}
-for i, key in ipairs(KEYS) do
-  local holder = redis.call('GET', key)
-  if holder == ARGV[1] then
-    redis.call('PEXPIRE', key, ARGV[2])
-    kept[i] = 1
-  elseif not holder and redis.call('HEXISTS', ARGV[3], ARGV[3 + i]) == 1 then
-    redis.call('SET', key, ARGV[1], 'PX', ARGV[2])
-    kept[i] = 1
-  else
-    kept[i] = 0
-  end
-end
-return kept`;
-const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0`;
-
 export type RedisTaskStore = TaskStore & {
+  release(ref: TaskRef): Promise<void>;
   claim(ref: TaskRef): Promise<TaskRef | undefined>;
   claimLapsed(server: TaskRef["server"]): Promise<TaskRef[]>;
   onLeaseLost(listener: (ref: TaskRef) => void): void;
@@ -135,9 +82,16 @@ class RedisStore implements TaskStore {
     return this.leases.size;
   }
 
-  open(): Promise<void> {
+  /** Connects (with `url`). A failed connection is closed, and `open` may be tried again. */
+  async open(): Promise<void> {
     this.opening ??= this.connect();
-    return this.opening;
+    const opening = this.opening;
+    try {
+      await opening;
+    } catch (error) {
+      if (this.opening === opening) this.opening = undefined;
+      throw error;
+    }
   }
 
   async put(ref: TaskRef): Promise<void> {
@@ -156,6 +110,13 @@ class RedisStore implements TaskStore {
     const key = refKey(ref);
     this.leases.delete(key);
     await this.script(REMOVE, [this.refs, this.lease(key)], [key, this.owner]);
+  }
+
+  /** Hands the task's lease back (if this worker still holds it) and keeps the ref: any worker may claim it now. */
+  async release(ref: TaskRef): Promise<void> {
+    const key = refKey(ref);
+    this.leases.delete(key);
+    await this.script(RELEASE, [this.lease(key)], [this.owner]);
   }
 
   async list(server?: TaskRef["server"]): Promise<TaskRef[]> {
@@ -249,9 +210,20 @@ class RedisStore implements TaskStore {
       return;
     }
     const { createClient } = await import("redis");
-    const client = createClient({ url: this.options.url });
+    let connected = false;
+    const client = createClient({
+      url: this.options.url,
+      // The first connection is not retried (connect() would never settle); a dropped one is, with backoff.
+      socket: { reconnectStrategy: (retries, cause) => (connected ? Math.min(50 * retries, 2000) : cause) },
+    });
     client.on("error", (error: unknown) => this.log.warn("redisStore: connection error", error));
-    await client.connect();
+    try {
+      await client.connect();
+    } catch (error) {
+      if (client.isOpen) client.destroy();
+      throw error;
+    }
+    connected = true;
     this.client = client as unknown as RedisLike;
     this.own = client;
   }

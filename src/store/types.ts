@@ -1,24 +1,49 @@
 /**
- * The `TaskStore` seam (DESIGN decision 12, "durable before visible"): where a client keeps the refs of its
- * unfinished tasks so another process can pick them up. The client writes a ref before the handle reports the
- * task, rewrites it when input is answered, and removes it when the server has said its last word. This file
- * is runtime-neutral: the file store lives behind the Node-only entry `mcp-tasks/store`.
+ * The `TaskStore` seam (DESIGN decisions 12 and 15, "durable before visible", "store contracts are honest"):
+ * where a client keeps the refs of its unfinished tasks so another process can pick them up. The client writes
+ * a ref before the handle reports the task, rewrites it before input answers leave and when they are
+ * acknowledged, removes it when the server has said its last word, and releases it when the handle ends
+ * locally while the task may still run. This file is runtime-neutral: the file store lives behind the
+ * Node-only entry `mcp-tasks/store`.
  */
 import type { TaskRef } from "../task/ref.js";
 
+/**
+ * Where a client keeps task refs. Every method may reject; the client decides what a failure means, and never
+ * treats a rejected write as done:
+ *
+ * - a new task whose `put` rejects is not reported: its handle ends with `TaskStoreError` (carrying the task
+ *   id), and the client sends `tasks/cancel` for it unless the rejection was a `LeaseLostError`;
+ * - input answers whose `put` rejects are not sent (the `tasks/update` waits for the next snapshot that still
+ *   lists the keys, and counts as a failed update);
+ * - a `LeaseLostError` from a later write ends the handle as `detached` at once: another worker owns the task;
+ * - a failed `remove` or `release` is logged: the ref stays, which loses nothing.
+ */
 export interface TaskStore {
   /**
-   * Records a ref (a new task, or a newer version of one already stored, keyed by server and task id). Resolves
-   * only once the ref would survive the process being killed.
+   * Records a ref (a new task, or a newer version of one already stored, keyed by server and task id).
+   * Resolves only once the ref would survive the process being killed; rejects when it was not stored (the
+   * previous version, if any, must then still be readable). A store with leases rejects with `LeaseLostError`
+   * when another worker owns the task.
    */
   put(ref: TaskRef): Promise<void>;
   /** Forgets a task that has ended. Removing a ref that is not stored is not an error. */
   remove(ref: TaskRef): Promise<void>;
+  /**
+   * Stores with leases: the handle ended here (detached, deadline, poll retries exhausted, unconfirmed cancel,
+   * an error, the client closing) while the task may still run. Hand back what this process holds on it (the
+   * lease) and keep the ref, so `resume()` or another worker's adoption can follow the task. Optional; stores
+   * without ownership leave it out.
+   */
+  release?(ref: TaskRef): Promise<void>;
   /** Every stored ref, or those of one server. Refs past `createdAt + ttlMs` (plus the store's grace) are pruned. */
   list(server?: TaskRef["server"]): Promise<TaskRef[]>;
-  /** Takes what the store needs (a directory lock, a connection); called by `TaskClient.connect`. */
+  /**
+   * Takes what the store needs (a directory lock, a connection); called by `TaskClient.connect`. A rejected
+   * `open` leaves nothing open. When `connect` fails after `open` resolved, the client calls `close`.
+   */
   open?(): Promise<void>;
-  /** Lets go of what the store holds (a lock, a connection). */
+  /** Lets go of what the store holds (a lock, a connection, every lease). */
   close?(): Promise<void>;
   /**
    * Stores shared by many workers: take the task's lease if nobody holds it, and resolve with its latest ref

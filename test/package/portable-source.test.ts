@@ -15,7 +15,8 @@ function sourceFiles(dir: string): string[] {
     if (entry.isDirectory())
       return ["testing", "cli"].includes(entry.name) && dir.endsWith("src") ? [] : sourceFiles(path);
     // The file and Redis stores are Node-only back-ends behind their own entries (mcp-tasks/store, …/redis).
-    if (dir.endsWith("store") && ["file.ts", "redis.ts"].includes(entry.name)) return [];
+    const nodeOnly = ["file.ts", "file-io.ts", "file-lock.ts", "redis.ts"];
+    if (dir.endsWith("store") && nodeOnly.includes(entry.name)) return [];
     return entry.name.endsWith(".ts") ? [path] : [];
   });
 }

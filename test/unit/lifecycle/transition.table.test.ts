@@ -158,6 +158,11 @@ const events = {
     event: { type: "stored", task: created("working") },
     now: AT,
   },
+  storeFailedUnasked: {
+    phrase: "a store failure nobody waits for",
+    event: { type: "storeFailed", task: created("working"), error: "disk full", cancel: true },
+    now: AT,
+  },
 } satisfies Record<string, { phrase: string; event: CallEvent; now: number }>;
 
 type EventName = keyof typeof events;
@@ -467,6 +472,17 @@ const table: Record<EventName, readonly Row[]> = {
     ["endedBeforeTask",      "ended",       "—"],
     ["ended",                "ended",       "—"],
   ],
+  storeFailedUnasked: [
+    ["calling",              "calling",     "—"],
+    ["detachPending",        "calling",     "—"],
+    ["inputRounds",          "inputRounds", "—"],
+    ["cancellingBeforeTask", "cancelling",  "—"],
+    ["polling",              "polling",     "—"],
+    ["pollInFlight",         "polling",     "—"],
+    ["cancelling",           "cancelling",  "—"],
+    ["endedBeforeTask",      "ended",       "—"],
+    ["ended",                "ended",       "—"],
+  ],
   close: [
     ["calling",              "ended",       "settle(closed)"],
     ["detachPending",        "ended",       "settle(closed)"],
@@ -536,6 +552,7 @@ describe("the table itself", () => {
       callAnswered: true,
       callFailed: true,
       stored: true,
+      storeFailed: true,
       pollDue: true,
       pollAnswered: true,
       pollFailed: true,
@@ -725,6 +742,44 @@ describe("with a store (durable before visible)", () => {
       "show(working)",
       "schedulePoll(interval)",
     ]);
+  });
+
+  it("a cancel while the ref is being written: polls wait, and the stored ref brings one at once", () => {
+    const task = created("working");
+    const answered = transition(
+      initialState(undefined),
+      { type: "callAnswered", answer: { kind: "task", task } },
+      durable,
+      AT,
+    );
+    const cancelled = transition(answered.state, events.cancelRequested.event, durable, AT);
+    expect(cancelled.effects.map(effectToken)).toEqual([`sendCancel(${TASK})`]);
+    // The acknowledgement comes before the ref is stored: a poll now would be ignored.
+    const acked = transition(cancelled.state, events.cancelAnswered.event, durable, AT);
+    expect(acked.effects).toEqual([]);
+    const stored = transition(acked.state, { type: "stored", task }, durable, AT);
+    expect(stored.state).toMatchObject({ phase: "cancelling", storing: false });
+    expect(stored.effects.map(effectToken)).toEqual([`adopt(${TASK})`, "schedulePoll(0ms)"]);
+  });
+
+  it("a ref the store refused ends the handle with the id, unreported, and cancels the task", () => {
+    const task = created("working");
+    const answered = transition(
+      initialState(undefined),
+      { type: "callAnswered", answer: { kind: "task", task } },
+      durable,
+      AT,
+    );
+    const failed = { type: "storeFailed", task, error: "disk full", cancel: true } as const;
+    const step = transition(answered.state, failed, durable, AT);
+    expect(step.state).toMatchObject({ phase: "ended", taskId: TASK, storing: false });
+    expect(step.effects.map(effectToken)).toEqual([`cancelOrphan(${TASK})`, "settle(error)"]);
+    // Not ours to cancel (another worker owns the task), or a cancel already went out: no second one.
+    expect(
+      transition(answered.state, { ...failed, cancel: false }, durable, AT).effects.map(effectToken),
+    ).toEqual(["settle(error)"]);
+    const cancelling = transition(answered.state, events.cancelRequested.event, durable, AT).state;
+    expect(transition(cancelling, failed, durable, AT).effects.map(effectToken)).toEqual(["settle(error)"]);
   });
 
   it("a deadline while the ref is being written ends the handle with the task id", () => {

@@ -4,7 +4,7 @@
  * `client.resume()` picks up what is left.
  */
 import { describe, expect, it, vi } from "vitest";
-import type { TaskRef, TaskStore } from "mcp-tasks";
+import { TaskStoreError, type TaskRef, type TaskStore } from "mcp-tasks";
 import { memoryStore } from "mcp-tasks/store";
 import { initialState, transition } from "../../../src/lifecycle/transition.js";
 import type { CallState, LifecycleConfig } from "../../../src/lifecycle/types.js";
@@ -42,11 +42,14 @@ describe("the lifecycle with a store", () => {
     expect(step.effects.map((effect) => effect.type)).toEqual(["adopt", "show", "schedulePoll"]);
   });
 
-  it("only reports the task when a cancel came while storing (the cancel already went out)", () => {
+  it("reports the task and polls at once when a cancel came while storing (the cancel already went out)", () => {
     const cancelled = transition(storing(), { type: "cancelRequested", reason: "x" }, config, 0);
     expect(cancelled.effects).toEqual([{ type: "sendCancel", taskId: "t1" }]);
     const step = transition(cancelled.state, { type: "stored", task }, config, 0);
-    expect(step.effects.map((effect) => effect.type)).toEqual(["adopt"]);
+    expect(step.effects).toEqual([
+      { type: "adopt", task, taskId: "t1" },
+      { type: "schedulePoll", serverIntervalMs: undefined, afterMs: 0 },
+    ]);
   });
 
   it("ignores snapshots observed while storing, and a stored event nobody waits for", () => {
@@ -62,14 +65,14 @@ describe("the lifecycle with a store", () => {
 });
 
 /** A store whose writes wait until the test lets them through. */
-function heldStore(): TaskStore & { release(): void; puts: TaskRef[] } {
+function heldStore(): TaskStore & { letThrough(): void; puts: TaskRef[] } {
   const inner = memoryStore();
   let open!: () => void;
   const gate = new Promise<void>((resolve) => (open = resolve));
   const puts: TaskRef[] = [];
   return {
     puts,
-    release: () => open(),
+    letThrough: () => open(),
     put: async (ref) => {
       puts.push(ref);
       await gate;
@@ -97,7 +100,7 @@ describe("a client with a store", () => {
     expect(seen).toEqual([]);
     expect(server.sent("tasks/get")).toEqual([]);
 
-    store.release();
+    store.letThrough();
     await expect(settle(handle.outcome())).resolves.toMatchObject({ kind: "completed" });
     expect(seen).toEqual(["task"]);
     expect(server.sent("tasks/get").length).toBeGreaterThan(0);
@@ -105,24 +108,34 @@ describe("a client with a store", () => {
     await expect(store.list()).resolves.toEqual([]); // the server is done: the ref is gone
   });
 
-  it("still reports and follows the task when the store fails, logging the failure", async () => {
+  it("does not report a task whose ref the store refused: the handle fails with its id, and it is cancelled", async () => {
     const server = new ScriptedServer({
       "tools/call": () => frame.created({ pollIntervalMs: 100 }),
       "tasks/get": () => frame.completed("42"),
     });
     const error = vi.fn();
+    const diskFull = new Error("disk full");
     const broken: TaskStore = {
-      put: () => Promise.reject(new Error("disk full")),
+      put: () => Promise.reject(diskFull),
       remove: () => Promise.resolve(),
       list: () => Promise.resolve([]),
     };
     const client = await connect(server, { store: broken, logger: { error } });
+    const reported: string[] = [];
+    client.on("task", (_handle, taskId) => reported.push(taskId));
     const handle = client.callTool("compute");
-    await expect(settle(handle.outcome())).resolves.toMatchObject({ kind: "completed", taskId: TASK_ID });
+    const outcome = await settle(handle.outcome());
+    expect(outcome).toMatchObject({ kind: "error", taskId: TASK_ID });
+    expect(outcome.kind === "error" && outcome.error).toBeInstanceOf(TaskStoreError);
+    expect((outcome as { error: Error }).error.cause).toBe(diskFull);
+    expect(reported).toEqual([]);
+    expect(handle.taskId).toBeUndefined();
+    expect(server.sent("tasks/get")).toEqual([]);
+    expect(server.sent("tasks/cancel").map((request) => request.params.taskId)).toEqual([TASK_ID]);
     expect(error).toHaveBeenCalledWith(
       expect.stringContaining("storing a new task's ref failed"),
       expect.anything(),
-      expect.any(Error),
+      diskFull,
     );
   });
 

@@ -3,7 +3,7 @@
  * directory; corrupt, foreign and expired files never crash it.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, writeFileSync, existsSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, writeFileSync, readFileSync, utimesSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -70,7 +70,7 @@ describe("fileStore", () => {
       '{"format":"mcp-tasks/task-ref","ref":',
     );
     writeFileSync(join(dir, "notes.txt"), "someone else's file");
-    writeFileSync(join(dir, ".tmp-1-1-half.json"), "{");
+    writeFileSync(join(dir, `.tmp-${await deadPid()}-1-half.json`), "{"); // its writer is gone
 
     const refs = await made.list();
     expect(refs.map((r) => r.taskId)).toEqual(["good"]);
@@ -101,19 +101,98 @@ describe("fileStore", () => {
 
   it("takes over the lock of a process that is gone", async () => {
     const dir = tempDir();
-    const child = spawn(process.execPath, ["-e", ""]);
-    const pid = child.pid as number;
-    await new Promise((resolve) => child.on("exit", resolve));
+    const pid = await deadPid();
     writeFileSync(join(dir, ".lock"), `${pid}\n`);
     const warn = vi.fn();
     const made = store(dir, { logger: { warn } });
     await made.put(ref("x"));
-    expect(warn).toHaveBeenCalledWith(expect.stringContaining("which is gone"));
-    expect(readFileSync(join(dir, ".lock"), "utf8")).toBe(`${process.pid}\n`);
+    expect(warn).toHaveBeenCalledWith(expect.stringContaining(`from process ${pid}, which is gone`));
+    expect(readFileSync(join(dir, ".lock"), "utf8")).toMatch(new RegExp(`^${process.pid}\n[0-9a-f-]{36}\n$`));
     await made.close();
-    expect(existsSync(join(dir, ".lock"))).toBe(false);
+    expect(readdirSync(dir).filter((name) => name.startsWith(".lock"))).toEqual([]);
+  });
+
+  it("does not take over a lock without a pid while it is young (being written); takes it once old", async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, ".lock"), ""); // how a lock looked while an earlier version was writing it
+    const warn = vi.fn();
+    await expect(store(dir, { logger: { warn } }).open()).rejects.toThrow(
+      /in use by another process \(it is being taken\)/,
+    );
+    expect(readFileSync(join(dir, ".lock"), "utf8")).toBe("");
+    expect(warn).not.toHaveBeenCalled();
+
+    const aMinuteAgo = new Date(Date.now() - 60_000);
+    utimesSync(join(dir, ".lock"), aMinuteAgo, aMinuteAgo);
+    const made = store(dir, { logger: { warn } });
+    await made.open();
+    expect(warn).toHaveBeenCalledWith(expect.stringContaining("from a lock without a pid, which is gone"));
+    expect(readFileSync(join(dir, ".lock"), "utf8")).toMatch(new RegExp(`^${process.pid}\n`));
+  });
+
+  it("takes over a lock naming this process's pid that this process never took (an earlier process's)", async () => {
+    // In a container every start may get the same pid: the lock a crashed run left then names "us".
+    const dir = tempDir();
+    writeFileSync(join(dir, ".lock"), `${process.pid}\n`);
+    const warn = vi.fn();
+    const made = store(dir, { logger: { warn } });
+    await made.put(ref("x"));
+    expect(warn).toHaveBeenCalledWith(expect.stringContaining(`from process ${process.pid}, which is gone`));
+    // A lock this process did take still keeps a second store of it out.
+    await expect(store(dir).open()).rejects.toThrow(StoreLockedError);
+  });
+
+  it("a failed open holds nothing: after the owner closes, the same store opens", async () => {
+    const dir = tempDir();
+    const owner = store(dir);
+    await owner.open();
+    const waiting = store(dir);
+    await expect(waiting.open()).rejects.toThrow(StoreLockedError);
+    await owner.close();
+    await waiting.put(ref("x"));
+    expect((await waiting.list()).map((r) => r.taskId)).toEqual(["x"]);
+  });
+
+  it("list() removes temporary files their writers abandoned, and no other", async () => {
+    const dir = tempDir();
+    const made = store(dir);
+    await made.open();
+    const elevenMinutesAgo = new Date(Date.now() - 11 * 60_000);
+    const temp = (pid: number, what: string) => join(dir, `.tmp-${pid}-1-${what}.json`);
+    writeFileSync(temp(await deadPid(), "dead-writer"), "{");
+    writeFileSync(temp(process.pid, "earlier-process-with-our-pid"), "{");
+    // process.ppid is alive: the vitest process that started this one.
+    writeFileSync(temp(process.ppid, "live-writer"), "{");
+    writeFileSync(temp(process.ppid, "live-but-old"), "{");
+    utimesSync(temp(process.ppid, "live-but-old"), elevenMinutesAgo, elevenMinutesAgo);
+    await made.list();
+    expect(readdirSync(dir).filter((name) => name.startsWith(".tmp-"))).toEqual([
+      `.tmp-${process.ppid}-1-live-writer.json`,
+    ]);
+  });
+
+  it("list() while puts are on their way never removes their temporary files: every put lands", async () => {
+    const dir = tempDir();
+    const made = store(dir);
+    const puts = Array.from({ length: 200 }, (_, index) => made.put(ref(`t${index}`)));
+    let settled = 0;
+    const count = () => void settled++;
+    for (const put of puts) void put.then(count, count);
+    let lists = 0;
+    for (; settled < puts.length; lists++) await made.list(); // one after another, as an adoption loop does
+    const results = await Promise.allSettled(puts);
+    expect(results.filter((result) => result.status === "rejected")).toEqual([]);
+    expect(lists).toBeGreaterThan(1);
+    expect(await made.list()).toHaveLength(200);
   });
 });
+
+/** The pid of a process that has exited. */
+async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ["-e", ""]);
+  await new Promise((resolve) => child.on("exit", resolve));
+  return child.pid as number;
+}
 
 describe("memoryStore", () => {
   it("puts, lists by server, removes and prunes", async () => {

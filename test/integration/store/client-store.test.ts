@@ -1,0 +1,174 @@
+/**
+ * The client and its store, through the real `TaskClient` against the reference server: a write the store did
+ * not make is never taken for one it made (issue 18, defects 4, 5, 7 and 9). Each test names the defect it
+ * guards; each failed on the commit before the store contract was made honest.
+ */
+import { mkdtempSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TaskClient, type TaskRef, type TaskStore } from "mcp-tasks";
+import { fileStore, memoryStore } from "mcp-tasks/store";
+import { LeaseLostError } from "mcp-tasks/store/redis";
+import {
+  defineTool,
+  elicitForm,
+  startTaskServer,
+  step,
+  textResult,
+  type HttpTaskServer,
+} from "mcp-tasks/testing";
+
+let server: HttpTaskServer;
+const question = elicitForm("Proceed?", { ok: { type: "boolean" } }, ["ok"]);
+
+beforeAll(async () => {
+  server = await startTaskServer({
+    tools: [
+      defineTool({
+        name: "slow",
+        task: "required",
+        pollIntervalMs: 50,
+        steps: [step.working("busy"), step.idle(1000), step.complete(textResult("late"))],
+      }),
+      defineTool({
+        name: "ask",
+        task: "required",
+        pollIntervalMs: 50,
+        steps: [step.working("starting"), step.input({ q: question }), step.complete(textResult("answered"))],
+      }),
+    ],
+  });
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+/** The requests of `method` the server received for one task. */
+function requestsFor(method: string, taskId: string | undefined): unknown[] {
+  return server.requests
+    .forMethod(method)
+    .filter((request) => (request.body as { params: { taskId?: string } }).params.taskId === taskId);
+}
+
+const polling = { defaultIntervalMs: 50, minIntervalMs: 20, jitter: 0 };
+const accept = () => Promise.resolve({ action: "accept" as const, content: { ok: true } });
+
+describe("defect 5: a cancel while the new task's ref is being stored", () => {
+  it("still gets the server's confirmation, and the ref leaves the store", async () => {
+    const inner = memoryStore();
+    let cancelWhileStoring: (() => void) | undefined;
+    const store: TaskStore = {
+      put: async (ref) => {
+        cancelWhileStoring?.(); // the caller cancels while the first write is on its way
+        cancelWhileStoring = undefined;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        await inner.put(ref);
+      },
+      remove: (ref) => inner.remove(ref),
+      list: (of) => inner.list(of),
+    };
+    const client = await TaskClient.connect(server.url, { store, polling, cancelGraceMs: 3000 });
+    const handle = client.callTool("slow");
+    cancelWhileStoring = () => void handle.cancel("changed my mind");
+    const outcome = await handle.outcome();
+    expect(outcome.kind).toBe("cancelled");
+    expect((outcome as { error: { confirmed: boolean } }).error.confirmed).toBe(true);
+    expect(server.tasks.get(outcome.taskId as string)?.status).toBe("cancelled");
+    await client.close();
+    expect(await inner.list()).toEqual([]);
+  });
+});
+
+describe("defect 7: input answers go out only once they are stored", () => {
+  it("a store that refuses the answers: no tasks/update is sent, and the policy ends the handle", async () => {
+    const inner = memoryStore();
+    const refused: TaskRef[] = [];
+    const store: TaskStore = {
+      put: (ref) => {
+        if (ref.pendingInputAnswers === undefined) return inner.put(ref);
+        refused.push(ref);
+        return Promise.reject(new Error("disk full"));
+      },
+      remove: (ref) => inner.remove(ref),
+      list: (of) => inner.list(of),
+    };
+    const client = await TaskClient.connect(server.url, {
+      store,
+      polling,
+      inputHandlers: { elicitation: accept },
+      logger: { error: () => undefined },
+    });
+    const handle = client.callTool("ask");
+    const outcome = await handle.outcome();
+    await client.close();
+    expect(refused.length).toBeGreaterThan(0); // the answer was ready, and the store said no
+    expect(requestsFor("tasks/update", outcome.taskId)).toEqual([]);
+    // Three tries (one per snapshot still listing the key), then the default policy: fail.
+    expect(refused).toHaveLength(3);
+    expect(outcome).toMatchObject({ kind: "error", error: { name: "InputUnansweredError" } });
+  });
+
+  it("a lost lease (LeaseLostError on the answers' write): no update, no cancel, no poll after; the handle detaches", async () => {
+    const inner = memoryStore();
+    const store: TaskStore = {
+      put: (ref) =>
+        ref.pendingInputAnswers === undefined
+          ? inner.put(ref)
+          : Promise.reject(new LeaseLostError("another worker holds this task's lease")),
+      remove: (ref) => inner.remove(ref),
+      list: (of) => inner.list(of),
+    };
+    const client = await TaskClient.connect(server.url, {
+      store,
+      polling,
+      inputHandlers: { elicitation: accept },
+      logger: { error: () => undefined },
+    });
+    const handle = client.callTool("ask");
+    const outcome = await handle.outcome();
+    const pollsAtEnd = requestsFor("tasks/get", outcome.taskId).length;
+    await new Promise((resolve) => setTimeout(resolve, 300)); // six poll intervals
+    await client.close();
+    expect(outcome.kind).toBe("detached");
+    expect(requestsFor("tasks/update", outcome.taskId)).toEqual([]);
+    expect(requestsFor("tasks/cancel", outcome.taskId)).toEqual([]);
+    expect(pollsAtEnd).toBeGreaterThan(0);
+    expect(requestsFor("tasks/get", outcome.taskId)).toHaveLength(pollsAtEnd);
+    expect(server.tasks.get(outcome.taskId as string)?.status).toBe("input_required"); // left to its owner
+  });
+});
+
+describe("defect 9: a failed connect closes the store it opened", () => {
+  it("leaves no lock file, and a fresh fileStore on the same directory connects", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mcp-tasks-connect-store-"));
+    await expect(
+      TaskClient.connect("http://127.0.0.1:1/mcp", { store: fileStore(dir), requestTimeoutMs: 2000 }),
+    ).rejects.toThrow();
+    expect(readdirSync(dir).filter((name) => name.startsWith(".lock"))).toEqual([]);
+    const client = await TaskClient.connect(server.url, { store: fileStore(dir) });
+    expect(await client.resume()).toEqual([]);
+    await client.close();
+  });
+});
+
+describe("defect 4: the adoption loop listing the store while new tasks are stored", () => {
+  it("never loses a write: every task a handle reported is in the store", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mcp-tasks-adopt-list-"));
+    const client = await TaskClient.connect(server.url, {
+      store: fileStore(dir),
+      adopt: { everyMs: 2 }, // with a file store: resume(), a list() every few milliseconds
+      polling: { defaultIntervalMs: 5000, minIntervalMs: 5000 },
+      logger: { error: () => undefined },
+    });
+    const handles = Array.from({ length: 200 }, () => client.callTool("slow"));
+    const refs = await Promise.all(handles.map((handle) => handle.ref));
+    const reported = refs.filter((ref) => ref !== undefined).map((ref) => ref.taskId);
+    expect(reported).toHaveLength(200);
+    await client.close(); // the handles end `closed`: their tasks may still run, so their refs stay
+    const store = fileStore(dir);
+    const stored = new Set((await store.list()).map((ref) => ref.taskId));
+    await store.close();
+    expect(reported.filter((taskId) => !stored.has(taskId))).toEqual([]);
+  }, 60_000);
+});

@@ -1,0 +1,151 @@
+/**
+ * `redisStore` leases on a fake clock (fake-redis.ts carries out the store's scripts): renewal keeps a task
+ * with its owner, a stalled owner loses it to whoever claims it and hears so, a lapsed lease nobody took is
+ * simply kept, `claim` and `claimLapsed` take only what nobody holds, and `release` hands a lease back at once.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { LeaseLostError, type TaskRef } from "mcp-tasks";
+import { redisStore, type RedisTaskStore } from "mcp-tasks/store/redis";
+import { FakeRedis } from "./fake-redis.js";
+
+const server = { url: "http://127.0.0.1:9/mcp", protocolVersion: "2026-07-28" };
+const elsewhere = { url: "http://127.0.0.1:10/mcp", protocolVersion: "2026-07-28" };
+function ref(taskId: string, fields: Partial<TaskRef> = {}): TaskRef {
+  return { v: 1, taskId, server, method: "tools/call", toolName: "t", answeredInputKeys: [], ...fields };
+}
+
+const LEASE_MS = 300; // renewed every 100 ms
+let redis: FakeRedis;
+const stores: RedisTaskStore[] = [];
+function worker(owner: string): RedisTaskStore {
+  const store = redisStore({ client: redis, owner, leaseMs: LEASE_MS, logger: { warn: () => undefined } });
+  stores.push(store);
+  return store;
+}
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  redis = new FakeRedis();
+});
+afterEach(async () => {
+  for (const store of stores.splice(0)) await store.close();
+  vi.useRealTimers();
+});
+
+describe("redisStore leases", () => {
+  it("the writer owns a task and renews its lease every third of it, for as long as it lives", async () => {
+    const a = worker("a");
+    const b = worker("b");
+    await a.put(ref("t1"));
+    expect(a.held).toBe(1);
+    await vi.advanceTimersByTimeAsync(10_000); // 33 lease times
+    expect(redis.calls.filter((call) => call === "renew")).toHaveLength(100);
+    expect(await b.claim(ref("t1"))).toBeUndefined();
+    expect(await b.claimLapsed(server)).toEqual([]);
+    await expect(b.put(ref("t1"))).rejects.toThrow(LeaseLostError);
+  });
+
+  it("an owner that stops renewing loses the task to the first claim after the lease, and hears so", async () => {
+    const a = worker("a");
+    const b = worker("b");
+    const lost: string[] = [];
+    a.onLeaseLost((gone) => lost.push(gone.taskId));
+    await a.put(ref("t1", { answeredInputKeys: ["q"] }));
+    redis.fault = (name) => (name === "renew" ? new Error("stalled") : undefined);
+    await vi.advanceTimersByTimeAsync(LEASE_MS - 1);
+    expect(await b.claimLapsed(server)).toEqual([]); // not yet: the lease has a millisecond left
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await b.claimLapsed(server)).toEqual([ref("t1", { answeredInputKeys: ["q"] })]);
+    expect(lost).toEqual([]);
+    redis.fault = undefined;
+    await vi.advanceTimersByTimeAsync(100); // a's next renewal finds b there
+    expect(lost).toEqual(["t1"]);
+    expect(a.held).toBe(0);
+    expect(b.held).toBe(1);
+    await expect(a.put(ref("t1"))).rejects.toThrow(LeaseLostError);
+  });
+
+  it("a lease that lapsed while its owner stalled, and that nobody took, is simply kept", async () => {
+    const a = worker("a");
+    const b = worker("b");
+    const lost = vi.fn();
+    a.onLeaseLost(lost);
+    await a.put(ref("t1"));
+    redis.fault = (name) => (name === "renew" ? new Error("stalled") : undefined);
+    await vi.advanceTimersByTimeAsync(2 * LEASE_MS);
+    expect(redis.leases()).toEqual({}); // lapsed
+    redis.fault = undefined;
+    await vi.advanceTimersByTimeAsync(100);
+    expect(lost).not.toHaveBeenCalled();
+    expect(Object.values(redis.leases())).toEqual(["a"]);
+    expect(await b.claim(ref("t1"))).toBeUndefined();
+  });
+
+  it("claim takes only a lease nobody holds, answers the latest ref, and the claimant renews it", async () => {
+    const a = worker("a");
+    const b = worker("b");
+    expect(await b.claim(ref("never-stored"))).toBeUndefined();
+    await a.put(ref("t1"));
+    await a.put(ref("t1", { answeredInputKeys: ["q"] }));
+    expect(await b.claim(ref("t1"))).toBeUndefined();
+    await a.close(); // hands every lease back
+    expect(await b.claim(ref("t1"))).toEqual(ref("t1", { answeredInputKeys: ["q"] }));
+    await vi.advanceTimersByTimeAsync(5 * LEASE_MS);
+    expect(Object.values(redis.leases())).toEqual(["b"]);
+    expect(await worker("c").claim(ref("t1"))).toBeUndefined();
+  });
+
+  it("claimLapsed takes one server's unheld refs in one script, prunes expired ones, skips the rest", async () => {
+    const a = worker("a");
+    const b = worker("b");
+    const old = new Date(Date.now() - 10 * 60_000).toISOString();
+    await a.put(ref("held"));
+    await a.put(ref("free"));
+    await a.put(ref("expired", { createdAt: old, ttlMs: 1000 }));
+    await a.put(ref("other-server", { server: elsewhere }));
+    await a.close();
+    await worker("c").put(ref("held")); // someone else follows this one now
+    redis.calls.length = 0;
+    const taken = await b.claimLapsed(server);
+    expect(taken.map((found) => found.taskId).sort()).toEqual(["free"]);
+    expect(redis.calls.filter((call) => call === "claimLapsed")).toHaveLength(1);
+    expect((await b.list()).map((found) => found.taskId).sort()).toEqual(["free", "held", "other-server"]);
+  });
+
+  it("release hands the lease back at once and keeps the ref; the releaser stops renewing it", async () => {
+    const a = worker("a");
+    const b = worker("b");
+    const lost = vi.fn();
+    a.onLeaseLost(lost);
+    await a.put(ref("t1"));
+    await a.release(ref("t1"));
+    expect(a.held).toBe(0);
+    expect(await b.claim(ref("t1"))).toEqual(ref("t1"));
+    await vi.advanceTimersByTimeAsync(5 * LEASE_MS);
+    expect(lost).not.toHaveBeenCalled(); // it let go: nothing to lose
+    expect(Object.values(redis.leases())).toEqual(["b"]);
+  });
+
+  it("release by a worker that no longer holds the lease leaves the new owner's lease alone", async () => {
+    const a = worker("a");
+    const b = worker("b");
+    await a.put(ref("t1"));
+    redis.fault = (name) => (name === "renew" ? new Error("stalled") : undefined);
+    await vi.advanceTimersByTimeAsync(LEASE_MS);
+    expect(await b.claimLapsed(server)).toHaveLength(1);
+    redis.fault = undefined;
+    await a.release(ref("t1"));
+    expect(Object.values(redis.leases())).toEqual(["b"]);
+  });
+
+  it("remove deletes the ref and its lease; a lease holder's remove is refused to others", async () => {
+    const a = worker("a");
+    const b = worker("b");
+    await a.put(ref("t1"));
+    await b.remove(ref("t1")); // not b's: nothing happens
+    expect((await b.list()).map((found) => found.taskId)).toEqual(["t1"]);
+    await a.remove(ref("t1"));
+    expect(await b.list()).toEqual([]);
+    expect(redis.leases()).toEqual({});
+  });
+});
