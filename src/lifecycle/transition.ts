@@ -7,6 +7,7 @@
 import type { CreateTaskResult, DetailedTask } from "../schema/index.js";
 import { Method, isTerminalStatus } from "../protocol/constants.js";
 import { parseTimestamp } from "../task/timestamp.js";
+import type { OneShotCause } from "../scheduler/cadence.js";
 import type { CallEvent, CallState, Effect, Ending, LifecycleConfig, LocalEnding, Step } from "./types.js";
 
 /** The state of a call that has not started yet. */
@@ -28,7 +29,7 @@ export function transition(state: CallState, event: CallEvent, config: Lifecycle
     case "resume":
       return {
         state: next(state, { phase: "polling", taskId: event.taskId }),
-        effects: [{ type: "adopt", task: undefined, taskId: event.taskId }, ...pollNow],
+        effects: [{ type: "adopt", task: undefined, taskId: event.taskId }, oneShot("resume")],
       };
     case "callAnswered":
       return onAnswer(state, event.answer, config, now);
@@ -48,10 +49,10 @@ export function transition(state: CallState, event: CallEvent, config: Lifecycle
       return onCancel(state, event.reason, config, now);
     case "cancelAnswered":
       // The server took the cancel: ask at once for its final word.
-      return { state, effects: schedulePollSoon(state) };
+      return { state, effects: afterCancel(state) };
     case "cancelFailed":
       // The server refused or never answered: the next poll says what the task really is, within the grace.
-      return { state, effects: schedulePollSoon(state) };
+      return { state, effects: afterCancel(state) };
     case "detachRequested":
       return onDetach(state);
     case "alarm":
@@ -143,7 +144,7 @@ function followSeed(task: CreateTaskResult): readonly Effect[] {
     return [{ type: "show", snapshot: seed }, schedule(task.pollIntervalMs)];
   }
   // Any other seed status has its payload only in tasks/get: fetch it now.
-  return pollNow;
+  return [oneShot("seed")];
 }
 
 /** The ref is stored: the handle reports the task, and follows it unless a cancel took over meanwhile. */
@@ -203,7 +204,7 @@ function onPollFailed(
       state: withPoll(idle, false, attempt),
       effects: [
         { type: "retrying", method: Method.tasksGet, error: event.error, attempt },
-        { type: "schedulePoll", serverIntervalMs: undefined, afterMs: event.retryDelayMs },
+        { type: "schedulePoll", cause: "retry", retryDelayMs: event.retryDelayMs },
       ],
     };
   }
@@ -271,14 +272,19 @@ function stopRounds(state: CallState, reason: unknown): readonly Effect[] {
   return state.phase === "inputRounds" ? [{ type: "stopInputRounds", reason }] : none;
 }
 
+/** The regular next poll, after the server's latest interval. */
 function schedule(serverIntervalMs: unknown): Effect {
-  return { type: "schedulePoll", serverIntervalMs };
+  return { type: "schedulePoll", cause: "interval", serverIntervalMs };
 }
 
-const pollNow: readonly Effect[] = [{ type: "schedulePoll", serverIntervalMs: undefined, afterMs: 0 }];
+/** A poll the cadence lets go out at once (see `OneShotCause`). */
+function oneShot(cause: OneShotCause): Effect {
+  return { type: "schedulePoll", cause };
+}
 
-function schedulePollSoon(state: CallState): readonly Effect[] {
-  return state.taskId === undefined ? none : pollNow;
+/** The cancel has its answer (or none will come): one poll fetches the task's final word. */
+function afterCancel(state: CallState): readonly Effect[] {
+  return state.taskId === undefined ? none : [oneShot("cancelAnswered")];
 }
 
 /** Follows the task's latest `createdAt` and `ttlMs` (both may change over its life). */

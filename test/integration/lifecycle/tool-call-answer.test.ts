@@ -42,14 +42,14 @@ async function connect(url: string, requestTimeoutMs?: number): Promise<TaskClie
 
 describe("tools/call is bounded by the handle's limits, not by requestTimeoutMs", () => {
   it("follows a task whose CreateTaskResult arrives after requestTimeoutMs", async () => {
-    const server = track(await startTaskServer({ tools: [slowToCreate(800)] }));
-    const client = track(await connect(server.url, 300));
+    const server = track(await startTaskServer({ tools: [slowToCreate(1600)] }));
+    const client = track(await connect(server.url, 1000));
     const started = performance.now();
     const handle = client.callTool("slow_to_create");
     const outcome = await handle.outcome();
     expect(outcome.kind).toBe("completed");
     expect(outcome.taskId).toEqual(expect.any(String));
-    expect(performance.now() - started).toBeGreaterThanOrEqual(800);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(1600);
     expect(taskIdsOf(server, "tasks/get")).toContain(outcome.taskId);
     expect(taskIdsOf(server, "tasks/cancel")).toEqual([]);
   });

@@ -67,13 +67,18 @@ describe("re-subscribing past the stream cap", () => {
 });
 
 describe("a listen refused at the HTTP level", () => {
-  for (const status of [405, 404]) {
+  const refusals = [
+    [405, "Method Not Allowed"],
+    [404, "Not Found"],
+  ] as const;
+  for (const [status, body] of refusals) {
     it(`treats HTTP ${status} as a permanent refusal: polls instead and never listens again`, async () => {
       const server: HttpTaskServer = await startTaskServer({ tools: [lingering] });
       open.push(server);
       const proxy: FaultProxy = await startFaultProxy(server.url);
       open.push(proxy);
-      proxy.fault("subscriptions/listen", { status });
+      // As a gateway or an older server answers: a plain-text body, no JSON-RPC error.
+      proxy.fault("subscriptions/listen", { status, body });
       const client = await TaskClient.connect(proxy.url, {
         polling: { minIntervalMs: 10, defaultIntervalMs: 100, maxIntervalMs: 100 },
         retry: { minTimeoutMs: 10, maxTimeoutMs: 20 },
