@@ -141,7 +141,7 @@ function followSeed(task: CreateTaskResult): readonly Effect[] {
   if (task.status === "working") {
     // A working seed carries everything a working snapshot has: show it now, poll after the interval.
     const seed = { ...task, status: "working" } as DetailedTask;
-    return [{ type: "show", snapshot: seed }, schedule(task.pollIntervalMs)];
+    return [{ type: "show", snapshot: seed }, regularPoll];
   }
   // Any other seed status has its payload only in tasks/get: fetch it now.
   return [oneShot("seed")];
@@ -186,7 +186,7 @@ function onSnapshot(
   if (isTerminalStatus(snapshot.status)) return end(known, { kind: "snapshot", snapshot });
   const show: Effect = { type: "show", snapshot };
   // Only the scheduled poll plans the next one; an extra observation leaves the cadence alone.
-  return { state: known, effects: fromPoll ? [show, schedule(snapshot.pollIntervalMs)] : [show] };
+  return { state: known, effects: fromPoll ? [show, regularPoll] : [show] };
 }
 
 function onPollFailed(
@@ -272,10 +272,8 @@ function stopRounds(state: CallState, reason: unknown): readonly Effect[] {
   return state.phase === "inputRounds" ? [{ type: "stopInputRounds", reason }] : none;
 }
 
-/** The regular next poll, after the server's latest interval. */
-function schedule(serverIntervalMs: unknown): Effect {
-  return { type: "schedulePoll", cause: "interval", serverIntervalMs };
-}
+/** The regular next poll, after the interval of the snapshot just shown. Made once: every poll asks for it. */
+const regularPoll: Effect = Object.freeze({ type: "schedulePoll", cause: "interval" });
 
 /** A poll the cadence lets go out at once (see `OneShotCause`). */
 function oneShot(cause: OneShotCause): Effect {

@@ -132,10 +132,10 @@ export type Effect =
   /** A non-terminal snapshot for the handle and the input coordinator. */
   | { type: "show"; snapshot: DetailedTask }
   /**
-   * Plan the next poll, for `cause`: the cadence owner (src/scheduler/cadence.ts) says when. `interval` brings
-   * the server's latest `pollIntervalMs` (absent: keep the last one known); `retry` the backoff of the retry.
+   * Plan the next poll, for `cause`: the cadence owner (src/scheduler/cadence.ts) says when, from the interval
+   * of the newest snapshot shown. `retry` brings the backoff of the retry.
    */
-  | { type: "schedulePoll"; cause: PollCause; serverIntervalMs?: unknown; retryDelayMs?: number }
+  | { type: "schedulePoll"; cause: PollCause; retryDelayMs?: number }
   | { type: "sendPoll"; taskId: string }
   | { type: "sendCancel"; taskId: string }
   | { type: "retrying"; method: string; error: unknown; attempt: number }

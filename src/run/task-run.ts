@@ -48,8 +48,10 @@ export class TaskRun implements TaskController, PollJob, TaskInputTarget, AlarmT
   private removeAbortListener: (() => void) | undefined;
   /** Writes to the client's store, in order (only with a store). */
   private readonly refs: RefKeeper | undefined;
-  /* What the cadence owner (src/scheduler/cadence.ts) reads; kept as fields here, so a run costs no extra object. */
-  serverIntervalMs: unknown = undefined;
+  /*
+   * What the cadence owner (src/scheduler/cadence.ts) reads, kept here so a run costs no extra object. Whole
+   * milliseconds (rounded up, so a wait is never cut short), so they stay small integers V8 does not box.
+   */
   lastPollAt: number | undefined = undefined;
   retryDelayMs = 0;
   pollOwed = false;
@@ -171,6 +173,11 @@ export class TaskRun implements TaskController, PollJob, TaskInputTarget, AlarmT
 
   /* ---- Pushed updates (src/notifications): while a listen stream carries this task, polls are a safety net */
 
+  /** CadenceState: the interval the server suggested last (on the newest snapshot shown). */
+  get serverIntervalMs(): unknown {
+    return this.sink.snapshot?.pollIntervalMs;
+  }
+
   /** CadenceState: a listen pushes this task's changes and no cancel waits for its answer (then polls matter). */
   get pushed(): boolean {
     return this.isPushed && this.state.phase === "polling";
@@ -187,19 +194,20 @@ export class TaskRun implements TaskController, PollJob, TaskInputTarget, AlarmT
   notPushed(broke: boolean): void {
     if (!this.isPushed) return;
     this.isPushed = false;
-    this.planPoll(broke ? "streamBroke" : "pushEnded");
+    this.planPoll(broke ? "streamBroke" : "replan");
   }
 
   /**
    * Plans the next poll through the cadence owner. A one-shot asked for while a `tasks/get` is in flight is owed
    * (its answer plans the next poll, which then goes out at once); anything else waits for that answer too.
    */
-  private planPoll(cause: PollCause, serverIntervalMs?: unknown, retryDelayMs = 0): void {
+  private planPoll(cause: PollCause, retryDelayMs = 0): void {
     if (this.state.phase === "ended") return;
-    if (cause === "interval" || cause === "retry") {
-      if (serverIntervalMs !== undefined) this.serverIntervalMs = serverIntervalMs;
+    if (cause === "interval") {
+      this.retryDelayMs = 0;
+    } else if (cause === "retry") {
       this.retryDelayMs = retryDelayMs;
-    } else if (cause !== "pushEnded") {
+    } else if (cause !== "replan") {
       this.pollOwed = true;
     }
     if (this.state.pollInFlight) return;
@@ -276,13 +284,15 @@ export class TaskRun implements TaskController, PollJob, TaskInputTarget, AlarmT
         this.show(effect.snapshot);
         return;
       case "schedulePoll":
-        this.planPoll(effect.cause, effect.serverIntervalMs, effect.retryDelayMs);
+        this.planPoll(effect.cause, effect.retryDelayMs);
         return;
       case "sendPoll":
         this.poll = this.sendPoll(effect.taskId);
         return;
       case "sendCancel":
         this.cancelReply = this.sendCancel(effect.taskId);
+        // A pushed task waited out the safety net; while cancelling it is polled at the interval again.
+        if (this.isPushed) this.planPoll("replan");
         return;
       case "retrying":
         this.sink.emitRetry({ method: effect.method, error: effect.error, attempt: effect.attempt });
@@ -362,13 +372,13 @@ export class TaskRun implements TaskController, PollJob, TaskInputTarget, AlarmT
     try {
       snapshot = await this.context.tasks.get(taskId);
     } catch (error) {
-      this.lastPollAt = this.context.scheduler.now();
+      this.lastPollAt = Math.ceil(this.context.scheduler.now());
       const fault = pollFault(error);
       const retryDelayMs = this.context.retryDelay(this.state.pollFailures + 1, error);
       this.dispatch({ type: "pollFailed", error, fault, retryDelayMs });
       return;
     }
-    this.lastPollAt = this.context.scheduler.now();
+    this.lastPollAt = Math.ceil(this.context.scheduler.now());
     this.dispatch({ type: "pollAnswered", snapshot });
   }
 

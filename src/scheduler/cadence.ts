@@ -46,14 +46,16 @@ export type OneShotCause =
  * Why the next poll is being planned: a {@link OneShotCause}, or
  * - `interval`: a `tasks/get` answered (or a `working` creation seed arrived): the regular next poll;
  * - `retry`: a `tasks/get` failed with a transient fault;
- * - `pushEnded`: a listen stopped pushing the task without breaking (the server left it out, refused, or the
- *   re-listen attempts ran out): regular polling resumes, measured from the last poll.
+ * - `replan`: what the regular wait depends on changed, and the poll already planned moves to the new wait,
+ *   measured from the last poll: a listen stopped pushing the task without breaking (the server left it out or
+ *   refused, or the re-listen attempts ran out), or a cancel began (a cancelling task is polled at the interval,
+ *   pushed or not, for the server's final word).
  */
-export type PollCause = OneShotCause | "interval" | "retry" | "pushEnded";
+export type PollCause = OneShotCause | "interval" | "retry" | "replan";
 
 /** What the cadence reads about one task. */
 export interface CadenceState {
-  /** The latest `pollIntervalMs` the server sent for the task (undefined before any; any junk is bounded). */
+  /** The `pollIntervalMs` of the task's newest snapshot (undefined when none suggested; junk is bounded). */
   readonly serverIntervalMs: unknown;
   /** A listen stream pushes the task's changes (and the handle is not cancelling): polls are the safety net. */
   readonly pushed: boolean;
@@ -74,7 +76,7 @@ export interface CadenceSettings {
 
 /** Whether `cause` may bring a poll forward (see {@link OneShotCause}). */
 export function isOneShot(cause: PollCause): cause is OneShotCause {
-  return cause !== "interval" && cause !== "retry" && cause !== "pushEnded";
+  return cause !== "interval" && cause !== "retry" && cause !== "replan";
 }
 
 /**
@@ -97,5 +99,5 @@ export function nextPollDelay(
   const since = state.lastPollAt === undefined ? 0 : now - state.lastPollAt;
   // A clock that went backwards (since < 0) never stretches the wait beyond `wait` itself.
   const delay = since > 0 ? wait - since : wait;
-  return delay <= 0 ? 0 : Math.min(delay, MAX_TIMER_DELAY_MS);
+  return delay <= 0 ? 0 : Math.min(Math.ceil(delay), MAX_TIMER_DELAY_MS);
 }

@@ -43,8 +43,6 @@ export interface AnsweredInput {
 
 export class TaskState {
   private latest: DetailedTask | undefined = undefined;
-  /** The `lastUpdatedAt` of `latest`, in epoch ms; NaN when unreadable. */
-  private latestAt = Number.NaN;
   /** The newest readable `lastUpdatedAt` accepted so far, in epoch ms; NaN while there is none. */
   private watermark = Number.NaN;
 
@@ -67,18 +65,15 @@ export class TaskState {
     const terminal = isTerminalStatus(snapshot.status);
     const previous = this.latest;
     // Most polls repeat the last stamp; the same text is the same time, without parsing it again.
-    const time =
-      previous !== undefined && snapshot.lastUpdatedAt === previous.lastUpdatedAt
-        ? this.latestAt
-        : parseTimestamp(snapshot.lastUpdatedAt);
-    if (!terminal) {
+    const sameText = previous !== undefined && snapshot.lastUpdatedAt === previous.lastUpdatedAt;
+    const time = sameText ? this.watermark : parseTimestamp(snapshot.lastUpdatedAt);
+    if (!terminal && previous !== undefined) {
       if (time < this.watermark) return "stale"; // false whenever either side is NaN
-      if (time === this.latestAt && backwardsAtTie(previous as DetailedTask, snapshot, input)) return "stale";
+      if (backwardsAtTie(previous, snapshot, input) && (sameText || sameTime(previous, time))) return "stale";
     }
     // Raise the watermark to a readable time; `>=` is false while the watermark is still NaN.
     if (!Number.isNaN(time) && !(this.watermark >= time)) this.watermark = time;
     this.latest = snapshot;
-    this.latestAt = time;
     return terminal || previous === undefined || !sameVisibleState(previous, snapshot)
       ? "changed"
       : "unchanged";
@@ -98,7 +93,12 @@ function inputRequestsOf(snapshot: DetailedTask): unknown {
   return snapshot.status === "input_required" ? snapshot.inputRequests : undefined;
 }
 
-/** At equal timestamps: whether `offered` would undo what the client's answers say came after `current`. */
+/** Whether `snapshot` was stamped at `time` (both readable). Parsed only where a tie matters (rarely). */
+function sameTime(snapshot: DetailedTask, time: number): boolean {
+  return parseTimestamp(snapshot.lastUpdatedAt) === time;
+}
+
+/** Were both stamped alike: whether `offered` would undo what the client's answers say came after `current`. */
 function backwardsAtTie(
   current: DetailedTask,
   offered: DetailedTask,

@@ -43,7 +43,9 @@ const OPTIONS = {
 } as const;
 
 function gaps(entries: RecordedRequest[]): number[] {
-  return entries.slice(1).map((entry, index) => entry.receivedAt - (entries[index] as RecordedRequest).receivedAt);
+  return entries
+    .slice(1)
+    .map((entry, index) => entry.receivedAt - (entries[index] as RecordedRequest).receivedAt);
 }
 
 async function serve(): Promise<HttpTaskServer> {

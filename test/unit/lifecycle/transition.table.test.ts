@@ -676,7 +676,9 @@ describe("special cases", () => {
     const step = transition(calling, events.answerTaskWorking.event, config, AT);
     expect(step.effects[0]).toEqual({ type: "adopt", task: created("working"), taskId: TASK });
     expect(step.effects[1]).toMatchObject({ type: "show", snapshot: { taskId: TASK, status: "working" } });
-    expect(step.effects[2]).toEqual({ type: "schedulePoll", cause: "interval", serverIntervalMs: 500 });
+    expect(step.effects[2]).toEqual({ type: "schedulePoll", cause: "interval" });
+    // The seed shown carries the interval the cadence owner reads.
+    expect(step.effects[1]).toMatchObject({ snapshot: { pollIntervalMs: 500 } });
   });
 
   it("a cancel starts the grace period from the moment it is asked, with or without a task id", () => {

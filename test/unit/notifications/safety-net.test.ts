@@ -206,4 +206,20 @@ describe("the safety net while a task is pushed", () => {
     expect(asked).toBe(1);
     handle.detach();
   });
+  it("polls a pushed task at its interval again once a cancel began, while its answer is awaited", async () => {
+    const { server, listens } = listeningServer();
+    server.on("tasks/cancel", () => ({ silent: true })); // the cancel is never answered
+    const client = await connect(server, { cancelGraceMs: 10_000 });
+    const handle = client.callTool("compute");
+    await vi.advanceTimersByTimeAsync(20);
+    acknowledge(server, listens[0] as WireRequest, [TASK_ID]);
+    await vi.advanceTimersByTimeAsync(4_980);
+    expect(server.times("tasks/get")).toEqual([20]); // the catch-up poll; the safety net is 30 s away
+    const cancelled = handle.cancel("stop");
+    await vi.advanceTimersByTimeAsync(3_000);
+    // The interval since the last poll has passed: at once, then every 1000 ms (not a burst, not 30 s).
+    expect(server.times("tasks/get")).toEqual([20, 5000, 6000, 7000, 8000]);
+    await vi.advanceTimersByTimeAsync(8_000);
+    await expect(cancelled).resolves.toMatchObject({ outcome: { kind: "cancelled" } });
+  });
 });

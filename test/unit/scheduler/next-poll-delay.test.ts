@@ -82,9 +82,9 @@ describe("while a listen pushes the task", () => {
     expect(delay("interval", task({ pushed: true, serverIntervalMs: 10 ** 9 }))).toBe(600_000);
   });
 
-  it("when the push ends without a break, resumes the interval since the last poll", () => {
-    expect(delay("pushEnded", task({ lastPollAt: NOW - 400 }))).toBe(1600);
-    expect(delay("pushEnded", task({ lastPollAt: NOW - 29_000 }))).toBe(0);
+  it("when the push ends without a break (replan), resumes the interval since the last poll", () => {
+    expect(delay("replan", task({ lastPollAt: NOW - 400 }))).toBe(1600);
+    expect(delay("replan", task({ lastPollAt: NOW - 29_000 }))).toBe(0);
   });
 });
 
@@ -108,8 +108,8 @@ describe("one-shot polls: the only ones sooner than the interval", () => {
     expect(delay(cause, task({ pushed: true, retryDelayMs: 8000 }))).toBe(0);
   });
 
-  it("interval, retry and pushEnded are not one-shots", () => {
-    for (const cause of ["interval", "retry", "pushEnded"] as const) expect(isOneShot(cause)).toBe(false);
+  it("interval, retry and replan are not one-shots", () => {
+    for (const cause of ["interval", "retry", "replan"] as const) expect(isOneShot(cause)).toBe(false);
   });
 
   it("a one-shot still owed (asked while a poll was in flight) makes the next poll go out at once", () => {
