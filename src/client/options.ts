@@ -30,7 +30,11 @@ export interface TaskClientOptions {
   retry?: Partial<RetryTiming>;
   /** Most `tasks/get` requests in flight at once for this client. Default 64. */
   maxInFlight?: number;
-  /** Per-request timeout in milliseconds. Default 60000. */
+  /**
+   * Per-request timeout in milliseconds, for every request but the call itself. Default 60000. A `tools/call` has
+   * none: it is bounded by the call's `deadline` / `timeoutMs` and `signal` and by `close()`, so a slow answer
+   * (and the task id in it) is never dropped; listens last as long as their streams.
+   */
   requestTimeoutMs?: number;
   /**
    * After `tasks/cancel` is acknowledged, how long to keep polling for the server's final word before the
@@ -82,9 +86,14 @@ export interface TaskClientOptions {
 export interface CallToolOptions {
   /** Aborting sends `tasks/cancel` (once the task id is known) and ends the handle with the server's final state. */
   signal?: AbortSignal;
-  /** Stop waiting at this time (a `Date` or epoch milliseconds). The task itself is not cancelled. */
+  /**
+   * Stop waiting at this time (a `Date` or epoch milliseconds): the handle ends `deadline_exceeded`, carrying the
+   * task id. A task the handle knew is not cancelled. If the server has not answered the call yet, there is no id
+   * to carry; a task it creates afterwards is cancelled (no handle follows it) and reported by the client's
+   * `orphan` event.
+   */
   deadline?: Date | number;
-  /** Stop waiting after this many milliseconds. The task itself is not cancelled. */
+  /** Stop waiting after this many milliseconds; see `deadline`. */
   timeoutMs?: number;
   /** Extra `_meta` entries for the request (e.g. `io.modelcontextprotocol/relatedTaskIds` on draft servers). */
   meta?: Record<string, unknown>;

@@ -45,6 +45,13 @@ export interface TaskClientEvents {
   task: (handle: TaskHandle<CallToolResult>, taskId: string) => void;
   /** A handle ended. */
   settled: (handle: TaskHandle<CallToolResult>, outcome: TaskOutcome<CallToolResult>) => void;
+  /**
+   * The server created a task that no handle follows, so the client sent `tasks/cancel` for it: a `tools/call`
+   * answered only after its handle had ended (a deadline, or a cancel's grace period, passed while the call was
+   * unanswered), or a task the client cannot follow. `handle` is the ended handle the call belonged to; its
+   * outcome has no task id, so this event is where the id is reported.
+   */
+  orphan: (taskId: string, handle: TaskHandle<CallToolResult>) => void;
   /** A fault no single handle owns: a transport error, a dropped connection, a failing scheduler job. */
   error: (error: unknown) => void;
   /** The connection ended (by `close()` or because the server went away). */
@@ -105,7 +112,7 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
       dialect: this.era.dialect,
       scheduler: new PollScheduler({ maxInFlight: settings.options.maxInFlight, onJobError }),
       alarms: new AlarmClock({ onError: onJobError }),
-      polling: settings.polling,
+      cadence: { polling: settings.polling, safetyNetMs: settings.options.notificationSafetyNetMs },
       retry: settings.retry,
       options: settings.options,
       config: {
@@ -126,6 +133,7 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
       toOutcome: toolOutcome,
       redact: redactTaskId,
       refFor: (fields) => ({ v: 1, server: this.serverRef(), era: server.era, ...fields }),
+      orphaned: (run, taskId) => void this.emit("orphan", taskId, run.handle),
       adopted: (run, taskId) => {
         this.serverRequests.follow(taskId, run);
         this.subscriptions?.adopted(run, taskId);
@@ -151,8 +159,7 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
       (method, params) => this.serverRequests.claims(method, params),
     );
     if (settings.options.notifications === "auto" && server.era === "modern") {
-      const { scheduler, retry } = this.context;
-      this.subscriptions = new Subscriptions({ channel: session, scheduler, log, retry });
+      this.subscriptions = new Subscriptions({ channel: session, log, retry: this.context.retry });
     }
     if (settings.options.notifications === "auto" && this.era.legacy) {
       this.stopLegacyStatus = followLegacyStatus(session, log, (taskId) => this.runFor(taskId));

@@ -12,6 +12,7 @@ import type { InputRequest, InputResponse } from "../schema/index.js";
 import { DEFAULT_RETRY_TIMING } from "../scheduler/timing.js";
 import type { RetryTiming } from "../scheduler/types.js";
 import type { UnansweredInputAction } from "../task/types.js";
+import type { AnsweredInput } from "../task/state.js";
 import { fingerprint } from "./fingerprint.js";
 import { InputLedger } from "./ledger.js";
 import { createLimiter, type Limiter } from "./limit.js";
@@ -54,7 +55,7 @@ interface GiveUp {
   cause?: unknown;
 }
 
-export class InputCoordinator {
+export class InputCoordinator implements AnsweredInput {
   private ledger: InputLedger | undefined;
   private readonly limiter: Limiter;
   private readonly live = new Map<string, LiveKey>();
@@ -83,6 +84,13 @@ export class InputCoordinator {
   /** Keys whose answers the server acknowledged (for the task's ref). */
   answeredKeys(): string[] {
     return this.ledger?.submittedKeys() ?? [...(this.deps.answered ?? [])];
+  }
+
+  /** Whether the answer for `key` went out in a `tasks/update` (acknowledged or on its way), or did before a resume. */
+  answered(key: string): boolean {
+    const state = this.ledger?.state(key);
+    if (state === undefined) return this.deps.answered?.includes(key) ?? false;
+    return state === "submitting" || state === "submitted";
   }
 
   /** Answers given and not yet acknowledged, by key (for the task's ref). */

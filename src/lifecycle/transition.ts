@@ -7,6 +7,7 @@
 import type { CreateTaskResult, DetailedTask } from "../schema/index.js";
 import { Method, isTerminalStatus } from "../protocol/constants.js";
 import { parseTimestamp } from "../task/timestamp.js";
+import type { OneShotCause } from "../scheduler/cadence.js";
 import type { CallEvent, CallState, Effect, Ending, LifecycleConfig, LocalEnding, Step } from "./types.js";
 
 /** The state of a call that has not started yet. */
@@ -28,7 +29,7 @@ export function transition(state: CallState, event: CallEvent, config: Lifecycle
     case "resume":
       return {
         state: next(state, { phase: "polling", taskId: event.taskId }),
-        effects: [{ type: "adopt", task: undefined, taskId: event.taskId }, ...pollNow],
+        effects: [{ type: "adopt", task: undefined, taskId: event.taskId }, oneShot("resume")],
       };
     case "callAnswered":
       return onAnswer(state, event.answer, config, now);
@@ -50,10 +51,10 @@ export function transition(state: CallState, event: CallEvent, config: Lifecycle
       return onCancel(state, event.reason, config, now);
     case "cancelAnswered":
       // The server took the cancel: ask at once for its final word.
-      return { state, effects: schedulePollSoon(state) };
+      return { state, effects: afterCancel(state) };
     case "cancelFailed":
       // The server refused or never answered: the next poll says what the task really is, within the grace.
-      return { state, effects: schedulePollSoon(state) };
+      return { state, effects: afterCancel(state) };
     case "detachRequested":
       return onDetach(state);
     case "alarm":
@@ -142,10 +143,10 @@ function followSeed(task: CreateTaskResult): readonly Effect[] {
   if (task.status === "working") {
     // A working seed carries everything a working snapshot has: show it now, poll after the interval.
     const seed = { ...task, status: "working" } as DetailedTask;
-    return [{ type: "show", snapshot: seed }, schedule(task.pollIntervalMs)];
+    return [{ type: "show", snapshot: seed }, regularPoll];
   }
   // Any other seed status has its payload only in tasks/get: fetch it now.
-  return pollNow;
+  return [oneShot("seed")];
 }
 
 /**
@@ -156,7 +157,8 @@ function onStored(state: CallState, task: CreateTaskResult): Step {
   if (!state.storing || state.taskId !== task.taskId) return { state, effects: none };
   const adopt: Effect = { type: "adopt", task, taskId: task.taskId };
   const stored = next(state, { storing: false });
-  if (state.phase !== "polling") return { state: stored, effects: [adopt, ...pollNow] };
+  // The cancel's own one-shot, deferred while storing (see `afterCancel`).
+  if (state.phase !== "polling") return { state: stored, effects: [adopt, oneShot("cancelAnswered")] };
   return { state: stored, effects: [adopt, ...followSeed(task)] };
 }
 
@@ -198,7 +200,7 @@ function onSnapshot(
   if (isTerminalStatus(snapshot.status)) return end(known, { kind: "snapshot", snapshot });
   const show: Effect = { type: "show", snapshot };
   // Only the scheduled poll plans the next one; an extra observation leaves the cadence alone.
-  return { state: known, effects: fromPoll ? [show, schedule(snapshot.pollIntervalMs)] : [show] };
+  return { state: known, effects: fromPoll ? [show, regularPoll] : [show] };
 }
 
 function onPollFailed(
@@ -216,7 +218,7 @@ function onPollFailed(
       state: withPoll(idle, false, attempt),
       effects: [
         { type: "retrying", method: Method.tasksGet, error: event.error, attempt },
-        { type: "schedulePoll", serverIntervalMs: undefined, afterMs: event.retryDelayMs },
+        { type: "schedulePoll", cause: "retry", retryDelayMs: event.retryDelayMs },
       ],
     };
   }
@@ -284,15 +286,20 @@ function stopRounds(state: CallState, reason: unknown): readonly Effect[] {
   return state.phase === "inputRounds" ? [{ type: "stopInputRounds", reason }] : none;
 }
 
-function schedule(serverIntervalMs: unknown): Effect {
-  return { type: "schedulePoll", serverIntervalMs };
+/** The regular next poll, after the interval of the snapshot just shown. Made once: every poll asks for it. */
+const regularPoll: Effect = Object.freeze({ type: "schedulePoll", cause: "interval" });
+
+/** A poll the cadence lets go out at once (see `OneShotCause`). */
+function oneShot(cause: OneShotCause): Effect {
+  return { type: "schedulePoll", cause };
 }
 
-const pollNow: readonly Effect[] = [{ type: "schedulePoll", serverIntervalMs: undefined, afterMs: 0 }];
-
-function schedulePollSoon(state: CallState): readonly Effect[] {
-  // While storing, a poll's answer would be ignored; `stored` polls instead.
-  return state.taskId === undefined || state.storing ? none : pollNow;
+/**
+ * The cancel has its answer (or none will come): one poll fetches the task's final word. While storing, a poll's
+ * answer would be ignored; `stored` polls instead.
+ */
+function afterCancel(state: CallState): readonly Effect[] {
+  return state.taskId === undefined || state.storing ? none : [oneShot("cancelAnswered")];
 }
 
 /** Follows the task's latest `createdAt` and `ttlMs` (both may change over its life). */

@@ -4,6 +4,7 @@
  * acts. Keeping every "what if two things happen at once" in one pure function is what makes them testable.
  */
 import type { CallToolResult, CreateTaskResult, DetailedTask } from "../schema/index.js";
+import type { PollCause } from "../scheduler/cadence.js";
 
 /**
  * - `calling`: the request is out; no task id yet.
@@ -105,6 +106,7 @@ export type CallEvent =
   | { type: "observed"; snapshot: DetailedTask }
   | { type: "cancelRequested"; reason: unknown }
   | { type: "cancelAnswered" }
+  /** The handle's `tasks/cancel` was refused, or its retries ran out (a retry itself is no event). */
   | { type: "cancelFailed"; error: unknown }
   | { type: "detachRequested" }
   /** The handle's alarm went off: whatever limit has passed at `now` applies. */
@@ -135,8 +137,11 @@ export type Effect =
   | { type: "adopt"; task: CreateTaskResult | undefined; taskId: string }
   /** A non-terminal snapshot for the handle and the input coordinator. */
   | { type: "show"; snapshot: DetailedTask }
-  /** Schedule the next poll: after the server's interval (`afterMs` undefined) or after an exact backoff. */
-  | { type: "schedulePoll"; serverIntervalMs: unknown; afterMs?: number }
+  /**
+   * Plan the next poll, for `cause`: the cadence owner (src/scheduler/cadence.ts) says when, from the interval
+   * of the newest snapshot shown. `retry` brings the backoff of the retry.
+   */
+  | { type: "schedulePoll"; cause: PollCause; retryDelayMs?: number }
   | { type: "sendPoll"; taskId: string }
   | { type: "sendCancel"; taskId: string }
   | { type: "retrying"; method: string; error: unknown; attempt: number }

@@ -3,20 +3,24 @@
  * the server to push the client's tasks with `subscriptions/listen` (`notifications.taskIds`) and feeds every
  * `notifications/tasks` into the same `observe` path a poll answer takes, so validation, monotonic ordering and
  * input handling are shared. The acknowledgement decides: an acknowledged task is polled only as a slow safety
- * net (`pushed = true`); a task the server left out, or whose listen was refused, keeps its regular polling.
+ * net (`run.pushing()`); a task the server left out, or whose listen was refused, keeps its regular polling.
+ * When a poll goes out is never decided here: the run's cadence owner (src/scheduler/cadence.ts) hears what
+ * happened (`pushing`, `notPushed`) and decides.
  *
  * Streams stay few: ids adopted within one batch window share a listen, a listen carries at most
  * `maxIdsPerListen` ids and at most `maxStreams` listens are open; past that cap, new ids are merged into the
- * stream with most room (a new listen for the union replaces it) or wait, polled as usual. A stream is closed
- * once none of its tasks is live. A stream that breaks has every task polled at once and listened for again
- * after a jittered backoff.
+ * stream with most room, or wait, polled as usual. A merge is make-before-break: a new listen for the union is
+ * sent, and the stream it replaces keeps pushing its tasks until that listen is acknowledged, so a carried task
+ * misses nothing and is not polled again. A stream is closed once none of its tasks is live. A stream that breaks
+ * has its pushed tasks polled at once and listened for again after a jittered backoff. A refusal of the method
+ * itself (-32601, -32021, or HTTP 404 / 405 for the listen) stops listening on this connection.
  */
 import type { DetailedTask } from "../schema/index.js";
 import { ErrorCode, MetaKey, Method } from "../protocol/constants.js";
 import { parseTaskNotification } from "../protocol/codec.js";
-import { McpTasksError, RpcError } from "../protocol/errors.js";
+import { McpTasksError, RpcError, TransportError } from "../protocol/errors.js";
 import { backoffDelay } from "../scheduler/retry.js";
-import type { PollJob, RetryTiming } from "../scheduler/types.js";
+import type { RetryTiming } from "../scheduler/types.js";
 import type { RpcChannel } from "../session/types.js";
 import type { Logger } from "../protocol/logging.js";
 
@@ -27,10 +31,21 @@ const UNSUPPORTED: ReadonlySet<number> = new Set([
   ErrorCode.legacyMissingRequiredClientCapability,
 ]);
 
+/**
+ * HTTP statuses that refuse the listen request itself (no such endpoint or method): retrying cannot help on
+ * this connection.
+ */
+const REFUSING_HTTP_STATUS: ReadonlySet<number> = new Set([404, 405]);
+
 /** What a subscription needs of a task's run (`TaskRun` is one). */
-export interface PushTarget extends PollJob {
-  /** True while a stream pushes the task's changes: regular polls become the safety net. */
-  pushed: boolean;
+export interface PushTarget {
+  /**
+   * A listen acknowledged the task: its changes are pushed, regular polls become the safety net. Called again
+   * when the task is carried into a merged listen; only the first call of a push may bring a poll forward.
+   */
+  pushing(): void;
+  /** No listen pushes the task any more; `broke`: its stream broke, so pushed changes may have been lost. */
+  notPushed(broke: boolean): void;
   /** Feeds a pushed snapshot into the run's update path. */
   observe(snapshot: DetailedTask): void;
 }
@@ -44,8 +59,6 @@ export interface ListenChannel extends RpcChannel {
 
 export interface SubscriptionsOptions {
   channel: ListenChannel;
-  /** Where a task is polled at once (`runSoon`). */
-  scheduler: { runSoon(job: PollJob): void };
   log: Logger;
   /** Backoff of re-listens after a stream broke; `retries` bounds the attempts per task. */
   retry: RetryTiming;
@@ -66,6 +79,10 @@ class ListenStream {
   acknowledged = false;
   /** Over: closed by us, broken, or refused; a late answer or frame changes nothing. */
   over = false;
+  /** A merge: the stream this listen replaces once acknowledged (it keeps pushing its tasks until then). */
+  replaces: ListenStream | undefined = undefined;
+  /** The merged listen that will replace this stream once acknowledged. */
+  replacedBy: ListenStream | undefined = undefined;
 
   constructor(ids: readonly string[]) {
     this.ids = new Set(ids);
@@ -133,9 +150,12 @@ export class Subscriptions {
     }
     const stream = entry?.stream;
     if (stream === undefined) return;
-    stream.ids.delete(taskId);
-    if (stream.ids.size === 0) this.endStream(stream, "none of its tasks is live");
-    else if (this.pending.size > 0) this.flushSoon(); // room for ids waiting at the stream cap
+    // A task carried into a merged listen is asked for there too.
+    for (const carrier of [stream, stream.replacedBy]) {
+      if (carrier === undefined || !carrier.ids.delete(taskId)) continue;
+      if (carrier.ids.size === 0) this.endStream(carrier, "none of its tasks is live");
+    }
+    if (this.pending.size > 0) this.flushSoon(); // room for ids waiting at the stream cap
   }
 
   /** Ends every stream and timer; nothing is listened for again. */
@@ -164,30 +184,42 @@ export class Subscriptions {
     if (this.disabled || this.options.channel.isClosed) return;
     const ids = [...this.pending];
     while (ids.length > 0) {
-      if (this.streams.size < this.maxStreams) {
-        this.open(ids.splice(0, this.maxIds));
+      if (this.lasting() < this.maxStreams) {
+        this.open(ids.splice(0, this.maxIds), undefined);
         continue;
       }
-      // At the cap: replace the stream with most room by one listen for its tasks and some new ones.
+      // At the cap: replace the stream with most room by one listen for its tasks and some new ones. Only an
+      // acknowledged stream that no merge replaces yet qualifies (a merge waits for one to be acknowledged).
       let roomiest: ListenStream | undefined;
       for (const stream of this.streams) {
+        if (!stream.acknowledged || stream.replacedBy !== undefined) continue;
         if (roomiest === undefined || stream.ids.size < roomiest.ids.size) roomiest = stream;
       }
       const room = roomiest === undefined ? 0 : this.maxIds - roomiest.ids.size;
       if (roomiest === undefined || room < Math.min(ids.length, Math.ceil(this.maxIds / 4))) break;
-      const carried = [...roomiest.ids];
-      this.endStream(roomiest, "merged into a new listen");
-      this.open([...carried, ...ids.splice(0, room)]);
+      this.open([...roomiest.ids, ...ids.splice(0, room)], roomiest);
     }
-    // Whatever is left keeps polling and waits for room (a stream that closes calls flushSoon).
+    // Whatever is left keeps polling and waits for room (a stream that closes or is acknowledged calls flushSoon).
   }
 
-  private open(ids: readonly string[]): void {
+  /** Open streams that no merge is about to replace: what counts against `maxStreams`. */
+  private lasting(): number {
+    let count = 0;
+    for (const stream of this.streams) if (stream.replacedBy === undefined) count++;
+    return count;
+  }
+
+  /** Sends a listen for `ids`; with `replaces`, a merge: the ids it carries stay on that stream until the ack. */
+  private open(ids: readonly string[], replaces: ListenStream | undefined): void {
     const stream = new ListenStream(ids);
+    if (replaces !== undefined) {
+      stream.replaces = replaces;
+      replaces.replacedBy = stream;
+    }
     for (const taskId of ids) {
       this.pending.delete(taskId);
       const entry = this.watched.get(taskId);
-      if (entry !== undefined) entry.stream = stream;
+      if (entry !== undefined && (replaces === undefined || entry.stream !== replaces)) entry.stream = stream;
     }
     this.streams.add(stream);
     this.options.channel
@@ -237,10 +269,12 @@ export class Subscriptions {
       const entry = this.watched.get(taskId);
       if (entry === undefined) continue;
       if (accepted.has(taskId)) {
+        entry.stream = stream;
         entry.breaks = 0;
-        entry.run.pushed = true;
-        // One poll sent after the acknowledgement catches any change made before the server subscribed.
-        this.options.scheduler.runSoon(entry.run);
+        entry.pollOnly = false;
+        // Newly pushed: the run polls once to catch what changed before the server subscribed. A task carried
+        // over from the stream this listen replaces is pushed already: nothing was missed, nothing is polled.
+        entry.run.pushing();
         continue;
       }
       declined++;
@@ -250,7 +284,14 @@ export class Subscriptions {
     this.options.log.debug(
       `subscriptions/listen: ${stream.ids.size} task(s) pushed, ${declined} left to polling`,
     );
+    const replaced = stream.replaces;
+    if (replaced !== undefined) {
+      stream.replaces = undefined;
+      replaced.replacedBy = undefined;
+      this.endStream(replaced, "merged into a new listen");
+    }
     if (stream.ids.size === 0) this.endStream(stream, "the server acknowledged none of its tasks");
+    else if (this.pending.size > 0) this.flushSoon(); // a merge may have waited for this acknowledgement
   }
 
   private onTask(params: Record<string, unknown>): void {
@@ -271,6 +312,7 @@ export class Subscriptions {
   /** Closes a stream on our side: abort its HTTP stream, or `notifications/cancelled` for the listen. */
   private endStream(stream: ListenStream, reason: string): void {
     if (!this.forget(stream)) return;
+    this.unlink(stream);
     stream.abort.abort(new McpTasksError(`subscriptions/listen ended: ${reason}`));
     const channel = this.options.channel;
     if (!channel.perRequestStreams && stream.subscriptionId !== undefined && !channel.isClosed) {
@@ -286,6 +328,8 @@ export class Subscriptions {
   /** The listen request ended on the server's side: answered, refused, or its stream broke. */
   private streamEnded(stream: ListenStream, error: unknown): void {
     if (!this.forget(stream)) return;
+    // A merged listen that failed leaves the tasks it would have carried over on the stream they are on.
+    this.unlink(stream);
     const entries = [...stream.ids].flatMap((taskId) => {
       const entry = this.watched.get(taskId);
       return entry?.stream === stream ? [entry] : [];
@@ -293,10 +337,11 @@ export class Subscriptions {
     for (const entry of entries) entry.stream = undefined;
     if (this.disabled || this.options.channel.isClosed) return;
     const log = this.options.log;
-    if (error instanceof RpcError) {
-      const unsupported = UNSUPPORTED.has(error.code);
+    const refusal = refusalOf(error);
+    if (refusal !== undefined) {
+      const { code, unsupported } = refusal;
       log.info(
-        `subscriptions/listen refused (${error.code}): polling its ${entries.length} task(s) instead` +
+        `subscriptions/listen refused (${code}): polling its ${entries.length} task(s) instead` +
           (unsupported ? "; this client listens no more" : ""),
         error,
       );
@@ -309,8 +354,7 @@ export class Subscriptions {
     let breaks = 0;
     const again: Watched[] = [];
     for (const entry of entries) {
-      entry.run.pushed = false;
-      this.options.scheduler.runSoon(entry.run);
+      entry.run.notPushed(true);
       entry.breaks++;
       if (entry.breaks > this.options.retry.retries) this.pollOnly(entry);
       else again.push(entry);
@@ -343,12 +387,18 @@ export class Subscriptions {
     return true;
   }
 
+  /** Cuts a merge's link in either direction: neither stream waits for the other any more. */
+  private unlink(stream: ListenStream): void {
+    if (stream.replaces !== undefined) stream.replaces.replacedBy = undefined;
+    if (stream.replacedBy !== undefined) stream.replacedBy.replaces = undefined;
+    stream.replaces = undefined;
+    stream.replacedBy = undefined;
+  }
+
   private pollOnly(entry: Watched): void {
     entry.pollOnly = true;
     entry.stream = undefined;
-    if (!entry.run.pushed) return;
-    entry.run.pushed = false;
-    this.options.scheduler.runSoon(entry.run);
+    entry.run.notPushed(false);
   }
 
   private disable(): void {
@@ -362,4 +412,15 @@ export class Subscriptions {
       this.watched.delete(taskId);
     }
   }
+}
+
+/**
+ * A listen refused by the server, with the code to log and whether the refusal covers the method itself (this
+ * connection cannot listen at all); undefined for a break (anything else: the stream may work again).
+ */
+function refusalOf(error: unknown): { code: number; unsupported: boolean } | undefined {
+  if (error instanceof RpcError) return { code: error.code, unsupported: UNSUPPORTED.has(error.code) };
+  const status = error instanceof TransportError ? error.status : undefined;
+  if (status !== undefined && REFUSING_HTTP_STATUS.has(status)) return { code: status, unsupported: true };
+  return undefined;
 }

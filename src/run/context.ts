@@ -5,7 +5,8 @@
 import type { CallToolResult } from "../schema/index.js";
 import type { PollScheduler } from "../scheduler/scheduler.js";
 import type { AlarmClock } from "../scheduler/alarm-clock.js";
-import type { PollTiming, RetryTiming } from "../scheduler/types.js";
+import type { RetryTiming } from "../scheduler/types.js";
+import type { CadenceSettings } from "../scheduler/cadence.js";
 import type { RpcChannel, ProtocolEra } from "../session/types.js";
 import type { InputContext, InputHandlers } from "../input/types.js";
 import type { OutcomeMapper, UnansweredInputAction } from "../task/types.js";
@@ -30,7 +31,10 @@ export interface RunOptions {
 
 export interface RunContext {
   channel: RpcChannel;
-  /** Sends the call itself (a tools/call over HTTP gets its `Mcp-Param-*` headers). */
+  /**
+   * Sends the call itself (a tools/call over HTTP gets its `Mcp-Param-*` headers), with no per-request timeout:
+   * the handle's deadline, signal and the client's `close()` bound a call, and its answer always reaches the run.
+   */
   sendCall(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>>;
   tasks: TaskRequests;
   /** How calls are framed and answers read on this server's protocol generation. */
@@ -39,7 +43,8 @@ export interface RunContext {
   scheduler: PollScheduler;
   /** Time limits, on the `now()` time line: never capped, so a deadline fires while every poll slot is taken. */
   alarms: AlarmClock;
-  polling: PollTiming;
+  /** What the cadence owner reads: the polling bounds and the safety net of pushed tasks. */
+  cadence: CadenceSettings;
   retry: RetryTiming;
   options: RunOptions;
   config: LifecycleConfig;
@@ -61,6 +66,8 @@ export interface RunContext {
   refFor(fields: Omit<TaskRef, "v" | "server">): TaskRef;
   /** A run learned its task id. */
   adopted(run: TaskRun, taskId: string): void;
+  /** The server created a task nobody follows (a late call answer); the run sent `tasks/cancel` for it. */
+  orphaned(run: TaskRun, taskId: string): void;
   /** A run's handle ended. */
   released(run: TaskRun): void;
 }

@@ -9,7 +9,7 @@ import { Method } from "../protocol/constants.js";
 import { LeaseLostError, McpTasksError, TaskStoreError } from "../protocol/errors.js";
 import type { ClassifiedResult } from "../protocol/codec.js";
 import { orphanToCancel, prepareThen } from "../eras/dialect.js";
-import { pollDelay } from "../scheduler/timing.js";
+import { nextPollDelay, type CadenceState, type PollCause } from "../scheduler/cadence.js";
 import type { PollJob } from "../scheduler/types.js";
 import { Alarm, type AlarmTarget } from "../scheduler/alarm-clock.js";
 import { createTask, type TaskHandle, type TaskSink } from "../task/handle.js";
@@ -27,7 +27,7 @@ import type { TaskInbox } from "../input/task-inbox.js";
 import { NO_REF, RefKeeper, refNow } from "./ref-keeper.js";
 import { cancelAfterEnd, cancelOrphan, cancelWithRetries, type CancelReply } from "./cancel.js";
 
-export class TaskRun implements TaskController, PollJob, TaskInputTarget, AlarmTarget {
+export class TaskRun implements TaskController, PollJob, TaskInputTarget, AlarmTarget, CadenceState {
   readonly handle: TaskHandle<CallToolResult>;
   private readonly sink: TaskSink<CallToolResult>;
   private state: CallState;
@@ -48,6 +48,14 @@ export class TaskRun implements TaskController, PollJob, TaskInputTarget, AlarmT
   private removeAbortListener: (() => void) | undefined;
   /** Writes to the client's store, in order (only with a store). */
   private readonly refs: RefKeeper | undefined;
+  /*
+   * What the cadence owner (src/scheduler/cadence.ts) reads, kept here so a run costs no extra object. Whole
+   * milliseconds (rounded up, so a wait is never cut short), so they stay small integers V8 does not box.
+   */
+  lastPollAt: number | undefined = undefined;
+  retryDelayMs = 0;
+  pollOwed = false;
+  private isPushed = false;
 
   constructor(
     private readonly context: RunContext,
@@ -150,9 +158,12 @@ export class TaskRun implements TaskController, PollJob, TaskInputTarget, AlarmT
     this.dispatch({ type: "close" });
   }
 
-  /** A notification said the task changed in a way only a poll can show (2025 status): poll now. */
-  pollSoon(): void {
-    if (this.state.phase !== "ended") this.context.scheduler.runSoon(this);
+  /**
+   * A 2025 status notification announced `status`, which only a poll can show in full: one poll now, unless the
+   * handle shows that status already (a server repeating itself brings no poll forward).
+   */
+  statusNotified(status: string): void {
+    if (this.sink.snapshot?.status !== status) this.planPoll("statusNotified");
   }
 
   /** Feeds a snapshot observed elsewhere (a pushed notification). */
@@ -162,26 +173,46 @@ export class TaskRun implements TaskController, PollJob, TaskInputTarget, AlarmT
 
   /* ---- Pushed updates (src/notifications): while a listen stream carries this task, polls are a safety net */
 
-  private isPushed = false;
+  /** CadenceState: the interval the server suggested last (on the newest snapshot shown). */
+  get serverIntervalMs(): unknown {
+    return this.sink.snapshot?.pollIntervalMs;
+  }
 
-  /** Whether a listen stream pushes this task's changes; true moves the next regular poll out to the safety net. */
+  /** CadenceState: a listen pushes this task's changes and no cancel waits for its answer (then polls matter). */
   get pushed(): boolean {
-    return this.isPushed;
+    return this.isPushed && this.state.phase === "polling";
   }
 
-  set pushed(value: boolean) {
-    if (value === this.isPushed) return;
-    this.isPushed = value;
+  /** A listen acknowledged this task: one catch-up poll if it was not pushed before, then the safety net. */
+  pushing(): void {
+    if (this.isPushed) return; // carried into another listen: nothing was missed, nothing to poll
+    this.isPushed = true;
+    this.planPoll("listenAcknowledged");
+  }
+
+  /** No listen pushes this task any more: a broken stream polls at once, any other end resumes the interval. */
+  notPushed(broke: boolean): void {
+    if (!this.isPushed) return;
+    this.isPushed = false;
+    this.planPoll(broke ? "streamBroke" : "replan");
+  }
+
+  /**
+   * Plans the next poll through the cadence owner. A one-shot asked for while a `tasks/get` is in flight is owed
+   * (its answer plans the next poll, which then goes out at once); anything else waits for that answer too.
+   */
+  private planPoll(cause: PollCause, retryDelayMs = 0): void {
+    if (this.state.phase === "ended") return;
+    if (cause === "interval") {
+      this.retryDelayMs = 0;
+    } else if (cause === "retry") {
+      this.retryDelayMs = retryDelayMs;
+    } else if (cause !== "replan") {
+      this.pollOwed = true;
+    }
+    if (this.state.pollInFlight) return;
     const scheduler = this.context.scheduler;
-    if (value && this.state.phase === "polling" && scheduler.isScheduled(this))
-      scheduler.schedule(this, this.context.options.notificationSafetyNetMs);
-  }
-
-  /** The wait before the next regular poll: the server's interval; while pushed, `max(safety net, 10 × it)`. */
-  private cadence(serverIntervalMs: unknown): number {
-    const delay = pollDelay(serverIntervalMs, this.context.polling);
-    const pushed = this.isPushed && this.state.phase === "polling";
-    return pushed ? Math.max(this.context.options.notificationSafetyNetMs, 10 * delay) : delay;
+    scheduler.schedule(this, nextPollDelay(cause, this, this.context.cadence, scheduler.now()));
   }
 
   /* ---- PollJob: the scheduler says the next poll is due -------------------------------------------- */
@@ -251,13 +282,15 @@ export class TaskRun implements TaskController, PollJob, TaskInputTarget, AlarmT
         this.show(effect.snapshot);
         return;
       case "schedulePoll":
-        this.context.scheduler.schedule(this, effect.afterMs ?? this.cadence(effect.serverIntervalMs));
+        this.planPoll(effect.cause, effect.retryDelayMs);
         return;
       case "sendPoll":
         this.poll = this.sendPoll(effect.taskId);
         return;
       case "sendCancel":
         this.cancelReply = this.sendCancel(effect.taskId);
+        // A pushed task waited out the safety net; while cancelling it is polled at the interval again.
+        if (this.isPushed) this.planPoll("replan");
         return;
       case "retrying":
         this.sink.emitRetry({ method: effect.method, error: effect.error, attempt: effect.attempt });
@@ -270,7 +303,7 @@ export class TaskRun implements TaskController, PollJob, TaskInputTarget, AlarmT
         settle(this.sink, effect.ending, this.state, this.context.toOutcome);
         return;
       case "cancelOrphan":
-        cancelOrphan(this.context, effect.taskId);
+        this.orphan(effect.taskId);
         return;
     }
   }
@@ -293,7 +326,7 @@ export class TaskRun implements TaskController, PollJob, TaskInputTarget, AlarmT
     } catch (error) {
       // A task the client cannot follow (wrong method, not declared): ask the server to stop it.
       const orphan = orphanToCancel(error);
-      if (orphan !== undefined) cancelOrphan(this.context, orphan);
+      if (orphan !== undefined) this.orphan(orphan);
       this.dispatch({ type: "callFailed", error });
       return;
     }
@@ -323,7 +356,7 @@ export class TaskRun implements TaskController, PollJob, TaskInputTarget, AlarmT
   }
 
   private show(snapshot: DetailedTask): void {
-    this.sink.accept(snapshot);
+    this.sink.accept(snapshot, undefined, this.input); // what was answered orders snapshots stamped alike
     if (this.sink.snapshot !== undefined) this.created = undefined; // the newest snapshot serves the ref now
     // A stale snapshot (say, a notification that overtook a newer poll) must not reach the input ledger either.
     if (this.sink.snapshot !== snapshot) return;
@@ -332,15 +365,18 @@ export class TaskRun implements TaskController, PollJob, TaskInputTarget, AlarmT
   }
 
   private async sendPoll(taskId: string): Promise<void> {
+    this.pollOwed = false; // this poll is sent after whatever asked for one
     let snapshot: DetailedTask;
     try {
       snapshot = await this.context.tasks.get(taskId);
     } catch (error) {
+      this.lastPollAt = Math.ceil(this.context.scheduler.now());
       const fault = pollFault(error);
       const retryDelayMs = this.context.retryDelay(this.state.pollFailures + 1, error);
       this.dispatch({ type: "pollFailed", error, fault, retryDelayMs });
       return;
     }
+    this.lastPollAt = Math.ceil(this.context.scheduler.now());
     this.dispatch({ type: "pollAnswered", snapshot });
   }
 
@@ -348,13 +384,17 @@ export class TaskRun implements TaskController, PollJob, TaskInputTarget, AlarmT
   private sendCancel(taskId: string): Promise<CancelReply> {
     this.cancelRetries = new AbortController();
     return cancelWithRetries(this.context, taskId, this.cancelRetries.signal, {
-      retrying: (attempt, error) => {
-        this.dispatch({ type: "cancelFailed", error }); // poll meanwhile: the task may have ended anyway
-        this.sink.emitRetry({ method: Method.tasksCancel, error, attempt });
-      },
+      // Polls keep their cadence meanwhile: a retry brings none forward (the task may end on its own anyway).
+      retrying: (attempt, error) => this.sink.emitRetry({ method: Method.tasksCancel, error, attempt }),
       answered: () => this.dispatch({ type: "cancelAnswered" }),
       refused: (error) => this.dispatch({ type: "cancelFailed", error }),
     });
+  }
+
+  /** A task nobody can follow: ask the server to stop it, and report its id (the client's `orphan` event). */
+  private orphan(taskId: string): void {
+    cancelOrphan(this.context, taskId);
+    this.context.orphaned(this, taskId);
   }
 
   private inputCoordinator(): InputCoordinator {
@@ -365,9 +405,7 @@ export class TaskRun implements TaskController, PollJob, TaskInputTarget, AlarmT
       pending: this.known.pendingInputAnswers,
       storeAnswers: () => this.storeRef("storing input answers before sending them"),
       sink: this.sink,
-      pollSoon: () => {
-        if (this.state.phase !== "ended") this.context.scheduler.runSoon(this);
-      },
+      pollSoon: () => this.planPoll("inputSubmitted"),
       submitted: () => void this.storeRef("storing answered input keys").catch(() => undefined), // logged
       cancelTask: (reason) => this.dispatch({ type: "cancelRequested", reason }),
       fail: (error) => this.dispatch({ type: "failed", error }),

@@ -1,6 +1,6 @@
 /**
- * The poll scheduler: one timer for every task a client watches, the polling cadence, and transient-fault
- * retries.
+ * The poll scheduler: one timer for every task a client watches, the polling cadence (one owner:
+ * `nextPollDelay`), and transient-fault retries.
  */
 export type { PollJob, PollTiming, RetryTiming } from "./types.js";
 export {
@@ -11,6 +11,14 @@ export {
   resolvePollTiming,
   resolveRetryTiming,
 } from "./timing.js";
+export {
+  isOneShot,
+  nextPollDelay,
+  type CadenceSettings,
+  type CadenceState,
+  type OneShotCause,
+  type PollCause,
+} from "./cadence.js";
 export {
   DEFAULT_MAX_IN_FLIGHT,
   PollScheduler,

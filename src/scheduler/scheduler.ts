@@ -109,6 +109,11 @@ export class PollScheduler {
     return this.closed ? 0 : this.heap.size + this.deferredCount;
   }
 
+  /** The scheduler's clock: the time line delays are measured on (the cadence owner's `now`). */
+  now(): number {
+    return this.clock.now();
+  }
+
   /** Jobs whose `run()` has not settled yet. */
   get inFlight(): number {
     return this.running;

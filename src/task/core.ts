@@ -9,7 +9,7 @@
  */
 import { EventEmitter } from "eventemitter3";
 import type { DetailedTask } from "../schema/index.js";
-import { TaskState } from "./state.js";
+import { TaskState, type AnsweredInput } from "./state.js";
 import { UpdateCursor, type CursorOwner } from "./cursor.js";
 import { isTerminalTask, mapTerminal, outcomeOfSnapshot, resultOf } from "./outcome.js";
 import type {
@@ -70,11 +70,15 @@ export class TaskCore<T> implements TaskSink<T>, CursorOwner<T> {
     void this.created().then(listener);
   }
 
-  accept(snapshot: DetailedTask, toOutcome: OutcomeMapper<T> = outcomeOfSnapshot): boolean {
+  accept(
+    snapshot: DetailedTask,
+    toOutcome: OutcomeMapper<T> = outcomeOfSnapshot,
+    input?: AnsweredInput,
+  ): boolean {
     if (this.outcome !== undefined || typeof snapshot?.taskId !== "string") return false;
     if (this.taskId === undefined) this.setTaskId(snapshot.taskId);
     else if (snapshot.taskId !== this.taskId) return false;
-    const verdict = (this.state ??= new TaskState()).offer(snapshot);
+    const verdict = (this.state ??= new TaskState()).offer(snapshot, input);
     if (verdict !== "changed") return false;
     if (!isTerminalTask(snapshot)) {
       this.publish(updateOf<T>(snapshot, undefined));

@@ -14,6 +14,13 @@
  *   later poll returns that same snapshot.
  * - A snapshot equal to the current one in status, status message and input requests is accepted (it may
  *   carry a newer interval or TTL) but is not a change: it produces no update.
+ * - Equal timestamps never move a task backwards across the `input_required` / `working` edge (a server that
+ *   stamps whole seconds, or a notification that overtook a poll, can deliver two states with one stamp). What
+ *   the client answered decides which came first: `input_required → working` at a tie is taken only once every
+ *   request it listed has been answered (the server took the answers); `working → input_required` at a tie is
+ *   stale when it lists only answered requests (the question the client already answered). So a stale snapshot
+ *   never aborts a running input handler or asks the user again. Without input requests (2025-11-25, where input
+ *   travels on its own) a tie is taken as before.
  *
  * Only the newest snapshot is kept: a long task polled a million times holds one snapshot, not a history.
  */
@@ -27,6 +34,12 @@ import { parseTimestamp } from "./timestamp.js";
  * same visible state), `stale` (older than the current state) or `ended` (the task is already terminal).
  */
 export type SnapshotVerdict = "changed" | "unchanged" | "stale" | "ended";
+
+/** What the client answered of a task's input (the input coordinator is one). */
+export interface AnsweredInput {
+  /** Whether the answer for `key` has been sent in a `tasks/update` (acknowledged or on its way). */
+  answered(key: string): boolean;
+}
 
 export class TaskState {
   private latest: DetailedTask | undefined = undefined;
@@ -43,19 +56,23 @@ export class TaskState {
     return this.latest !== undefined && isTerminalStatus(this.latest.status);
   }
 
-  /** Offers a snapshot; see the file comment for the rules. */
-  offer(snapshot: DetailedTask): SnapshotVerdict {
+  /**
+   * Offers a snapshot; see the file comment for the rules. `input` says which input keys the client answered
+   * (none when absent), for snapshots whose timestamps tie.
+   */
+  offer(snapshot: DetailedTask, input?: AnsweredInput): SnapshotVerdict {
     if (this.terminal) return "ended";
     const terminal = isTerminalStatus(snapshot.status);
+    const previous = this.latest;
     // Most polls repeat the last stamp; the same text is the same time, without parsing it again.
-    const time =
-      this.latest !== undefined && snapshot.lastUpdatedAt === this.latest.lastUpdatedAt
-        ? this.watermark
-        : parseTimestamp(snapshot.lastUpdatedAt);
-    if (!terminal && time < this.watermark) return "stale"; // false whenever either side is NaN
+    const sameText = previous !== undefined && snapshot.lastUpdatedAt === previous.lastUpdatedAt;
+    const time = sameText ? this.watermark : parseTimestamp(snapshot.lastUpdatedAt);
+    if (!terminal && previous !== undefined) {
+      if (time < this.watermark) return "stale"; // false whenever either side is NaN
+      if (backwardsAtTie(previous, snapshot, input) && (sameText || sameTime(previous, time))) return "stale";
+    }
     // Raise the watermark to a readable time; `>=` is false while the watermark is still NaN.
     if (!Number.isNaN(time) && !(this.watermark >= time)) this.watermark = time;
-    const previous = this.latest;
     this.latest = snapshot;
     return terminal || previous === undefined || !sameVisibleState(previous, snapshot)
       ? "changed"
@@ -74,4 +91,35 @@ function sameVisibleState(a: DetailedTask, b: DetailedTask): boolean {
 
 function inputRequestsOf(snapshot: DetailedTask): unknown {
   return snapshot.status === "input_required" ? snapshot.inputRequests : undefined;
+}
+
+/** Whether `snapshot` was stamped at `time` (both readable). Parsed only where a tie matters (rarely). */
+function sameTime(snapshot: DetailedTask, time: number): boolean {
+  return parseTimestamp(snapshot.lastUpdatedAt) === time;
+}
+
+/** Were both stamped alike: whether `offered` would undo what the client's answers say came after `current`. */
+function backwardsAtTie(
+  current: DetailedTask,
+  offered: DetailedTask,
+  input: AnsweredInput | undefined,
+): boolean {
+  if (current.status === "input_required" && offered.status === "working") {
+    return !everyKeyAnswered(current.inputRequests, input, true);
+  }
+  if (current.status === "working" && offered.status === "input_required") {
+    return everyKeyAnswered(offered.inputRequests, input, false);
+  }
+  return false;
+}
+
+/** Whether every key of `requests` is answered; `none` when it lists no key (or is no listing at all). */
+function everyKeyAnswered(requests: unknown, input: AnsweredInput | undefined, none: boolean): boolean {
+  if (typeof requests !== "object" || requests === null) return none;
+  let listed = false;
+  for (const key of Object.keys(requests)) {
+    if (input === undefined || !input.answered(key)) return false;
+    listed = true;
+  }
+  return listed || none;
 }

@@ -23,6 +23,7 @@ import type {
   TaskNotFoundError,
 } from "../protocol/errors.js";
 import type { TaskRef } from "./ref.js";
+import type { AnsweredInput } from "./state.js";
 
 /**
  * One status update, as yielded by `for await (const update of handle)` and emitted as the `update` event.
@@ -173,9 +174,10 @@ export interface TaskSink<T = CallToolResult> {
   /**
    * Offers a server snapshot (from a poll, a notification or a `working` creation seed). Returns true when it
    * produced an update. A terminal snapshot produces the terminal update, then ends the handle with
-   * `toOutcome(snapshot)`. A snapshot for another task id is ignored.
+   * `toOutcome(snapshot)`. A snapshot for another task id is ignored. `input` says which input keys the client
+   * answered, which orders snapshots with equal timestamps (see `TaskState`).
    */
-  accept(snapshot: DetailedTask, toOutcome?: OutcomeMapper<T>): boolean;
+  accept(snapshot: DetailedTask, toOutcome?: OutcomeMapper<T>, input?: AnsweredInput): boolean;
   /** The server answered at once: one terminal `completed` update, then the handle ends with the result. */
   completeImmediately(result: T): boolean;
   /**

@@ -8,8 +8,14 @@ import { ErrorCode } from "../protocol/constants.js";
 import { RpcError } from "../protocol/errors.js";
 import { paramHeaderValues } from "../protocol/param-headers.js";
 import type { RequestHeaders } from "../session/request-headers.js";
-import type { RpcChannel } from "../session/types.js";
+import type { RequestOptions, RpcChannel } from "../session/types.js";
 import type { ToolCatalog } from "./catalog.js";
+
+/**
+ * A call has no per-request timeout: it is a lifecycle event, bounded by its handle's deadline and signal and by
+ * the client's `close()`, and an answer that comes late (a task id included) must still arrive.
+ */
+const CALL: Readonly<RequestOptions> = Object.freeze({ timeoutMs: Infinity });
 
 export class ParamMirror {
   constructor(
@@ -33,9 +39,10 @@ export class ParamMirror {
     const name = typeof params.name === "string" ? params.name : "";
     const args = isRecord(params.arguments) ? params.arguments : {};
     const headers = paramHeaderValues(this.catalog.paramHeaders(name), args);
-    if (Object.keys(headers).length === 0) return this.channel.request("tools/call", params);
+    if (Object.keys(headers).length === 0) return this.channel.request("tools/call", params, CALL);
     let filed: string | undefined;
     const answer = this.channel.request("tools/call", params, {
+      ...CALL,
       onId: (id) => {
         filed = id;
         this.requestHeaders.file(id, headers);
@@ -65,8 +72,8 @@ export function callSender(
   catalog: ToolCatalog,
   requestHeaders: RequestHeaders | undefined,
 ): (method: string, params: Record<string, unknown>) => Promise<Record<string, unknown>> {
-  if (requestHeaders === undefined) return (method, params) => channel.request(method, params);
+  if (requestHeaders === undefined) return (method, params) => channel.request(method, params, CALL);
   const mirror = new ParamMirror(channel, catalog, requestHeaders);
   return (method, params) =>
-    method === "tools/call" ? mirror.call(params) : channel.request(method, params);
+    method === "tools/call" ? mirror.call(params) : channel.request(method, params, CALL);
 }

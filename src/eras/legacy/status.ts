@@ -2,7 +2,8 @@
  * `notifications/tasks/status` (2025-11-25): unsolicited task updates, fed into the same path as polls
  * (DESIGN decision 10), so ordering and deduplication are the handle's, not this file's. A `working` update is
  * shown as it is; any other status needs a request first (the payload of a terminal task comes from
- * `tasks/result`, the input of an `input_required` one through its side channel), so it asks for a poll now.
+ * `tasks/result`, the input of an `input_required` one through its side channel), so the follower is told, and
+ * its cadence owner brings one poll forward for a status it does not show yet.
  */
 import type { DetailedTask } from "../../schema/index.js";
 import { LegacyMethod, parseLegacyTask } from "./codec.js";
@@ -10,7 +11,8 @@ import type { RpcChannel } from "../../session/types.js";
 
 export interface StatusTarget {
   observe(taskId: string, snapshot: DetailedTask): void;
-  pollSoon(taskId: string): void;
+  /** The notification announced `status`, which only a request can show in full. */
+  notified(taskId: string, status: string): void;
   /** A notification that could not be read (it ends nothing: polling is the safety net). */
   invalid(error: unknown): void;
 }
@@ -31,15 +33,15 @@ export function listenForLegacyStatus(
       return;
     }
     if (task.status === "working") target.observe(task.taskId, task as DetailedTask);
-    else target.pollSoon(task.taskId);
+    else target.notified(task.taskId, task.status);
   });
 }
 
 /** What a followed task offers the status listener (a task run is one). */
 export interface StatusFollower {
   observe(snapshot: DetailedTask): void;
-  /** The notification says more than it carries: fetch the task now. */
-  pollSoon(): void;
+  /** The notification announced `status` and says more than it carries: the follower decides whether to poll. */
+  statusNotified(status: string): void;
 }
 
 /** Follows status notifications for the tasks `followerOf` knows: the wiring `TaskClient` uses. */
@@ -50,7 +52,7 @@ export function followLegacyStatus(
 ): () => void {
   return listenForLegacyStatus(channel, (message) => log.warn(message), {
     observe: (taskId, snapshot) => followerOf(taskId)?.observe(snapshot),
-    pollSoon: (taskId) => followerOf(taskId)?.pollSoon(),
+    notified: (taskId, status) => followerOf(taskId)?.statusNotified(status),
     invalid: (error) => log.warn("ignored an invalid notifications/tasks/status", error),
   });
 }

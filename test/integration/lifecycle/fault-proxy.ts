@@ -4,7 +4,8 @@
  * the answer back, except for JSON-RPC methods that have a rule:
  *
  * - `"hang"`: hold the response open, unanswered, until the client gives up or the proxy closes;
- * - `{ status }`: answer with that HTTP status (and a JSON-RPC error body, `error` if given) instead of forwarding;
+ * - `{ status }`: answer with that HTTP status and a JSON-RPC error body (`error` if given), or `body` as plain text,
+ *   instead of forwarding;
  * - `{ error }`: answer HTTP 200 with this JSON-RPC error instead of forwarding;
  * - `"drop"`: destroy the connection without answering (the client sees a network error).
  *
@@ -22,7 +23,8 @@ export interface FaultError {
   data?: unknown;
 }
 
-export type FaultRule = "hang" | "drop" | { status: number; error?: FaultError } | { error: FaultError };
+export type FaultRule =
+  "hang" | "drop" | { status: number; error?: FaultError; body?: string } | { error: FaultError };
 
 /** Decides the fate of the `index`-th request (from 0) for `method`; undefined forwards it. */
 export type FaultPlan = (method: string, index: number) => FaultRule | undefined;
@@ -82,6 +84,11 @@ export async function startFaultProxy(upstream: string, plan?: FaultPlan): Promi
     }
     if (rule === "drop") {
       res.socket?.destroy();
+      return;
+    }
+    if ("status" in rule && rule.body !== undefined) {
+      res.writeHead(rule.status, { "content-type": "text/plain" });
+      res.end(rule.body);
       return;
     }
     const error = ("error" in rule ? rule.error : undefined) ?? { code: -32603, message: "injected fault" };

@@ -120,7 +120,9 @@ describe("listening for task status notifications over Streamable HTTP", () => {
       .forMethod("subscriptions/listen")
       .flatMap((entry) => listenedIds(entry));
     expect(listened).toEqual(expect.arrayContaining([ackedId, leftOut]));
-    expect(pollsOf(running, ackedId).length).toBeLessThanOrEqual(1);
+    // The catch-up poll after the acknowledgement, and one more if a regular poll (every 100 ms) was out before
+    // it arrived: that poll's answer may predate the subscription.
+    expect(pollsOf(running, ackedId).length).toBeLessThanOrEqual(2);
     expect(pollsOf(running, leftOut).length).toBeGreaterThanOrEqual(3);
   });
 

@@ -90,7 +90,9 @@ export function effectToken(effect: Effect): string {
     case "show":
       return `show(${effect.snapshot.status})`;
     case "schedulePoll":
-      return effect.afterMs === undefined ? "schedulePoll(interval)" : `schedulePoll(${effect.afterMs}ms)`;
+      return effect.cause === "retry"
+        ? `schedulePoll(retry ${effect.retryDelayMs}ms)`
+        : `schedulePoll(${effect.cause})`;
     case "retrying":
       return `retrying(${effect.attempt})`;
     case "settle": {

@@ -184,13 +184,13 @@ const table: Record<EventName, readonly Row[]> = {
     ["ended",                "ended",       "—"],
   ],
   resume: [
-    ["calling",              "polling",     "adopt(task-1), schedulePoll(0ms)"],
-    ["detachPending",        "polling",     "adopt(task-1), schedulePoll(0ms)"],
-    ["inputRounds",          "polling",     "adopt(task-1), schedulePoll(0ms)"],
-    ["cancellingBeforeTask", "polling",     "adopt(task-1), schedulePoll(0ms)"],
-    ["polling",              "polling",     "adopt(task-1), schedulePoll(0ms)"],
-    ["pollInFlight",         "polling",     "adopt(task-1), schedulePoll(0ms)"],
-    ["cancelling",           "polling",     "adopt(task-1), schedulePoll(0ms)"],
+    ["calling",              "polling",     "adopt(task-1), schedulePoll(resume)"],
+    ["detachPending",        "polling",     "adopt(task-1), schedulePoll(resume)"],
+    ["inputRounds",          "polling",     "adopt(task-1), schedulePoll(resume)"],
+    ["cancellingBeforeTask", "polling",     "adopt(task-1), schedulePoll(resume)"],
+    ["polling",              "polling",     "adopt(task-1), schedulePoll(resume)"],
+    ["pollInFlight",         "polling",     "adopt(task-1), schedulePoll(resume)"],
+    ["cancelling",           "polling",     "adopt(task-1), schedulePoll(resume)"],
     ["endedBeforeTask",      "ended",       "—"],
     ["ended",                "ended",       "—"],
   ],
@@ -217,9 +217,9 @@ const table: Record<EventName, readonly Row[]> = {
     ["ended",                "ended",       "—"],
   ],
   answerTaskOtherSeed: [
-    ["calling",              "polling",     "adopt(task-1), schedulePoll(0ms)"],
+    ["calling",              "polling",     "adopt(task-1), schedulePoll(seed)"],
     ["detachPending",        "ended",       "adopt(task-1), settle(detached)"],
-    ["inputRounds",          "polling",     "adopt(task-1), schedulePoll(0ms)"],
+    ["inputRounds",          "polling",     "adopt(task-1), schedulePoll(seed)"],
     ["cancellingBeforeTask", "cancelling",  "adopt(task-1), sendCancel(task-1)"],
     ["polling",              "polling",     "—"],
     ["pollInFlight",         "polling",     "—"],
@@ -329,13 +329,13 @@ const table: Record<EventName, readonly Row[]> = {
   // Poll failures before a task id cannot happen (no poll is sent without one); the rows show the function
   // does not guard them.
   pollTransient: [
-    ["calling",              "calling",     "retrying(1), schedulePoll(250ms)"],
-    ["detachPending",        "calling",     "retrying(1), schedulePoll(250ms)"],
-    ["inputRounds",          "inputRounds", "retrying(1), schedulePoll(250ms)"],
-    ["cancellingBeforeTask", "cancelling",  "retrying(1), schedulePoll(250ms)"],
-    ["polling",              "polling",     "retrying(1), schedulePoll(250ms)"],
-    ["pollInFlight",         "polling",     "retrying(1), schedulePoll(250ms)"],
-    ["cancelling",           "cancelling",  "retrying(1), schedulePoll(250ms)"],
+    ["calling",              "calling",     "retrying(1), schedulePoll(retry 250ms)"],
+    ["detachPending",        "calling",     "retrying(1), schedulePoll(retry 250ms)"],
+    ["inputRounds",          "inputRounds", "retrying(1), schedulePoll(retry 250ms)"],
+    ["cancellingBeforeTask", "cancelling",  "retrying(1), schedulePoll(retry 250ms)"],
+    ["polling",              "polling",     "retrying(1), schedulePoll(retry 250ms)"],
+    ["pollInFlight",         "polling",     "retrying(1), schedulePoll(retry 250ms)"],
+    ["cancelling",           "cancelling",  "retrying(1), schedulePoll(retry 250ms)"],
     ["endedBeforeTask",      "ended",       "—"],
     ["ended",                "ended",       "—"],
   ],
@@ -377,9 +377,9 @@ const table: Record<EventName, readonly Row[]> = {
     ["detachPending",        "calling",     "—"],
     ["inputRounds",          "inputRounds", "—"],
     ["cancellingBeforeTask", "cancelling",  "—"],
-    ["polling",              "polling",     "schedulePoll(0ms)"],
-    ["pollInFlight",         "polling",     "schedulePoll(0ms)"],
-    ["cancelling",           "cancelling",  "schedulePoll(0ms)"],
+    ["polling",              "polling",     "schedulePoll(cancelAnswered)"],
+    ["pollInFlight",         "polling",     "schedulePoll(cancelAnswered)"],
+    ["cancelling",           "cancelling",  "schedulePoll(cancelAnswered)"],
     ["endedBeforeTask",      "ended",       "—"],
     ["ended",                "ended",       "—"],
   ],
@@ -388,9 +388,9 @@ const table: Record<EventName, readonly Row[]> = {
     ["detachPending",        "calling",     "—"],
     ["inputRounds",          "inputRounds", "—"],
     ["cancellingBeforeTask", "cancelling",  "—"],
-    ["polling",              "polling",     "schedulePoll(0ms)"],
-    ["pollInFlight",         "polling",     "schedulePoll(0ms)"],
-    ["cancelling",           "cancelling",  "schedulePoll(0ms)"],
+    ["polling",              "polling",     "schedulePoll(cancelAnswered)"],
+    ["pollInFlight",         "polling",     "schedulePoll(cancelAnswered)"],
+    ["cancelling",           "cancelling",  "schedulePoll(cancelAnswered)"],
     ["endedBeforeTask",      "ended",       "—"],
     ["ended",                "ended",       "—"],
   ],
@@ -693,7 +693,9 @@ describe("special cases", () => {
     const step = transition(calling, events.answerTaskWorking.event, config, AT);
     expect(step.effects[0]).toEqual({ type: "adopt", task: created("working"), taskId: TASK });
     expect(step.effects[1]).toMatchObject({ type: "show", snapshot: { taskId: TASK, status: "working" } });
-    expect(step.effects[2]).toEqual({ type: "schedulePoll", serverIntervalMs: 500 });
+    expect(step.effects[2]).toEqual({ type: "schedulePoll", cause: "interval" });
+    // The seed shown carries the interval the cadence owner reads.
+    expect(step.effects[1]).toMatchObject({ snapshot: { pollIntervalMs: 500 } });
   });
 
   it("a cancel starts the grace period from the moment it is asked, with or without a task id", () => {
@@ -759,7 +761,7 @@ describe("with a store (durable before visible)", () => {
     expect(acked.effects).toEqual([]);
     const stored = transition(acked.state, { type: "stored", task }, durable, AT);
     expect(stored.state).toMatchObject({ phase: "cancelling", storing: false });
-    expect(stored.effects.map(effectToken)).toEqual([`adopt(${TASK})`, "schedulePoll(0ms)"]);
+    expect(stored.effects.map(effectToken)).toEqual([`adopt(${TASK})`, "schedulePoll(cancelAnswered)"]);
   });
 
   it("a ref the store refused ends the handle with the id, unreported, and cancels the task", () => {

@@ -168,4 +168,70 @@ describe("the safety net while a task is pushed", () => {
     await vi.advanceTimersByTimeAsync(2_100); // backoff: 1000 ms with up to 100 % jitter
     expect(listens).toHaveLength(2);
   });
+  it("a stale working pushed with the input_required one's stamp neither aborts the handler nor asks again", async () => {
+    const stamp = new Date(Date.now()).toISOString();
+    const asking = {
+      taskId: TASK_ID,
+      status: "input_required",
+      createdAt: stamp,
+      lastUpdatedAt: stamp,
+      ttlMs: null,
+      inputRequests: {
+        q: {
+          method: "elicitation/create",
+          params: { mode: "form", message: "Go?", requestedSchema: { type: "object", properties: {} } },
+        },
+      },
+    };
+    const staleWorking = {
+      taskId: TASK_ID,
+      status: "working",
+      createdAt: stamp,
+      lastUpdatedAt: stamp,
+      ttlMs: null,
+    };
+    const { server, listens } = listeningServer();
+    server.on("tasks/get", () => ({ result: { resultType: "complete", ...asking } }));
+    let asked = 0;
+    let aborted = 0;
+    const client = await connect(server, {
+      inputHandlers: {
+        elicitation: (_request, context) => {
+          asked += 1;
+          context.signal.addEventListener("abort", () => void (aborted += 1));
+          return new Promise(() => undefined); // the user never answers in this test
+        },
+      },
+    });
+    const handle = client.callTool("compute");
+    await vi.advanceTimersByTimeAsync(20);
+    const listen = listens[0] as WireRequest;
+    acknowledge(server, listen, [TASK_ID]);
+    push(server, "notifications/tasks", asking, listen);
+    await vi.advanceTimersByTimeAsync(10); // the handler is running
+    expect(asked).toBe(1);
+    push(server, "notifications/tasks", staleWorking, listen);
+    await vi.advanceTimersByTimeAsync(65_000); // two safety-net polls answer input_required again
+    expect(server.times("tasks/get").length).toBeGreaterThanOrEqual(3);
+    expect(handle.status).toBe("input_required");
+    expect(aborted).toBe(0);
+    expect(asked).toBe(1);
+    handle.detach();
+  });
+  it("polls a pushed task at its interval again once a cancel began, while its answer is awaited", async () => {
+    const { server, listens } = listeningServer();
+    server.on("tasks/cancel", () => ({ silent: true })); // the cancel is never answered
+    const client = await connect(server, { cancelGraceMs: 10_000 });
+    const handle = client.callTool("compute");
+    await vi.advanceTimersByTimeAsync(20);
+    acknowledge(server, listens[0] as WireRequest, [TASK_ID]);
+    await vi.advanceTimersByTimeAsync(4_980);
+    expect(server.times("tasks/get")).toEqual([20]); // the catch-up poll; the safety net is 30 s away
+    const cancelled = handle.cancel("stop");
+    await vi.advanceTimersByTimeAsync(3_000);
+    // The interval since the last poll has passed: at once, then every 1000 ms (not a burst, not 30 s).
+    expect(server.times("tasks/get")).toEqual([20, 5000, 6000, 7000, 8000]);
+    await vi.advanceTimersByTimeAsync(8_000);
+    await expect(cancelled).resolves.toMatchObject({ outcome: { kind: "cancelled" } });
+  });
 });

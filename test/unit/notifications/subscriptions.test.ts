@@ -5,8 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { DetailedTask } from "../../../src/schema/index.js";
 import { silentLogger } from "../../../src/protocol/logging.js";
-import { RpcError } from "../../../src/protocol/errors.js";
-import type { PollJob } from "../../../src/scheduler/types.js";
+import { RpcError, TransportError } from "../../../src/protocol/errors.js";
 import type { RequestOptions } from "../../../src/session/types.js";
 import {
   Subscriptions,
@@ -71,10 +70,20 @@ class FakeChannel implements ListenChannel {
   }
 }
 
+/** Records what the subscriptions told it; when to poll is the run's own business (its cadence owner). */
 class FakeRun implements PushTarget {
   pushed = false;
   readonly seen: DetailedTask[] = [];
-  run = vi.fn(() => Promise.resolve());
+  readonly told: string[] = [];
+  pushing() {
+    this.pushed = true;
+    this.told.push("pushing");
+  }
+  notPushed(broke: boolean) {
+    if (!this.pushed) return; // as the real run: nothing to end
+    this.pushed = false;
+    this.told.push(broke ? "broke" : "notPushed");
+  }
   observe(snapshot: DetailedTask) {
     this.seen.push(snapshot);
   }
@@ -82,10 +91,8 @@ class FakeRun implements PushTarget {
 
 function setUp(perRequestStreams = true, limits: { maxIdsPerListen?: number; maxStreams?: number } = {}) {
   const channel = new FakeChannel(perRequestStreams);
-  const soon: PollJob[] = [];
   const subscriptions = new Subscriptions({
     channel,
-    scheduler: { runSoon: (job) => void soon.push(job) },
     log: silentLogger,
     retry: RETRY,
     ...limits,
@@ -99,7 +106,7 @@ function setUp(perRequestStreams = true, limits: { maxIdsPerListen?: number; max
     }
   };
   const runOf = (taskId: string) => runs.get(taskId) as FakeRun;
-  return { channel, soon, subscriptions, adopt, runOf };
+  return { channel, subscriptions, adopt, runOf };
 }
 
 function ids(count: number, prefix = "t"): string[] {
@@ -141,10 +148,59 @@ describe("Subscriptions", () => {
     expect(channel.listens).toHaveLength(2); // no room anywhere: n0 waits, polled as usual
     for (const taskId of ["t0", "t1", "t2"]) subscriptions.released(runOf(taskId), taskId);
     await vi.advanceTimersByTimeAsync(10);
-    // The first stream now carries one live task: one listen for it and n0 replaces it.
+    // The first stream now carries one live task: one listen for it and n0 will replace it.
     expect(channel.listens.map((listen) => listen.taskIds)).toEqual([ids(4), ids(8).slice(4), ["t3", "n0"]]);
+    // Make before break: the old stream keeps pushing t3 until the merged listen is acknowledged.
+    expect(channel.listens[0]?.signal?.aborted).toBe(false);
+    expect(subscriptions.openStreams).toBe(3);
+    const update = {
+      status: "working",
+      createdAt: "2026-01-01T00:00:00Z",
+      lastUpdatedAt: "2026-01-01T00:00:01Z",
+    };
+    channel.push("notifications/tasks", { taskId: "t3", ...update, ttlMs: null }, channel.listens[0]?.id);
+    expect(runOf("t3").seen).toHaveLength(1);
+    channel.acknowledge(channel.listens[2] as Listen);
     expect(channel.listens[0]?.signal?.aborted).toBe(true);
     expect(subscriptions.openStreams).toBe(2);
+    // t3 was pushed all along: told so again, never that its push ended (which would bring a poll forward).
+    expect(runOf("t3").told).toEqual(["pushing", "pushing"]);
+    expect(runOf("n0").told).toEqual(["pushing"]);
+  });
+
+  it("a merged listen that fails leaves the carried tasks on their stream and the new ones polled", async () => {
+    const { channel, adopt, subscriptions, runOf } = setUp(true, { maxIdsPerListen: 4, maxStreams: 1 });
+    adopt("a");
+    await vi.advanceTimersByTimeAsync(10);
+    channel.acknowledge(channel.listens[0] as Listen);
+    adopt("b");
+    await vi.advanceTimersByTimeAsync(10);
+    expect(channel.listens.map((listen) => listen.taskIds)).toEqual([["a"], ["a", "b"]]);
+    (channel.listens[1] as Listen).settle(new RpcError("subscriptions/listen", -32603, "busy"));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(channel.listens[0]?.signal?.aborted).toBe(false);
+    expect(runOf("a").told).toEqual(["pushing"]);
+    expect(runOf("b").told).toEqual([]); // never pushed: it was polled all along
+    expect(subscriptions.openStreams).toBe(1);
+    // The stream that stayed can be merged into again.
+    adopt("c");
+    await vi.advanceTimersByTimeAsync(10);
+    expect(channel.listens.at(-1)?.taskIds).toEqual(["a", "c"]);
+  });
+
+  it("waits for a merge's acknowledgement before merging into its stream again", async () => {
+    const { channel, adopt } = setUp(true, { maxIdsPerListen: 4, maxStreams: 1 });
+    adopt("a");
+    await vi.advanceTimersByTimeAsync(10);
+    channel.acknowledge(channel.listens[0] as Listen);
+    adopt("b");
+    await vi.advanceTimersByTimeAsync(10);
+    adopt("c");
+    await vi.advanceTimersByTimeAsync(10);
+    expect(channel.listens.map((listen) => listen.taskIds)).toEqual([["a"], ["a", "b"]]);
+    channel.acknowledge(channel.listens[1] as Listen);
+    await vi.advanceTimersByTimeAsync(10);
+    expect(channel.listens.map((listen) => listen.taskIds)).toEqual([["a"], ["a", "b"], ["a", "b", "c"]]);
   });
 
   it("closes a stream once none of its tasks is live: HTTP aborts, stdio sends notifications/cancelled", async () => {
@@ -193,8 +249,8 @@ describe("Subscriptions", () => {
     expect(runOf("a").seen).toHaveLength(1); // the foreign and the invalid one were dropped
   });
 
-  it("after a stream broke, polls its tasks at once and re-listens with backoff until the attempts run out", async () => {
-    const { channel, adopt, runOf, soon } = setUp();
+  it("after a stream broke, tells its tasks so and re-listens with backoff until the attempts run out", async () => {
+    const { channel, adopt, runOf } = setUp();
     adopt("a");
     await vi.advanceTimersByTimeAsync(10);
     for (let attempt = 1; attempt <= RETRY.retries; attempt++) {
@@ -204,7 +260,7 @@ describe("Subscriptions", () => {
       listen.settle(new Error("stream lost"));
       await vi.advanceTimersByTimeAsync(0);
       expect(runOf("a").pushed).toBe(false);
-      expect(soon.at(-1)).toBe(runOf("a"));
+      expect(runOf("a").told.at(-1)).toBe("broke");
       await vi.advanceTimersByTimeAsync(2 * RETRY.maxTimeoutMs);
       expect(channel.listens).toHaveLength(attempt + 1);
     }
@@ -225,5 +281,31 @@ describe("Subscriptions", () => {
     adopt("b");
     await vi.advanceTimersByTimeAsync(100);
     expect(channel.listens).toHaveLength(1);
+  });
+
+  for (const status of [404, 405]) {
+    it(`stops listening for good after a listen answered HTTP ${status}`, async () => {
+      const { channel, adopt, runOf } = setUp();
+      adopt("a");
+      await vi.advanceTimersByTimeAsync(10);
+      const refused = new TransportError("subscriptions/listen: HTTP refused", { status, transient: false });
+      (channel.listens[0] as Listen).settle(refused);
+      await vi.advanceTimersByTimeAsync(5 * RETRY.maxTimeoutMs);
+      adopt("b");
+      await vi.advanceTimersByTimeAsync(100);
+      expect(channel.listens).toHaveLength(1);
+      expect(runOf("a").told).toEqual([]); // never pushed, so polled all along
+    });
+  }
+
+  it("keeps listening after an HTTP 5xx: a break, not a refusal", async () => {
+    const { channel, adopt } = setUp();
+    adopt("a");
+    await vi.advanceTimersByTimeAsync(10);
+    channel.acknowledge(channel.listens[0] as Listen);
+    const broke = new TransportError("subscriptions/listen: HTTP 503", { status: 503, transient: true });
+    (channel.listens[0] as Listen).settle(broke);
+    await vi.advanceTimersByTimeAsync(2 * RETRY.maxTimeoutMs);
+    expect(channel.listens).toHaveLength(2);
   });
 });

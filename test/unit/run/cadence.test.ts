@@ -4,7 +4,17 @@
  * and the in-flight cap holds.
  */
 import { describe, expect, it, vi } from "vitest";
-import { ScriptedServer, connect, frame, gaps, inOrder, useFakeTime } from "./scripted-server.js";
+import { TransportError } from "mcp-tasks";
+import {
+  ScriptedServer,
+  connect,
+  frame,
+  gaps,
+  inOrder,
+  useFakeTime,
+  type Reply,
+  type Script,
+} from "./scripted-server.js";
 
 useFakeTime();
 
@@ -185,5 +195,59 @@ describe("the in-flight cap", () => {
       [...pollsPerTask.keys()].sort(),
     );
     expect(server.sent("tasks/get")).toHaveLength(18);
+  });
+});
+
+describe("what may bring a poll forward (the cadence owner's one-shots)", () => {
+  /** A task polled every 1000 ms that reports `cancelled` once the server took the cancel. */
+  function cancellableServer(cancel: Script, pollReply: (reply: Reply) => Reply = (reply) => reply) {
+    const state = { cancelled: false };
+    const server = new ScriptedServer({
+      "tools/call": () => frame.created({ pollIntervalMs: 1000 }),
+      "tasks/get": () =>
+        pollReply(state.cancelled ? frame.cancelled({ pollIntervalMs: 1000 }) : frame.working()),
+      "tasks/cancel": (request) => {
+        const reply = cancel(request);
+        if ("result" in reply) state.cancelled = true;
+        return reply;
+      },
+    });
+    return server;
+  }
+
+  it("the retries of a failing tasks/cancel bring no poll forward; its acknowledgement brings one", async () => {
+    vi.spyOn(Math, "random").mockReturnValue(1); // full backoff: retries 100, 200 and 400 ms apart
+    const dropped = (): Reply => ({
+      throws: new TransportError("tasks/cancel: socket hang up", { transient: true }),
+    });
+    const server = cancellableServer(inOrder(dropped, dropped, dropped, { result: {} }));
+    const client = await connect(server, { retry: { minTimeoutMs: 100, maxTimeoutMs: 10_000 } });
+    const handle = client.callTool("compute");
+    await vi.advanceTimersByTimeAsync(1500);
+    const cancelled = handle.cancel("stop");
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(server.times("tasks/cancel")).toEqual([1500, 1600, 1800, 2200]); // three dropped, one answered
+    // The regular poll at 2000, then one right after the cancel's answer (fake timers run a 0 ms timer set
+    // during a tick 1 ms later): none for the three retries.
+    expect(server.times("tasks/get")).toEqual([1000, 2000, 2201]);
+    await expect(cancelled).resolves.toMatchObject({ outcome: { kind: "cancelled" } });
+  });
+
+  it("a one-shot asked for while a tasks/get is in flight goes out as soon as that poll answers", async () => {
+    const server = cancellableServer(
+      () => ({ result: {} }),
+      (reply) => ({ afterMs: 300, reply }),
+    );
+    const client = await connect(server);
+    const handle = client.callTool("compute");
+    await vi.advanceTimersByTimeAsync(1100); // the poll sent at 1000 answers at 1300
+    const cancelled = handle.cancel("stop");
+    await vi.advanceTimersByTimeAsync(0);
+    expect(server.times("tasks/cancel")).toEqual([1100]);
+    await vi.advanceTimersByTimeAsync(300);
+    // The poll in flight may have been answered before the cancel landed: one more, at once, not at 2300.
+    expect(server.times("tasks/get")).toEqual([1000, 1300]);
+    await vi.advanceTimersByTimeAsync(300);
+    await expect(cancelled).resolves.toMatchObject({ outcome: { kind: "cancelled" } });
   });
 });

@@ -48,7 +48,7 @@ describe("the lifecycle with a store", () => {
     const step = transition(cancelled.state, { type: "stored", task }, config, 0);
     expect(step.effects).toEqual([
       { type: "adopt", task, taskId: "t1" },
-      { type: "schedulePoll", serverIntervalMs: undefined, afterMs: 0 },
+      { type: "schedulePoll", cause: "cancelAnswered" },
     ]);
   });
 

@@ -27,10 +27,17 @@ useFakeTime();
 const retry = { retries: 5, minTimeoutMs: 100, factor: 2, maxTimeoutMs: 10_000 };
 const internalError = frame.rpcError(-32603, "Internal error");
 
-/** A task created at 0 whose first poll (at 1000) meets `faults`, then completes. */
+/**
+ * A task created at 0 whose first poll (after `pollIntervalMs`, default 1000) meets `faults`, then completes. A
+ * retry waits max(interval, backoff): a short interval lets the backoff show.
+ */
 function faultyServer(...faults: Reply[]): ScriptedServer {
+  return faultyServerEvery(1000, ...faults);
+}
+
+function faultyServerEvery(pollIntervalMs: number, ...faults: Reply[]): ScriptedServer {
   return new ScriptedServer({
-    "tools/call": () => frame.created({ pollIntervalMs: 1000 }),
+    "tools/call": () => frame.created({ pollIntervalMs }),
     "tasks/get": inOrder(...faults, frame.completed("survived")),
   });
 }
@@ -38,14 +45,14 @@ function faultyServer(...faults: Reply[]): ScriptedServer {
 describe("transient faults on tasks/get", () => {
   it("-32603 is retried with growing backoff and the task still completes", async () => {
     vi.spyOn(Math, "random").mockReturnValue(1); // the top of each jitter window: the full backoff
-    const server = faultyServer(internalError, internalError, internalError);
-    const client = await connect(server, { retry });
+    const server = faultyServerEvery(50, internalError, internalError, internalError);
+    const client = await connect(server, { retry, polling: { minIntervalMs: 10 } });
     const handle = client.callTool("compute");
     const retries: RetryEvent[] = [];
     handle.on("retry", (event) => retries.push(event));
 
     await vi.advanceTimersByTimeAsync(2000);
-    expect(server.times("tasks/get")).toEqual([1000, 1100, 1300, 1700]);
+    expect(server.times("tasks/get")).toEqual([50, 150, 350, 750]);
     expect(gaps(server.times("tasks/get"))).toEqual([100, 200, 400]);
     expect(retries.map((event) => [event.method, event.attempt])).toEqual([
       ["tasks/get", 1],
@@ -59,13 +66,13 @@ describe("transient faults on tasks/get", () => {
     vi.spyOn(Math, "random").mockReturnValue(1);
     const dropped = new TransportError("tasks/get: socket hang up", { transient: true });
     const reset = Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" });
-    const server = faultyServer({ throws: dropped }, { throws: reset });
-    const client = await connect(server, { retry });
+    const server = faultyServerEvery(50, { throws: dropped }, { throws: reset });
+    const client = await connect(server, { retry, polling: { minIntervalMs: 10 } });
     const handle = client.callTool("compute");
 
     await vi.advanceTimersByTimeAsync(2000);
     // The two failed sends never reached the server's log of answered requests, but they were attempts.
-    expect(server.times("tasks/get")).toEqual([1000, 1100, 1300]);
+    expect(server.times("tasks/get")).toEqual([50, 150, 350]);
     await expect(handle).resolves.toEqual({ content: [{ type: "text", text: "survived" }] });
   });
 
@@ -87,19 +94,30 @@ describe("transient faults on tasks/get", () => {
     await expect(handle).resolves.toEqual({ content: [{ type: "text", text: "survived" }] });
   });
 
+  it("a retry waits the server's interval when the backoff is shorter, and the backoff when it is longer", async () => {
+    vi.spyOn(Math, "random").mockReturnValue(1);
+    const server = faultyServer(...Array.from({ length: 5 }, () => internalError));
+    const client = await connect(server, { retry });
+    const handle = client.callTool("compute");
+    await vi.advanceTimersByTimeAsync(9000);
+    // Backoffs 100, 200, 400, 800 and 1600 ms against the 1000 ms interval: max(interval, backoff) each time.
+    expect(gaps(server.times("tasks/get"))).toEqual([1000, 1000, 1000, 1000, 1600]);
+    await expect(handle).resolves.toEqual({ content: [{ type: "text", text: "survived" }] });
+  });
+
   it("jitters retry waits: tasks that fail together do not retry in lockstep", async () => {
     let failures = 3; // the first poll of each of the three tasks
     const server = new ScriptedServer({
-      "tools/call": () => frame.created({ pollIntervalMs: 1000 }),
+      "tools/call": () => frame.created({ pollIntervalMs: 50 }),
       "tasks/get": () => (failures-- > 0 ? internalError : frame.completed("survived")),
     });
     const draws = [0, 0.5, 0.999];
     vi.spyOn(Math, "random").mockImplementation(() => draws.shift() ?? 0);
-    const client = await connect(server, { retry });
+    const client = await connect(server, { retry, polling: { minIntervalMs: 10 } });
     const handles = [client.callTool("compute"), client.callTool("compute"), client.callTool("compute")];
     await vi.advanceTimersByTimeAsync(1200);
-    const retried = server.times("tasks/get").filter((at) => at > 1000);
-    expect(retried).toEqual([1050, 1075, 1099]);
+    const retried = server.times("tasks/get").filter((at) => at > 50);
+    expect(retried).toEqual([100, 125, 149]);
     for (const handle of handles) {
       await expect(handle).resolves.toEqual({ content: [{ type: "text", text: "survived" }] });
     }
@@ -107,8 +125,9 @@ describe("transient faults on tasks/get", () => {
 
   it("by default retries 8 times, from 250 ms doubling up to 30 s, then ends the handle with the last error", async () => {
     vi.spyOn(Math, "random").mockReturnValue(1); // the top of each jitter window: the full backoff
-    // Nine faults: the first poll and 8 retries; a 9th retry would have met the completed task.
-    const server = faultyServer(...Array.from({ length: 9 }, () => internalError));
+    // Nine faults: the first poll and 8 retries; a 9th retry would have met the completed task. The 50 ms interval
+    // (raised to the 100 ms floor) is shorter than every backoff, so the backoff shows.
+    const server = faultyServerEvery(50, ...Array.from({ length: 9 }, () => internalError));
     const client = await connect(server); // no retry option: the documented default
     const handle = client.callTool("compute");
     const outcome = handle.outcome();
@@ -126,7 +145,7 @@ describe("transient faults on tasks/get", () => {
     const client = await connect(server, { retry: { ...retry, retries: 2 } });
     const handle = client.callTool("compute");
     const outcome = handle.outcome();
-    await vi.advanceTimersByTimeAsync(2000);
+    await vi.advanceTimersByTimeAsync(3000); // polls at 1000, then retries at 2000 and 3000 (the interval)
     expect(server.sent("tasks/get")).toHaveLength(3);
     await expect(outcome).resolves.toMatchObject({
       kind: "error",

@@ -80,6 +80,57 @@ describe("the task state machine", () => {
   });
 });
 
+describe("equal timestamps across the input_required / working edge", () => {
+  const asking = () => snap.inputRequired({ a: elicit("a?"), b: elicit("b?") }, { at: 10 });
+  const answered = (...keys: string[]) => ({ answered: (key: string) => keys.includes(key) });
+
+  it("does not go back to working at the same stamp while a listed request is unanswered", () => {
+    const state = new TaskState();
+    state.offer(asking());
+    expect(state.offer(snap.working({ at: 10 }))).toBe("stale");
+    expect(state.offer(snap.working({ at: 10 }), answered("a"))).toBe("stale");
+    expect(state.snapshot?.status).toBe("input_required");
+  });
+
+  it("goes to working at the same stamp once every listed request is answered", () => {
+    const state = new TaskState();
+    state.offer(asking());
+    expect(state.offer(snap.working({ at: 10 }), answered("a", "b"))).toBe("changed");
+  });
+
+  it("goes to working at a later stamp whatever was answered", () => {
+    const state = new TaskState();
+    state.offer(asking());
+    expect(state.offer(snap.working({ at: 11 }))).toBe("changed");
+  });
+
+  it("does not go back to input_required at the same stamp for requests already answered", () => {
+    const state = new TaskState();
+    state.offer(asking());
+    state.offer(snap.working({ at: 10 }), answered("a", "b"));
+    expect(state.offer(asking(), answered("a", "b"))).toBe("stale");
+    expect(state.snapshot?.status).toBe("working");
+    // A new request at the same stamp is news.
+    const more = snap.inputRequired({ a: elicit("a?"), c: elicit("c?") }, { at: 10 });
+    expect(state.offer(more, answered("a", "b"))).toBe("changed");
+  });
+
+  it("takes a tie without input requests as before (2025-11-25: input travels on its own)", () => {
+    const state = new TaskState();
+    state.offer({ ...snap.working({ at: 10 }), status: "input_required" } as DetailedTask);
+    expect(state.offer(snap.working({ at: 10 }))).toBe("changed");
+    expect(state.offer({ ...snap.working({ at: 10 }), status: "input_required" } as DetailedTask)).toBe(
+      "changed",
+    );
+  });
+
+  it("ends at the same stamp whatever was answered", () => {
+    const state = new TaskState();
+    state.offer(asking());
+    expect(state.offer(snap.completed(toolResult("done"), { at: 10 }))).toBe("changed");
+  });
+});
+
 describe("a handle fed snapshots out of order", () => {
   it("produces no update for stale or repeated snapshots", () => {
     const { handle, sink } = newTask();
