@@ -43,7 +43,11 @@ export {
   TaskDetachedError,
   ClientClosedError,
   InputUnansweredError,
+  AuthError,
+  type AuthFailure,
 } from "./protocol/errors.js";
+export type { ConnectionHeaders } from "./auth/headers.js";
+export type { AuthorizationResponse } from "./auth/failures.js";
 export { UnsupportedError, UnrequestedTaskError } from "./protocol/errors.js";
 export type { TaskSupport } from "./tools/catalog.js";
 export type { ToolInfo } from "./tools/catalog.js";

@@ -2,7 +2,16 @@
 import { RpcError, type TaskClient } from "../index.js";
 import { firstLine, readToolArguments, type Invocation } from "./args.js";
 import type { CliStore, NotedRef } from "./cli-store.js";
-import { connectTo, serverOfTask, stdioServer, storeOf, taskOf, urlServer, type Server } from "./connect.js";
+import {
+  authAdvice,
+  connectTo,
+  serverOfTask,
+  stdioServer,
+  storeOf,
+  taskOf,
+  urlServer,
+  type Server,
+} from "./connect.js";
 import { ExitCode, exitCodeOf, UsageError } from "./exit-codes.js";
 import { follow, Interrupts } from "./follow.js";
 import { createReporter, plain, type Output, type Reporter } from "./reporter.js";
@@ -79,7 +88,7 @@ export async function call(invocation: Invocation, io: Io): Promise<number> {
         handle.detach();
         await handle.outcome();
         io.stdout.write(`${JSON.stringify(ref)}\n`);
-        reporter.say(`detached; follow it with: mcp-tasks watch ${ref.taskId} ${server.again}`, { ref });
+        reporter.say(`detached; follow it with: ${resumeHint(ref.taskId, server, invocation)}`, { ref });
         return ExitCode.completed;
       }
     }
@@ -88,7 +97,8 @@ export async function call(invocation: Invocation, io: Io): Promise<number> {
       reporter,
       store,
       interrupts,
-      resumeHint: (id) => `mcp-tasks watch ${id} ${server.again}`,
+      resumeHint: (id) => resumeHint(id, server, invocation),
+      authAdvice: (error) => authAdvice(error, server),
       check: (outcome) => {
         // The server refused the call itself (an unknown tool, arguments it cannot take): a usage error.
         const error = outcome.kind === "error" && outcome.taskId === undefined ? outcome.error : undefined;
@@ -117,7 +127,8 @@ export async function watch(invocation: Invocation, io: Io): Promise<number> {
       reporter,
       store,
       interrupts,
-      resumeHint: (id) => `mcp-tasks watch ${id} ${server.again}`,
+      resumeHint: (id) => resumeHint(id, server, invocation),
+      authAdvice: (error) => authAdvice(error, server),
     });
   });
 }
@@ -181,6 +192,12 @@ export async function tools(invocation: Invocation, io: Io): Promise<number> {
     }
     return ExitCode.completed;
   });
+}
+
+/** How to follow a task again from another shell; `--header` values are never repeated (they may be secrets). */
+function resumeHint(taskId: string, server: Server, invocation: Invocation): string {
+  const headers = invocation.options.headers.length > 0 ? " (with the same --header options)" : "";
+  return `mcp-tasks watch ${taskId} ${server.again}${headers}`;
 }
 
 function age(createdAt: string | undefined): string {

@@ -32,7 +32,7 @@ import { followLegacyStatus } from "../eras/legacy/status.js";
 import type { Task } from "../schema/index.js";
 import { toolOutcome } from "../run/endings.js";
 import { TaskRun } from "../run/task-run.js";
-import { sessionFor, settingsOf, type ClientSettings } from "./settings.js";
+import { sessionFor, settingsOf, usesHttpOptions, type ClientSettings } from "./settings.js";
 import { Subscriptions } from "../notifications/subscriptions.js";
 import { RequestHeaders } from "../session/request-headers.js";
 import { ToolCatalog, type ToolInfo } from "../tools/catalog.js";
@@ -181,9 +181,16 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
    */
   static async connect(target: ConnectTarget, options: TaskClientOptions = {}): Promise<TaskClient> {
     const settings = settingsOf(options); // bad options fail here, before any connection is made
+    const url = typeof target === "string" ? target : target instanceof URL ? target.href : undefined;
+    if (url === undefined && usesHttpOptions(settings)) {
+      throw new TypeError(
+        "TaskClient.connect: `headers`, `authProvider` and `authorizationResponse` apply to a URL target only",
+      );
+    }
     await settings.store?.open?.(); // a store another process holds fails here, before any connection is made
     const requestHeaders = new RequestHeaders();
-    const session = sessionFor(await resolveTransport(target, { requestHeaders }), settings);
+    const transport = await resolveTransport(target, { ...settings.http, requestHeaders });
+    const session = sessionFor(transport, settings);
     let server: ServerInfo;
     try {
       server = await session.connect();
@@ -191,7 +198,6 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
       await session.close().catch(() => undefined);
       throw error;
     }
-    const url = typeof target === "string" ? target : target instanceof URL ? target.href : undefined;
     const ownsHttp = url !== undefined;
     return new TaskClient(session, server, settings, url, ownsHttp ? requestHeaders : undefined);
   }

@@ -1,0 +1,67 @@
+/**
+ * The one place that decides whether a failed `send()` on an HTTP transport this library built is an
+ * authorization failure, and which: the request's own 401/403 (recorded by the HTTP layer with its challenge),
+ * an interactive authorization the provider started, or an OAuth flow that broke. Anything else (a network
+ * failure, a 5xx) is left as it is.
+ */
+import { AuthError, type AuthFailure } from "../protocol/errors.js";
+import type { Refusal, SentRequest } from "./challenge.js";
+import { refusalError } from "./challenge.js";
+
+/**
+ * Completes an interactive authorization: given the authorization URL the provider was sent to, resolves with
+ * the authorization response (the callback URL the browser landed on, or the bare code).
+ */
+export type AuthorizationResponse = (authorizationUrl: URL) => Promise<URL | string>;
+
+/** The SDK marks every error that escapes its auth seam (token(), 401 handling, step-up) with this symbol. */
+const SDK_AUTH_SEAM = Symbol.for("mcp.authSeamEscape");
+
+/** The `AuthError` a failed send means, or `error` itself when it is not about authorization. */
+export function authFailure(
+  error: unknown,
+  request: SentRequest,
+  refusal: Refusal | undefined,
+  redirected: boolean,
+  reason?: AuthFailure,
+): unknown {
+  if (error instanceof AuthError)
+    return error.taskId === undefined && request.taskId ? error.forTask(request.taskId) : error;
+  if (reason === undefined && redirected) reason = "authorization_required";
+  if (reason === undefined && refusal !== undefined && statusOf(error) === refusal.status) {
+    return refusalError(request, refusal, error);
+  }
+  if (reason === undefined && !isAuthSeamEscape(error)) {
+    // Not the request's own refusal: a 401/403 on the way (a redirect, a proxy) still is, without a challenge.
+    const status = statusOf(error);
+    if (status === 401 || status === 403) {
+      return refusalError(request, { status, challenge: refusal?.challenge }, error);
+    }
+    return error;
+  }
+  const init: ConstructorParameters<typeof AuthError>[0] = {
+    method: request.method,
+    reason: reason ?? "authorization_failed",
+    cause: error,
+  };
+  if (request.taskId !== undefined) init.taskId = request.taskId;
+  if (refusal !== undefined) {
+    init.status = refusal.status;
+    if (refusal.challenge !== undefined) init.challenge = refusal.challenge;
+  }
+  return new AuthError(init);
+}
+
+function isAuthSeamEscape(error: unknown): boolean {
+  return (
+    typeof error === "object" && error !== null && (error as Record<symbol, unknown>)[SDK_AUTH_SEAM] === true
+  );
+}
+
+/** The HTTP status an SDK error reports (v2 `status`, v1 `code`), if any. */
+function statusOf(error: unknown): number | undefined {
+  if (typeof error !== "object" || error === null) return undefined;
+  const { status, code } = error as { status?: unknown; code?: unknown };
+  if (typeof status === "number") return status;
+  return typeof code === "number" && code >= 400 && code < 600 ? code : undefined;
+}

@@ -1,0 +1,75 @@
+/**
+ * An `OAuthClientProvider` that keeps everything in memory, as a desktop app's would in its keychain. It records
+ * every authorization URL it was sent to (`redirects`) and never opens a browser: tests walk the page with
+ * `server.auth.approve(url)`.
+ */
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthClientProvider,
+  OAuthDiscoveryState,
+  OAuthTokens,
+} from "@modelcontextprotocol/client";
+
+export class MemoryProvider implements OAuthClientProvider {
+  readonly redirects: URL[] = [];
+  private client: OAuthClientInformationMixed | undefined;
+  private saved: OAuthTokens | undefined;
+  private verifier = "";
+  private discovery: OAuthDiscoveryState | undefined;
+  /** How many times the provider was told to drop its tokens (a refresh the server refused). */
+  invalidations = 0;
+
+  constructor(readonly redirectUrl = "http://127.0.0.1:8976/callback") {}
+
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: "mcp-tasks tests",
+      redirect_uris: [this.redirectUrl],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "none",
+    };
+  }
+
+  clientInformation(): OAuthClientInformationMixed | undefined {
+    return this.client;
+  }
+  saveClientInformation(info: OAuthClientInformationMixed): void {
+    this.client = info;
+  }
+  tokens(): OAuthTokens | undefined {
+    return this.saved;
+  }
+  saveTokens(tokens: OAuthTokens): void {
+    this.saved = tokens;
+  }
+  redirectToAuthorization(url: URL): void {
+    this.redirects.push(url);
+  }
+  saveCodeVerifier(verifier: string): void {
+    this.verifier = verifier;
+  }
+  codeVerifier(): string {
+    return this.verifier;
+  }
+  saveDiscoveryState(state: OAuthDiscoveryState): void {
+    this.discovery = state;
+  }
+  discoveryState(): OAuthDiscoveryState | undefined {
+    return this.discovery;
+  }
+  invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): void {
+    if (scope === "all" || scope === "tokens") {
+      this.saved = undefined;
+      this.invalidations++;
+    }
+    if (scope === "all" || scope === "client") this.client = undefined;
+    if (scope === "all" || scope === "discovery") this.discovery = undefined;
+  }
+
+  /** The access token now held (tests compare it with what reached the wire; never printed). */
+  get accessToken(): string | undefined {
+    return this.saved?.access_token;
+  }
+}
