@@ -17,26 +17,34 @@ export type AuthorizationResponse = (authorizationUrl: URL) => Promise<URL | str
 /** The SDK marks every error that escapes its auth seam (token(), 401 handling, step-up) with this symbol. */
 const SDK_AUTH_SEAM = Symbol.for("mcp.authSeamEscape");
 
+/** What is known about a failed send besides its error. */
+export interface SendFailure {
+  /** The request's own 401/403, when it got one. */
+  refusal: Refusal | undefined;
+  /** Whether the transport runs an OAuth flow (an `authProvider`): only then can an error be the flow's own. */
+  oauth: boolean;
+  /** Whether the provider was sent to the authorization page during the send. */
+  redirected?: boolean;
+  /** The reason to report, when the caller already knows it. */
+  reason?: AuthFailure;
+}
+
 /** The `AuthError` a failed send means, or `error` itself when it is not about authorization. */
-export function authFailure(
-  error: unknown,
-  request: SentRequest,
-  refusal: Refusal | undefined,
-  redirected: boolean,
-  reason?: AuthFailure,
-): unknown {
-  if (error instanceof AuthError)
-    return error.taskId === undefined && request.taskId ? error.forTask(request.taskId) : error;
-  if (reason === undefined && redirected) reason = "authorization_required";
-  if (reason === undefined && refusal !== undefined && statusOf(error) === refusal.status) {
+export function authFailure(error: unknown, request: SentRequest, failure: SendFailure): unknown {
+  const { refusal } = failure;
+  if (error instanceof AuthError) {
+    return error.taskId === undefined && request.taskId !== undefined ? error.forTask(request.taskId) : error;
+  }
+  let reason = failure.reason;
+  if (reason === undefined && failure.redirected === true) reason = "authorization_required";
+  if (reason === undefined && refusal !== undefined && isTheRefusal(error, refusal, failure.oauth)) {
     return refusalError(request, refusal, error);
   }
   if (reason === undefined && !isAuthSeamEscape(error)) {
-    // Not the request's own refusal: a 401/403 on the way (a redirect, a proxy) still is, without a challenge.
+    // A 401/403 that was not the request's own answer (a proxy, a redirect) still is one, without a challenge.
     const status = statusOf(error);
-    if (status === 401 || status === 403) {
-      return refusalError(request, { status, challenge: refusal?.challenge }, error);
-    }
+    if (status === 401 || status === 403)
+      return refusalError(request, { status, challenge: undefined }, error);
     return error;
   }
   const init: ConstructorParameters<typeof AuthError>[0] = {
@@ -50,6 +58,16 @@ export function authFailure(
     if (refusal.challenge !== undefined) init.challenge = refusal.challenge;
   }
   return new AuthError(init);
+}
+
+/**
+ * Whether the send failed because of its 401/403 itself: always without an OAuth flow; with one, when the SDK
+ * gave up on the status (a 401 after the refresh, a 403 after step-up) rather than failing in the flow.
+ */
+function isTheRefusal(error: unknown, refusal: Refusal, oauth: boolean): boolean {
+  if (!oauth) return true;
+  if (statusOf(error) === refusal.status) return true;
+  return error instanceof Error && error.name === "InsufficientScopeError";
 }
 
 function isAuthSeamEscape(error: unknown): boolean {

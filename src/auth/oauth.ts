@@ -51,7 +51,7 @@ export async function oauthTransport(parts: OAuthTransportParts): Promise<McpTra
         const refusal = parts.refusals.take(request.id);
         const finish = parts.authorizationResponse;
         if (redirected === undefined || finish === undefined || round >= MAX_INTERACTIVE_ROUNDS) {
-          throw authFailure(error, request, refusal, redirected !== undefined);
+          throw authFailure(error, request, { refusal, oauth: true, redirected: redirected !== undefined });
         }
         try {
           const response = await finish(redirected);
@@ -60,7 +60,7 @@ export async function oauthTransport(parts: OAuthTransportParts): Promise<McpTra
         } catch (failure) {
           throw failure instanceof AuthError
             ? failure
-            : authFailure(failure, request, refusal, false, "authorization_failed");
+            : authFailure(failure, request, { refusal, oauth: true, reason: "authorization_failed" });
         }
       }
     }

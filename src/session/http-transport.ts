@@ -58,7 +58,7 @@ export async function buildHttpTransport(
     try {
       await send(message, sendOptions);
     } catch (error) {
-      throw authFailure(error, request, refusals.take(request.id), false);
+      throw authFailure(error, request, { refusal: refusals.take(request.id), oauth: false });
     } finally {
       refusals.take(request.id);
     }

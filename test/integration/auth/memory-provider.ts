@@ -3,6 +3,7 @@
  * every authorization URL it was sent to (`redirects`) and never opens a browser: tests walk the page with
  * `server.auth.approve(url)`.
  */
+import { randomBytes } from "node:crypto";
 import type {
   OAuthClientInformationMixed,
   OAuthClientMetadata,
@@ -20,7 +21,14 @@ export class MemoryProvider implements OAuthClientProvider {
   /** How many times the provider was told to drop its tokens (a refresh the server refused). */
   invalidations = 0;
 
-  constructor(readonly redirectUrl = "http://127.0.0.1:8976/callback") {}
+  /**
+   * @param saveDelayMs how long `saveTokens` takes (a keychain write): long enough for other requests that got a
+   *   401 meanwhile to start refreshes of their own with the old refresh token.
+   */
+  constructor(
+    readonly redirectUrl = "http://127.0.0.1:8976/callback",
+    private readonly saveDelayMs = 0,
+  ) {}
 
   get clientMetadata(): OAuthClientMetadata {
     return {
@@ -32,6 +40,10 @@ export class MemoryProvider implements OAuthClientProvider {
     };
   }
 
+  state(): string {
+    return randomBytes(12).toString("base64url");
+  }
+
   clientInformation(): OAuthClientInformationMixed | undefined {
     return this.client;
   }
@@ -41,7 +53,8 @@ export class MemoryProvider implements OAuthClientProvider {
   tokens(): OAuthTokens | undefined {
     return this.saved;
   }
-  saveTokens(tokens: OAuthTokens): void {
+  async saveTokens(tokens: OAuthTokens): Promise<void> {
+    if (this.saveDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.saveDelayMs));
     this.saved = tokens;
   }
   redirectToAuthorization(url: URL): void {
