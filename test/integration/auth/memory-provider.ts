@@ -14,6 +14,8 @@ import type {
 
 export class MemoryProvider implements OAuthClientProvider {
   readonly redirects: URL[] = [];
+  /** Every token this provider ever held (access and refresh), for tests that look for leaks. */
+  readonly issued: string[] = [];
   private client: OAuthClientInformationMixed | undefined;
   private saved: OAuthTokens | undefined;
   private verifier = "";
@@ -56,6 +58,10 @@ export class MemoryProvider implements OAuthClientProvider {
   async saveTokens(tokens: OAuthTokens): Promise<void> {
     if (this.saveDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.saveDelayMs));
     this.saved = tokens;
+    this.issued.push(
+      tokens.access_token,
+      ...(tokens.refresh_token === undefined ? [] : [tokens.refresh_token]),
+    );
   }
   redirectToAuthorization(url: URL): void {
     this.redirects.push(url);
