@@ -27,6 +27,11 @@ interface Grant {
   resource: string | undefined;
 }
 
+/** What a refresh token (and the access tokens issued alongside it) belong to: one authorization. */
+interface IssuedGrant extends Grant {
+  grantId: string;
+}
+
 interface PendingAuthorization extends Grant {
   redirectUri: string;
   state: string | undefined;
@@ -40,7 +45,7 @@ interface Code extends Grant {
   expiresAt: number;
 }
 
-interface AccessToken extends Grant {
+interface AccessToken extends IssuedGrant {
   expiresAt: number;
 }
 
@@ -70,7 +75,7 @@ export class AuthorizationServer {
   private readonly pending = new Map<string, PendingAuthorization>();
   private readonly codes = new Map<string, Code>();
   private readonly accessTokens = new Map<string, AccessToken>();
-  private readonly refreshTokens = new Map<string, Grant>();
+  private readonly refreshTokens = new Map<string, IssuedGrant>();
   readonly tokenRequests: TokenRequest[] = [];
   readonly metadata: OAuthMetadata;
 
@@ -342,7 +347,7 @@ export class AuthorizationServer {
     if (resource !== undefined && !sameResource(resource, this.options.resource)) {
       throw new OAuthError("invalid_target", "resource is not this server");
     }
-    return this.issue({ clientId: client.id, scopes: code.scopes, resource });
+    return this.issue({ clientId: client.id, scopes: code.scopes, resource, grantId: secret(9) });
   }
 
   private refresh(client: Client, form: URLSearchParams): Record<string, unknown> {
@@ -365,7 +370,7 @@ export class AuthorizationServer {
     return this.issue({ ...grant, scopes });
   }
 
-  private issue(grant: Grant): Record<string, unknown> {
+  private issue(grant: IssuedGrant): Record<string, unknown> {
     if (this.accessTokens.size >= MAX_ENTRIES) this.forgetExpired();
     const access = `mcpt_at_${secret(24)}`;
     const refresh = `mcpt_rt_${secret(24)}`;
@@ -387,7 +392,13 @@ export class AuthorizationServer {
     const client = this.authenticate(request, form);
     const token = form.get("token") ?? "";
     if (this.accessTokens.get(token)?.clientId === client.id) this.accessTokens.delete(token);
-    if (this.refreshTokens.get(token)?.clientId === client.id) this.refreshTokens.delete(token);
+    const grant = this.refreshTokens.get(token);
+    if (grant?.clientId === client.id) {
+      // Revoking a refresh token ends its whole authorization, access tokens included (RFC 7009 §2.1).
+      this.refreshTokens.delete(token);
+      for (const [access, entry] of this.accessTokens)
+        if (entry.grantId === grant.grantId) this.accessTokens.delete(access);
+    }
     return new Response(null, { status: 200 });
   }
 
