@@ -79,6 +79,12 @@ export async function call(invocation: Invocation, io: Io): Promise<number> {
   if (tool === undefined) throw new UsageError("missing the tool name");
   const args = readToolArguments(words);
   const { timeoutMs, detach } = invocation.options;
+  if (detach && !server.outlivesCommand) {
+    throw new UsageError(
+      "--detach needs a server that outlives this command: a stdio server stops when mcp-tasks exits, and its " +
+        "tasks with it (use an HTTP server, or follow the task to its end)",
+    );
+  }
   return withClient(invocation, io, server, tool, async (client, reporter, store, interrupts) => {
     const handle = client.callTool(tool, args, timeoutMs === undefined ? {} : { timeoutMs });
     if (detach) {
@@ -88,8 +94,10 @@ export async function call(invocation: Invocation, io: Io): Promise<number> {
         handle.detach();
         await handle.outcome();
         io.stdout.write(`${JSON.stringify(ref)}\n`);
-        reporter.say(`detached; follow it with: ${resumeHint(ref.taskId, server, invocation)}`, { ref });
-        return ExitCode.completed;
+        reporter.say(`detached; follow it with: ${resumeHintFor(server, invocation)(ref.taskId) ?? ""}`, {
+          ref,
+        });
+        return ExitCode.detached;
       }
     }
     return follow({
@@ -97,7 +105,7 @@ export async function call(invocation: Invocation, io: Io): Promise<number> {
       reporter,
       store,
       interrupts,
-      resumeHint: (id) => resumeHint(id, server, invocation),
+      resumeHint: resumeHintFor(server, invocation),
       authAdvice: (error) => authAdvice(error, server),
       check: (outcome) => {
         // The server refused the call itself (an unknown tool, arguments it cannot take): a usage error.
@@ -127,7 +135,7 @@ export async function watch(invocation: Invocation, io: Io): Promise<number> {
       reporter,
       store,
       interrupts,
-      resumeHint: (id) => resumeHint(id, server, invocation),
+      resumeHint: resumeHintFor(server, invocation),
       authAdvice: (error) => authAdvice(error, server),
     });
   });
@@ -194,10 +202,14 @@ export async function tools(invocation: Invocation, io: Io): Promise<number> {
   });
 }
 
-/** How to follow a task again from another shell; `--header` values are never repeated (they may be secrets). */
-function resumeHint(taskId: string, server: Server, invocation: Invocation): string {
+/**
+ * How to follow a task of `server` from another shell; nothing for a server that stops with this command.
+ * `--header` values are never repeated (they may be secrets).
+ */
+function resumeHintFor(server: Server, invocation: Invocation): (taskId: string) => string | undefined {
   const headers = invocation.options.headers.length > 0 ? " (with the same --header options)" : "";
-  return `mcp-tasks watch ${taskId} ${server.again}${headers}`;
+  return (taskId) =>
+    server.outlivesCommand ? `mcp-tasks watch ${taskId} ${server.again}${headers}` : undefined;
 }
 
 function age(createdAt: string | undefined): string {
