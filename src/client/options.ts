@@ -27,7 +27,7 @@ export interface TaskClientOptions {
    * URL targets: an OAuth client provider from `@modelcontextprotocol/client` (`OAuthClientProvider`). The SDK's
    * transport runs the authorization flow with it (discovery, dynamic registration, PKCE) and, on a 401, one
    * refresh and one retry of the request; a second 401 fails the request with `AuthError` (a task keeps running and
-   * its handle keeps its id). Concurrent 401s share one refresh. The SDK's OAuth code is loaded only with this.
+   * its handle keeps its id). Concurrent 401s share one refresh.
    */
   authProvider?: OAuthClientProvider;
   /**

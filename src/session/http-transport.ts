@@ -6,7 +6,8 @@
  *   the request → the connection's `headers` → the caller's (or the global) `fetch`
  *
  * A failed send that was about authorization becomes an `AuthError` (src/auth/failures.ts). With an
- * `authProvider`, the OAuth glue (src/auth/oauth.ts) and the SDK's OAuth code are loaded; without one, neither is.
+ * `authProvider`, the OAuth glue (src/auth/oauth.ts, imported on demand) hands it to the SDK's transport; without
+ * one, nothing of OAuth runs and no SDK auth function is imported.
  */
 import type { OAuthClientProvider } from "@modelcontextprotocol/client";
 import type { FetchLike } from "../protocol/headers.js";
