@@ -9,6 +9,22 @@ import type { Refusal, SentRequest } from "./challenge.js";
 import { refusalError } from "./challenge.js";
 
 /**
+ * The SDK's `OAuthClientProvider` (from `@modelcontextprotocol/client`), named structurally: any provider the SDK's
+ * transport takes fits. Declared here so that the public types import no SDK declarations (a consumer without
+ * `@types/node` could not check them).
+ */
+export interface OAuthProviderLike {
+  readonly redirectUrl: string | URL | undefined;
+  readonly clientMetadata: object;
+  clientInformation(...context: never[]): unknown;
+  tokens(...context: never[]): unknown;
+  saveTokens(...args: never[]): unknown;
+  redirectToAuthorization(authorizationUrl: URL): void | Promise<void>;
+  saveCodeVerifier(codeVerifier: string): void | Promise<void>;
+  codeVerifier(): string | Promise<string>;
+}
+
+/**
  * Completes an interactive authorization: given the authorization URL the provider was sent to, resolves with
  * the authorization response (the callback URL the browser landed on, or the bare code).
  */

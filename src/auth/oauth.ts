@@ -16,11 +16,11 @@ import type { FetchLike } from "../protocol/headers.js";
 import type { McpTransport } from "../session/types.js";
 import { AuthError } from "../protocol/errors.js";
 import { describeSent, type RefusalLog } from "./challenge.js";
-import { authFailure, type AuthorizationResponse } from "./failures.js";
+import { authFailure, type AuthorizationResponse, type OAuthProviderLike } from "./failures.js";
 
 export interface OAuthTransportParts {
   url: URL;
-  provider: OAuthClientProvider;
+  provider: OAuthProviderLike;
   authorizationResponse: AuthorizationResponse | undefined;
   /** The fetch for requests to the MCP endpoint (our whole HTTP layer). */
   endpoint: FetchLike;
@@ -34,7 +34,8 @@ const MAX_INTERACTIVE_ROUNDS = 2;
 
 export async function oauthTransport(parts: OAuthTransportParts): Promise<McpTransport> {
   const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/client");
-  const watched = watchRedirects(parts.provider);
+  // The option's type names the provider structurally; it is the SDK's OAuthClientProvider.
+  const watched = watchRedirects(parts.provider as unknown as OAuthClientProvider);
   const fetch = routed(parts.url, parts.endpoint, oneRefreshPerToken(parts.base));
   const transport = new StreamableHTTPClientTransport(parts.url, { authProvider: watched.provider, fetch });
   const send = transport.send.bind(transport);

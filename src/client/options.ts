@@ -9,9 +9,8 @@ import type { Logger } from "../protocol/logging.js";
 import type { TaskStore } from "../store/types.js";
 import type { CallSpec, LegacyTasksMode } from "../eras/dialect.js";
 import { Method } from "../protocol/constants.js";
-import type { OAuthClientProvider } from "@modelcontextprotocol/client";
 import type { ConnectionHeaders } from "../auth/headers.js";
-import type { AuthorizationResponse } from "../auth/failures.js";
+import type { AuthorizationResponse, OAuthProviderLike } from "../auth/failures.js";
 
 export interface TaskClientOptions {
   /**
@@ -29,7 +28,7 @@ export interface TaskClientOptions {
    * refresh and one retry of the request; a second 401 fails the request with `AuthError` (a task keeps running and
    * its handle keeps its id). Concurrent 401s share one refresh.
    */
-  authProvider?: OAuthClientProvider;
+  authProvider?: OAuthProviderLike;
   /**
    * With `authProvider`: completes an interactive authorization that a request started. Called with the URL the
    * provider was sent to (`redirectToAuthorization`); resolve with the URL the browser came back to (your

@@ -6,17 +6,20 @@
  *   the request → the connection's `headers` → the caller's (or the global) `fetch`
  *
  * A failed send that was about authorization becomes an `AuthError` (src/auth/failures.ts). With an
- * `authProvider`, the OAuth glue (src/auth/oauth.ts, imported on demand) hands it to the SDK's transport; without
- * one, nothing of OAuth runs and no SDK auth function is imported.
+ * `authProvider`, the OAuth glue (src/auth/oauth.ts) hands it to the SDK's transport; without one, nothing of OAuth
+ * runs.
  */
-import type { OAuthClientProvider } from "@modelcontextprotocol/client";
 import type { FetchLike } from "../protocol/headers.js";
 import { withHttpErrorMapping } from "./http-fetch.js";
 import type { RequestHeaders } from "./request-headers.js";
 import type { McpTransport } from "./types.js";
 import { withConnectionHeaders, type ConnectionHeaders } from "../auth/headers.js";
 import { describeSent, RefusalLog } from "../auth/challenge.js";
-import { authFailure, type AuthorizationResponse } from "../auth/failures.js";
+import { authFailure, type AuthorizationResponse, type OAuthProviderLike } from "../auth/failures.js";
+// Imported statically on purpose: the package is built without code splitting, so a dynamic import of a module of
+// ours would be inlined anyway, and esbuild would then keep everything that module reaches (no tree shaking). The
+// glue is small; the SDK it drives is what loads on demand (`oauthTransport` imports it when called).
+import { oauthTransport } from "../auth/oauth.js";
 
 export interface HttpTransportOptions {
   /** The `fetch` under everything. Default: the global `fetch`, looked up per request. */
@@ -25,7 +28,7 @@ export interface HttpTransportOptions {
   requestHeaders?: RequestHeaders;
   /** The connection's headers, on every request to the endpoint. */
   headers?: ConnectionHeaders;
-  authProvider?: OAuthClientProvider;
+  authProvider?: OAuthProviderLike;
   authorizationResponse?: AuthorizationResponse;
 }
 
@@ -41,7 +44,6 @@ export async function buildHttpTransport(
   endpoint = withHttpErrorMapping(noteRefusals(endpoint, refusals));
 
   if (options.authProvider !== undefined) {
-    const { oauthTransport } = await import("../auth/oauth.js");
     return oauthTransport({
       url,
       provider: options.authProvider,

@@ -17,7 +17,13 @@ import { checkEra } from "./era.js";
 import { startLegacyHttpServer } from "./legacy/index.js";
 import type { TaskServer, TaskServerOptions } from "./server-core.js";
 import { createServerCore } from "./server-core.js";
-import { createAuthGate, refuse, type AuthGate, type TaskServerAuth } from "./auth/gate.js";
+import {
+  AUTH_IN_THIS_BUILD,
+  createAuthGate,
+  refuse,
+  type AuthGate,
+  type TaskServerAuth,
+} from "./auth/index.js";
 import { checkAuthOptions, type ServerAuthOptions } from "./auth/options.js";
 
 export interface HttpTaskServerOptions extends TaskServerOptions {
@@ -118,6 +124,11 @@ function listenHeaderProblem(headers: Record<string, string>, listen: TaskListen
  */
 export async function startTaskServer(options: HttpTaskServerOptions = {}): Promise<HttpTaskServer> {
   if (checkEra(options) === "2025-11-25") return startLegacyHttpServer(options);
+  if (options.auth !== undefined && !AUTH_IN_THIS_BUILD) {
+    // CommonJS: the authorization server ships once, in the ESM build (see auth/index.cjs.ts).
+    const esm = await import("mcp-tasks/testing");
+    return esm.startTaskServer(options);
+  }
   const core = createServerCore(options);
   const host = options.host ?? "127.0.0.1";
   const path = options.path ?? "/mcp";

@@ -1,12 +1,17 @@
 /**
  * What `npm pack` / `npm publish` ship: the build, the server launcher, the README and the licence, and
  * nothing a consumer does not need (sources, tests, benchmarks, sourcemaps, the schema sources that
- * `dist/schema` already declares). Prints the tarball's size; the budget is 300 KB packed.
+ * `dist/schema` already declares). Prints the tarball's size; the budget is 320 KB packed.
  *
  * The budget was 250 KB for the library alone; the `mcp-tasks` command (about 9 KB packed), the 2025-11-25
  * generation in the client and in the test server (about 15 KB) and their README sections took it to about
  * 280 KB. Minifying identifiers would win back about 20 KB, but a readable `dist/` is worth more to people
  * debugging into it, since no sourcemaps ship.
+ *
+ * Authorization (issue 21) took it to about 317 KB: `headers`/`authProvider` glue and `AuthError` in both builds of
+ * the main entry (about 8 KB packed), the reference server's authorization server (about 6 KB, in the ESM build
+ * only: the CommonJS build gets it from there), the command's `login`/`logout`/`--header` (about 4 KB) and the
+ * README sections (about 5 KB).
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -14,7 +19,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { packDryRun, ROOT, type PackResult } from "./packed.js";
 
-const BUDGET_BYTES = 300 * 1024;
+const BUDGET_BYTES = 320 * 1024;
 let pack: PackResult;
 let paths: string[];
 

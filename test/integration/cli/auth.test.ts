@@ -139,7 +139,7 @@ describe("login, a call with the stored tokens, logout", () => {
     expect(oauth.requests.last("tools/call")?.headers["authorization"]).toBe(
       `Bearer ${stored.tokens.access_token}`,
     );
-  });
+  }, 40_000); // one command doing the whole flow: discovery, registration, the page, the exchange
 
   it("refreshes expired stored tokens and writes the new ones back", async () => {
     const path = join(credentialsDir(), readdirSync(credentialsDir())[0]!);
