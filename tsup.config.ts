@@ -51,6 +51,12 @@ const library: Options = {
         build.onResolve({ filter: /^\.\/legacy\/index\.js$/ }, (args) => ({
           path: join(args.resolveDir, "legacy", "index.cjs.ts"),
         }));
+        // So does its authorization server (startTaskServer({ auth })).
+        build.onResolve({ filter: /^\.\/auth\/index\.js$/ }, (args) =>
+          args.resolveDir.endsWith(join("src", "testing"))
+            ? { path: join(args.resolveDir, "auth", "index.cjs.ts") }
+            : undefined,
+        );
       },
     },
     {

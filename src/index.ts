@@ -45,7 +45,11 @@ export {
   InputUnansweredError,
   TaskStoreError,
   LeaseLostError,
+  AuthError,
+  type AuthFailure,
 } from "./protocol/errors.js";
+export type { ConnectionHeaders } from "./auth/headers.js";
+export type { AuthorizationResponse, OAuthProviderLike } from "./auth/failures.js";
 export { UnsupportedError, UnrequestedTaskError } from "./protocol/errors.js";
 export type { TaskSupport } from "./tools/catalog.js";
 export type { ToolInfo } from "./tools/catalog.js";

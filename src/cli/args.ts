@@ -19,6 +19,10 @@ export interface CliOptions {
   unanswered: UnansweredPolicy;
   allowSampling: boolean;
   roots: string[];
+  /** `--header` as typed: `Name: value` (with `${VAR}` read from the environment) or `@file`. */
+  headers: string[];
+  /** `login`: print the authorization URL without trying to open a browser. */
+  noBrowser: boolean;
   help: boolean;
 }
 
@@ -40,6 +44,8 @@ const OPTION_SPEC = {
   unanswered: { type: "string" },
   "allow-sampling": { type: "boolean" },
   roots: { type: "string", multiple: true },
+  header: { type: "string", multiple: true },
+  "no-browser": { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -66,6 +72,8 @@ export function readInvocation(argv: readonly string[]): Invocation {
     unanswered: readPolicy(values.unanswered),
     allowSampling: values["allow-sampling"] === true,
     roots: values.roots ?? [],
+    headers: values.header ?? [],
+    noBrowser: values["no-browser"] === true,
     help: values.help === true,
   };
   const [command, ...operands] = positionals;

@@ -2,7 +2,16 @@
 import { RpcError, type TaskClient } from "../index.js";
 import { firstLine, readToolArguments, type Invocation } from "./args.js";
 import type { CliStore, NotedRef } from "./cli-store.js";
-import { connectTo, serverOfTask, stdioServer, storeOf, taskOf, urlServer, type Server } from "./connect.js";
+import {
+  authAdvice,
+  connectTo,
+  serverOfTask,
+  stdioServer,
+  storeOf,
+  taskOf,
+  urlServer,
+  type Server,
+} from "./connect.js";
 import { ExitCode, exitCodeOf, UsageError } from "./exit-codes.js";
 import { follow, Interrupts } from "./follow.js";
 import { createReporter, plain, type Output, type Reporter } from "./reporter.js";
@@ -85,7 +94,9 @@ export async function call(invocation: Invocation, io: Io): Promise<number> {
         handle.detach();
         await handle.outcome();
         io.stdout.write(`${JSON.stringify(ref)}\n`);
-        reporter.say(`detached; follow it with: mcp-tasks watch ${ref.taskId} ${server.again}`, { ref });
+        reporter.say(`detached; follow it with: ${resumeHintFor(server, invocation)(ref.taskId) ?? ""}`, {
+          ref,
+        });
         return ExitCode.detached;
       }
     }
@@ -94,7 +105,8 @@ export async function call(invocation: Invocation, io: Io): Promise<number> {
       reporter,
       store,
       interrupts,
-      resumeHint: resumeHintFor(server),
+      resumeHint: resumeHintFor(server, invocation),
+      authAdvice: (error) => authAdvice(error, server),
       check: (outcome) => {
         // The server refused the call itself (an unknown tool, arguments it cannot take): a usage error.
         const error = outcome.kind === "error" && outcome.taskId === undefined ? outcome.error : undefined;
@@ -123,7 +135,8 @@ export async function watch(invocation: Invocation, io: Io): Promise<number> {
       reporter,
       store,
       interrupts,
-      resumeHint: resumeHintFor(server),
+      resumeHint: resumeHintFor(server, invocation),
+      authAdvice: (error) => authAdvice(error, server),
     });
   });
 }
@@ -189,9 +202,14 @@ export async function tools(invocation: Invocation, io: Io): Promise<number> {
   });
 }
 
-/** How to follow a task of `server` from another shell; nothing for a server that stops with this command. */
-function resumeHintFor(server: Server): (taskId: string) => string | undefined {
-  return (taskId) => (server.outlivesCommand ? `mcp-tasks watch ${taskId} ${server.again}` : undefined);
+/**
+ * How to follow a task of `server` from another shell; nothing for a server that stops with this command.
+ * `--header` values are never repeated (they may be secrets).
+ */
+function resumeHintFor(server: Server, invocation: Invocation): (taskId: string) => string | undefined {
+  const headers = invocation.options.headers.length > 0 ? " (with the same --header options)" : "";
+  return (taskId) =>
+    server.outlivesCommand ? `mcp-tasks watch ${taskId} ${server.again}${headers}` : undefined;
 }
 
 function age(createdAt: string | undefined): string {

@@ -4,15 +4,19 @@
  * command cannot do anything else with it.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { TaskClient, readTaskRef, type ConnectTarget, type TaskRef } from "../index.js";
+import { AuthError, TaskClient, readTaskRef, type ConnectTarget, type TaskRef } from "../index.js";
 import type { Invocation } from "./args.js";
 import { firstLine } from "./args.js";
 import { CliStore, defaultStoreDir, type NotedRef } from "./cli-store.js";
-import { UsageError } from "./exit-codes.js";
+import { AuthorizationNeeded, UsageError } from "./exit-codes.js";
+import { credentialsFileFor, CredentialsProvider } from "./credentials.js";
+import { readHeaders } from "./headers.js";
 import { terminalHandlers, type Terminal } from "./prompts.js";
 
 export interface Server {
   target: ConnectTarget;
+  /** The URL of a Streamable HTTP server; undefined for a stdio command. */
+  url?: string;
   /** The URL, or the stdio command as typed. */
   label: string;
   /** Options that reach this server again from another shell (`--server URL` or `-- command`). */
@@ -36,7 +40,13 @@ export function urlServer(url: string): Server {
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
     throw new UsageError(`a server URL must be http:// or https://, got ${JSON.stringify(url)}`);
   }
-  return { target: parsed.href, label: parsed.href, again: `--server ${parsed.href}`, outlivesCommand: true };
+  return {
+    target: parsed.href,
+    url: parsed.href,
+    label: parsed.href,
+    again: `--server ${parsed.href}`,
+    outlivesCommand: true,
+  };
 }
 
 export function stdioServer(command: string[]): Server {
@@ -88,9 +98,47 @@ export async function connectTo(
       inputHandlers,
       unansweredInput: options.unanswered,
       logger: { warn: say("warning"), error: say("error") },
+      ...credentialsFor(server, invocation),
     });
   } catch (error) {
+    if (error instanceof AuthError) throw new AuthorizationNeeded(authAdvice(error, server));
     throw new UsageError(`cannot connect to ${server.label}: ${firstLine(error)}`);
+  }
+}
+
+/**
+ * The credentials of an HTTP server: the `--header` options, and the tokens `mcp-tasks login` stored for it
+ * (unless `--header` gives an `Authorization` of its own).
+ */
+function credentialsFor(
+  server: Server,
+  invocation: Invocation,
+): { headers?: Record<string, string>; authProvider?: CredentialsProvider } {
+  const headers = readHeaders(invocation.options.headers);
+  if (server.url === undefined) {
+    if (Object.keys(headers).length > 0)
+      throw new UsageError("--header applies to a server URL, not to `-- <command>`");
+    return {};
+  }
+  const given = Object.keys(headers).length > 0 ? { headers } : {};
+  if (Object.keys(headers).some((name) => name.toLowerCase() === "authorization")) return given;
+  const file = credentialsFileFor(server.url);
+  const stored = file.load();
+  return stored === undefined ? given : { ...given, authProvider: new CredentialsProvider(file, stored) };
+}
+
+/** One line on what the server wants and what to do about it; never a credential. */
+export function authAdvice(error: AuthError, server: Server): string {
+  const login = server.url === undefined ? "" : `: run \`mcp-tasks login ${server.url}\``;
+  switch (error.reason) {
+    case "insufficient_scope":
+      return `${server.label} needs more scope${error.scope === undefined ? "" : ` ("${error.scope}")`} than the credentials have${login}`;
+    case "forbidden":
+      return `${server.label} forbids this request (HTTP 403) with these credentials`;
+    case "authorization_failed":
+      return `could not get credentials for ${server.label}: ${firstLine(error.cause ?? error)}`;
+    default:
+      return `${server.label} needs authorization${error.status === undefined ? "" : ` (HTTP ${error.status})`}${login}`;
   }
 }
 

@@ -3,7 +3,13 @@
  * to the store, and Ctrl-C means "cancel": the first sends `tasks/cancel` and waits for the server's final
  * word, a second detaches and prints how to pick the task up again.
  */
-import { TaskDetachedError, type CallToolResult, type TaskHandle, type TaskOutcome } from "../index.js";
+import {
+  AuthError,
+  TaskDetachedError,
+  type CallToolResult,
+  type TaskHandle,
+  type TaskOutcome,
+} from "../index.js";
 import { firstLine } from "./args.js";
 import type { CliStore } from "./cli-store.js";
 import { exitCodeOf } from "./exit-codes.js";
@@ -22,6 +28,8 @@ export interface Follow {
   interrupts: Interrupts;
   /** Looks at the outcome before it is reported; throws a `UsageError` for a call the server refused. */
   check?: (outcome: TaskOutcome<CallToolResult>) => void;
+  /** What to tell the user when the server refused the credentials (what it wants, how to log in). */
+  authAdvice?: (error: AuthError) => string;
 }
 
 /** Ctrl-C, from the process's SIGINT or from an open prompt. */
@@ -54,6 +62,7 @@ export async function follow({
   resumeHint,
   interrupts,
   check,
+  authAdvice,
 }: Follow): Promise<number> {
   handle.on("task", (taskId) => reporter.task(taskId));
   handle.on("update", (update) => {
@@ -109,6 +118,13 @@ export async function follow({
         : `the task keeps running; follow it with: ${again}`,
       { taskId: outcome.taskId },
     );
+  }
+  if (outcome.kind === "error" && outcome.error instanceof AuthError && authAdvice !== undefined) {
+    const advice = authAdvice(outcome.error);
+    const again = outcome.taskId === undefined ? undefined : resumeHint(outcome.taskId);
+    const resume =
+      again === undefined ? "" : `; the task keeps running: once authorized, follow it with: ${again}`;
+    reporter.say(`${advice}${resume}`, outcome.taskId === undefined ? undefined : { taskId: outcome.taskId });
   }
   ended = true;
   reporter.finish(outcome, code);

@@ -8,6 +8,8 @@ export const USAGE = `Usage:
   mcp-tasks cancel <taskId|ref> [--server <url>]       send tasks/cancel and show the server's final word
   mcp-tasks ls                                         unfinished tasks in the store
   mcp-tasks tools <url> | tools -- <command> [args…]   the tools a server offers
+  mcp-tasks login <url> [--no-browser] [--timeout <time>]   authorize with OAuth and store the tokens
+  mcp-tasks logout <url>                               forget (and revoke, where the server can) the stored tokens
 
 Tool arguments (merged left to right):
   '{"seconds":5}'      a JSON object
@@ -15,6 +17,18 @@ Tool arguments (merged left to right):
   @args.json           a file holding a JSON object
 
 A task is <taskId> (looked up in the store), a TaskRef as JSON, or @ref.json.
+
+Authorization:
+  --header 'Name: value'   send a header on every request to the server (repeat for more); \${VAR} in a value
+                           is read from the environment, so secrets stay out of the command line:
+                             --header 'Authorization: Bearer \${MCP_TOKEN}'
+  --header @file           'Name: value' lines from a file (# comments and blank lines skipped)
+  login <url>              OAuth authorization code flow with PKCE: registers the client when the server offers
+                           it, prints the authorization URL (and opens a browser when there is one), waits for the
+                           redirect to a one-time listener on 127.0.0.1 (up to --timeout, default 5m)
+  Tokens are kept per server in $XDG_CONFIG_HOME/mcp-tasks/credentials/ (default ~/.config/mcp-tasks/credentials/),
+  files readable by you only (0600, directory 0700); every command uses its server's tokens and refreshes them
+  when they expire. A --header Authorization replaces them. Header values are never printed.
 
 Options:
   --json               print NDJSON events (task, update, input, inputUnanswered, note, outcome) on stdout
@@ -27,6 +41,8 @@ Options:
   --unanswered <what>  input that cannot be answered: fail (default), decline or cancel
   --allow-sampling     let servers ask for a model completion (you type the reply)
   --roots <dir>        offer <dir> as a root (repeat for more); otherwise roots are not offered
+  --header <h>         a header for every request (see Authorization)
+  --no-browser         login: print the authorization URL only
   -h, --help           print this help
 
 Ctrl-C cancels the task (tasks/cancel) and waits for the server's final word; a second Ctrl-C detaches

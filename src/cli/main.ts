@@ -4,10 +4,11 @@
  */
 import { firstLine, readInvocation } from "./args.js";
 import { call, cancel, ls, tools, watch, type Io } from "./commands.js";
-import { ExitCode, UsageError } from "./exit-codes.js";
+import { AuthorizationNeeded, ExitCode, UsageError } from "./exit-codes.js";
+import { login, logout } from "./login.js";
 import { USAGE } from "./help.js";
 
-const COMMANDS = { call, watch, cancel, ls, tools } as const;
+const COMMANDS = { call, watch, cancel, ls, tools, login, logout } as const;
 
 export async function cliMain(
   argv: readonly string[],
@@ -25,12 +26,13 @@ export async function cliMain(
       (typeof COMMANDS)[keyof typeof COMMANDS] | undefined;
     if (command === undefined || !Object.hasOwn(COMMANDS, invocation.command)) {
       throw new UsageError(
-        `unknown command ${JSON.stringify(invocation.command)} (call, watch, cancel, ls, tools)`,
+        `unknown command ${JSON.stringify(invocation.command)} (call, watch, cancel, ls, tools, login, logout)`,
       );
     }
     return await command(invocation, io);
   } catch (error) {
     io.stderr.write(`mcp-tasks: ${firstLine(error)}\n`);
+    if (error instanceof AuthorizationNeeded) return ExitCode.auth;
     return error instanceof UsageError ? ExitCode.usage : ExitCode.failed;
   }
 }

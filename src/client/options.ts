@@ -9,8 +9,34 @@ import type { Logger } from "../protocol/logging.js";
 import type { TaskStore } from "../store/types.js";
 import type { CallSpec, LegacyTasksMode } from "../eras/dialect.js";
 import { Method } from "../protocol/constants.js";
+import type { ConnectionHeaders } from "../auth/headers.js";
+import type { AuthorizationResponse, OAuthProviderLike } from "../auth/failures.js";
 
 export interface TaskClientOptions {
+  /**
+   * URL targets: HTTP headers for every request of the connection (calls, polls, `tasks/update`, `tasks/cancel`,
+   * listen streams, `tools/list`), e.g. `{ Authorization: "Bearer …" }`; or a function called before every
+   * request for that request's headers (a token that changes). They go to the MCP endpoint only, and never into a
+   * ref, the store, an event, a log line or an error message. Headers the protocol sets (`Mcp-*`,
+   * `MCP-Protocol-Version`, `Content-Type`, `Accept`) are refused. A server's 401 or 403 fails the request with
+   * `AuthError`.
+   */
+  headers?: ConnectionHeaders;
+  /**
+   * URL targets: an OAuth client provider from `@modelcontextprotocol/client` (`OAuthClientProvider`). The SDK's
+   * transport runs the authorization flow with it (discovery, dynamic registration, PKCE) and, on a 401, one
+   * refresh and one retry of the request; a second 401 fails the request with `AuthError` (a task keeps running and
+   * its handle keeps its id). Concurrent 401s share one refresh.
+   */
+  authProvider?: OAuthProviderLike;
+  /**
+   * With `authProvider`: completes an interactive authorization that a request started. Called with the URL the
+   * provider was sent to (`redirectToAuthorization`); resolve with the URL the browser came back to (your
+   * `redirectUrl` with `code`, `state`, `iss`) or the bare code. The client checks `state`, exchanges the code (the
+   * SDK checks `iss`), and sends the request again, all within that request's timeout (`requestTimeoutMs`).
+   * Without it, such a request fails with `AuthError` (`reason: "authorization_required"`).
+   */
+  authorizationResponse?: AuthorizationResponse;
   /** Sent as `io.modelcontextprotocol/clientInfo` on every request. */
   clientInfo?: Implementation;
   /**

@@ -10,6 +10,8 @@ import type { TaskStore } from "../store/types.js";
 import { capabilitiesFor } from "../input/index.js";
 import { safeLogger, type Logger } from "../protocol/logging.js";
 import { resolveClientOptions, type ResolvedClientOptions, type TaskClientOptions } from "./options.js";
+import { checkConnectionHeaders } from "../auth/headers.js";
+import type { HttpTransportOptions } from "../session/http-transport.js";
 
 /** Every option checked and defaulted, once per client. */
 export interface ClientSettings {
@@ -19,6 +21,8 @@ export interface ClientSettings {
   log: Logger;
   store: TaskStore | undefined;
   adoptEveryMs: number | undefined;
+  /** What a URL target's transport is built with: `headers`, `authProvider`, `authorizationResponse`. */
+  http: HttpTransportOptions;
 }
 
 export function settingsOf(options: TaskClientOptions): ClientSettings {
@@ -29,7 +33,53 @@ export function settingsOf(options: TaskClientOptions): ClientSettings {
     log: safeLogger(options.logger),
     store: checkStore(options.store),
     adoptEveryMs: adoptEvery(options),
+    http: httpOptions(options),
   };
+}
+
+/** The HTTP-only options, checked; a caller mistake (a bad header, a provider that is not one) throws here. */
+function httpOptions({
+  headers,
+  authProvider,
+  authorizationResponse,
+}: TaskClientOptions): HttpTransportOptions {
+  const http: HttpTransportOptions = {};
+  const checked = checkConnectionHeaders(headers);
+  if (checked !== undefined) http.headers = checked;
+  if (authProvider !== undefined) {
+    const provider = authProvider as unknown as Record<string, unknown> | null;
+    const methods = ["tokens", "saveTokens", "clientInformation", "redirectToAuthorization"];
+    if (
+      typeof provider !== "object" ||
+      provider === null ||
+      methods.some((m) => typeof provider[m] !== "function")
+    ) {
+      throw new TypeError(
+        "TaskClient: `authProvider` must be an OAuthClientProvider (tokens, saveTokens, …)",
+      );
+    }
+    if (
+      typeof checked === "object" &&
+      Object.keys(checked).some((name) => name.toLowerCase() === "authorization")
+    ) {
+      throw new TypeError("TaskClient: give either an `Authorization` header or an `authProvider`, not both");
+    }
+    http.authProvider = authProvider;
+  }
+  if (authorizationResponse !== undefined) {
+    if (typeof authorizationResponse !== "function") {
+      throw new TypeError("TaskClient: `authorizationResponse` must be a function");
+    }
+    if (authProvider === undefined)
+      throw new TypeError("TaskClient: `authorizationResponse` needs an `authProvider`");
+    http.authorizationResponse = authorizationResponse;
+  }
+  return http;
+}
+
+/** Whether any option only an HTTP connection can use was given. */
+export function usesHttpOptions(settings: ClientSettings): boolean {
+  return Object.keys(settings.http).length > 0;
 }
 
 /** The session every client talks through; it declares the input capabilities the host gave handlers for. */

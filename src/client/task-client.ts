@@ -33,7 +33,7 @@ import { followLegacyStatus } from "../eras/legacy/status.js";
 import type { Task } from "../schema/index.js";
 import { toolOutcome } from "../run/endings.js";
 import { TaskRun } from "../run/task-run.js";
-import { sessionFor, settingsOf, type ClientSettings } from "./settings.js";
+import { sessionFor, settingsOf, usesHttpOptions, type ClientSettings } from "./settings.js";
 import { Subscriptions } from "../notifications/subscriptions.js";
 import { RequestHeaders } from "../session/request-headers.js";
 import { ToolCatalog, type ToolInfo } from "../tools/catalog.js";
@@ -190,14 +190,19 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
    */
   static async connect(target: ConnectTarget, options: TaskClientOptions = {}): Promise<TaskClient> {
     const settings = settingsOf(options); // bad options fail here, before any connection is made
+    const url = typeof target === "string" ? target : target instanceof URL ? target.href : undefined;
+    if (url === undefined && usesHttpOptions(settings)) {
+      throw new TypeError(
+        "TaskClient.connect: `headers`, `authProvider` and `authorizationResponse` apply to a URL target only",
+      );
+    }
     const store = settings.store;
     await store?.open?.(); // a store another process holds fails here, before any connection is made
     let session: Session | undefined;
     try {
       const requestHeaders = new RequestHeaders();
-      session = sessionFor(await resolveTransport(target, { requestHeaders }), settings);
+      session = sessionFor(await resolveTransport(target, { ...settings.http, requestHeaders }), settings);
       const server = await session.connect();
-      const url = typeof target === "string" ? target : target instanceof URL ? target.href : undefined;
       const ownsHttp = url !== undefined;
       return new TaskClient(session, server, settings, url, ownsHttp ? requestHeaders : undefined);
     } catch (error) {

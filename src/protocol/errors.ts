@@ -207,6 +207,110 @@ export class RequestTimeoutError extends TransportError {
   }
 }
 
+/**
+ * Why the server would not take a request's credentials:
+ * - `unauthorized`: HTTP 401 — no credentials, or ones it rejects (expired, revoked), and a refresh did not help;
+ * - `insufficient_scope`: HTTP 403 asking for more scope (`scope` names what it asked for);
+ * - `forbidden`: any other HTTP 403;
+ * - `authorization_required`: the `authProvider` started an interactive authorization (it was sent to the
+ *   authorization page) that nothing completed during the request;
+ * - `authorization_failed`: getting credentials failed: the OAuth flow (discovery, registration, token endpoint,
+ *   an `iss` or `state` that does not match), the provider, or a `headers` function threw.
+ */
+export type AuthFailure =
+  "unauthorized" | "insufficient_scope" | "forbidden" | "authorization_required" | "authorization_failed";
+
+/**
+ * A request failed on authorization: the server answered 401 or 403 (after one refresh, when an `authProvider` can
+ * refresh), or credentials could not be had. The request failed, not the task: a handle that ends with it keeps its
+ * task running on the server, carries `taskId`, and `client.task(ref)` follows it again once authorization is back.
+ * No credential text is ever part of it; `challenge` is the server's `WWW-Authenticate` header as sent.
+ */
+export class AuthError extends TransportError {
+  static {
+    brandErrorClass(this, "AuthError");
+  }
+  override name = "AuthError";
+  /** The task the request was about (`tasks/*`), or the task of the handle this error ended. */
+  readonly taskId: string | undefined;
+  readonly reason: AuthFailure;
+  /** The request's method, e.g. `tasks/get`. */
+  readonly method: string;
+  /** The server's `WWW-Authenticate` challenge, verbatim; undefined when it sent none (or there was no answer). */
+  readonly challenge: string | undefined;
+  /** The `scope` the challenge asked for (with `insufficient_scope`, the scope the request needs). */
+  readonly scope: string | undefined;
+  /** The challenge's `error` (e.g. `invalid_token`) and `error_description` (untrusted server text). */
+  readonly oauthError: string | undefined;
+  readonly errorDescription: string | undefined;
+  /** The challenge's `resource_metadata` URL (RFC 9728), where the server's authorization details live. */
+  readonly resourceMetadataUrl: string | undefined;
+
+  constructor(init: {
+    method: string;
+    reason: AuthFailure;
+    status?: number;
+    taskId?: string;
+    challenge?: string;
+    scope?: string;
+    oauthError?: string;
+    errorDescription?: string;
+    resourceMetadataUrl?: string;
+    cause?: unknown;
+  }) {
+    const details: { status?: number; transient: boolean; cause?: unknown } = { transient: false };
+    if (init.status !== undefined) details.status = init.status;
+    if (init.cause !== undefined) details.cause = init.cause;
+    super(authMessage(init), details);
+    this.taskId = init.taskId;
+    this.reason = init.reason;
+    this.method = init.method;
+    this.challenge = init.challenge;
+    this.scope = init.scope;
+    this.oauthError = init.oauthError;
+    this.errorDescription = init.errorDescription;
+    this.resourceMetadataUrl = init.resourceMetadataUrl;
+  }
+
+  /** The same failure, as the error that ends the handle of task `taskId`. */
+  forTask(taskId: string): AuthError {
+    if (this.taskId === taskId) return this;
+    const init: ConstructorParameters<typeof AuthError>[0] = {
+      method: this.method,
+      reason: this.reason,
+      taskId,
+      cause: this.cause,
+    };
+    if (this.status !== undefined) init.status = this.status;
+    if (this.challenge !== undefined) init.challenge = this.challenge;
+    if (this.scope !== undefined) init.scope = this.scope;
+    if (this.oauthError !== undefined) init.oauthError = this.oauthError;
+    if (this.errorDescription !== undefined) init.errorDescription = this.errorDescription;
+    if (this.resourceMetadataUrl !== undefined) init.resourceMetadataUrl = this.resourceMetadataUrl;
+    return new AuthError(init);
+  }
+}
+
+const AUTH_FAILURE_TEXT: Record<AuthFailure, string> = {
+  unauthorized: "the server refused the credentials",
+  insufficient_scope: "the credentials lack the scope the server asks for",
+  forbidden: "the server forbids this request",
+  authorization_required: "authorization is required: the authorization step was started but not completed",
+  authorization_failed: "could not obtain credentials",
+};
+
+function authMessage(init: ConstructorParameters<typeof AuthError>[0]): string {
+  const parts: string[] = [];
+  if (init.status !== undefined) parts.push(`HTTP ${init.status}`);
+  if (init.reason === "insufficient_scope" && init.scope !== undefined) parts.push(`scope "${init.scope}"`);
+  else if (init.oauthError !== undefined) parts.push(init.oauthError);
+  const detail = parts.length > 0 ? ` (${parts.join(", ")})` : "";
+  const text = `${init.method}: ${AUTH_FAILURE_TEXT[init.reason]}${detail}`;
+  return init.taskId === undefined
+    ? text
+    : `task ${redactTaskId(init.taskId)}: ${redactIn(text, init.taskId)}`;
+}
+
 /** `text` with every occurrence of `taskId` redacted. */
 export function redactIn(text: string, taskId: string): string {
   return taskId.length === 0 ? text : text.split(taskId).join(redactTaskId(taskId));

@@ -4,6 +4,7 @@
  */
 import type { CallToolResult, DetailedTask } from "../schema/index.js";
 import {
+  AuthError,
   ClientClosedError,
   DeadlineExceededError,
   McpTasksError,
@@ -80,6 +81,9 @@ export function settle(
 
 function errorOutcome(error: unknown, taskId: string | undefined): TaskOutcome<CallToolResult> {
   if (error instanceof TaskCancelledError) return { kind: "cancelled", taskId, error };
+  // The request failed on authorization, not the task: the error names the task, so it can be followed again.
+  if (error instanceof AuthError && taskId !== undefined)
+    return { kind: "error", taskId, error: error.forTask(taskId) };
   if (error instanceof McpTasksError) {
     if (taskId !== undefined) error.message = redactIn(error.message, taskId);
     return { kind: "error", taskId, error };

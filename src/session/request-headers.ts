@@ -9,7 +9,10 @@ import type { FetchLike } from "../protocol/headers.js";
 export class RequestHeaders {
   private readonly byId = new Map<string, Record<string, string>>();
 
-  /** Files headers for the request with this id; they are used once. */
+  /**
+   * Files headers for the request with this id. Every POST carrying the id gets them, so a resend of the same
+   * message (after a 401 and a token refresh) carries them too, until the caller drops them.
+   */
   file(id: string, headers: Record<string, string>): void {
     this.byId.set(id, headers);
   }
@@ -28,7 +31,6 @@ export class RequestHeaders {
       const id = requestIdOf(init.body);
       const extra = id === undefined ? undefined : this.byId.get(id);
       if (extra === undefined) return fetchImpl(url, init);
-      this.byId.delete(id as string);
       const headers = new Headers(init.headers);
       for (const [name, value] of Object.entries(extra)) headers.set(name, value);
       return fetchImpl(url, { ...init, headers });

@@ -3,9 +3,7 @@
  * themselves. URLs and commands get the v2 SDK's transports, loaded on demand so that a host that brings its own
  * transport loads neither; the stdio one sits behind `#stdio`, so a browser bundle never contains it.
  */
-import type { FetchLike } from "../protocol/headers.js";
-import { withHttpErrorMapping } from "./http-fetch.js";
-import type { RequestHeaders } from "./request-headers.js";
+import { buildHttpTransport, type HttpTransportOptions } from "./http-transport.js";
 import type { McpTransport } from "./types.js";
 
 /** A local MCP server started as a child process and spoken to over its stdin/stdout. */
@@ -23,14 +21,8 @@ export interface StdioTarget {
  */
 export type ConnectTarget = string | URL | StdioTarget | McpTransport;
 
-export interface ResolveOptions {
-  /** The `fetch` the HTTP transport uses (wrapped to report HTTP failures precisely). Default: global `fetch`. */
-  fetch?: FetchLike;
-  /** Extra settings for every HTTP request, e.g. static headers. */
-  requestInit?: RequestInit;
-  /** Per-request headers (filed by JSON-RPC id) that the HTTP transport's POSTs pick up. */
-  requestHeaders?: RequestHeaders;
-}
+/** How a URL target's transport is built (see `buildHttpTransport`); ignored for other targets. */
+export type ResolveOptions = HttpTransportOptions;
 
 /** Builds (or passes through) the transport for a target. The transport is returned unstarted. */
 export async function resolveTransport(
@@ -38,15 +30,7 @@ export async function resolveTransport(
   options: ResolveOptions = {},
 ): Promise<McpTransport> {
   if (typeof target === "string" || target instanceof URL) {
-    const url = parseUrl(target);
-    const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/client");
-    const base: FetchLike = (input, init) => (options.fetch ?? globalThis.fetch)(input, init);
-    const fetch = options.requestHeaders === undefined ? base : options.requestHeaders.wrap(base);
-    const transport = new StreamableHTTPClientTransport(url, {
-      fetch: withHttpErrorMapping(fetch),
-      ...(options.requestInit !== undefined && { requestInit: options.requestInit }),
-    });
-    return transport;
+    return buildHttpTransport(parseUrl(target), options);
   }
   if (isTransport(target)) return target;
   if (isStdioTarget(target)) {

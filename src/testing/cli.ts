@@ -10,8 +10,9 @@ import { TASK_SERVER_ERAS } from "./era.js";
 import type { TaskServer, TaskServerEra } from "./server-core.js";
 import { startStdioTaskServer } from "./stdio-server.js";
 import { TOOL_DEFAULTS, type ToolDefinition } from "./tool.js";
+import { checkAuthOptions, type ServerAuthOptions } from "./auth/options.js";
 
-const OPTIONS = `Usage: mcp-tasks-server [--era E] [--port N] [--host H] [--path /mcp] [--time-scale X] | --stdio [--era E] [--time-scale X]
+const OPTIONS = `Usage: mcp-tasks-server [--era E] [--port N] [--host H] [--path /mcp] [--auth A] [--time-scale X] | --stdio [--era E] [--time-scale X]
 
 Serves the MCP Tasks extension (2026-07-28) with the conformance fixture tools.
   --era E           2026-07-28 (default) or 2025-11-25: the same tools as 2025-11-25 tasks
@@ -19,6 +20,10 @@ Serves the MCP Tasks extension (2026-07-28) with the conformance fixture tools.
   --port N          HTTP port (default 0: a free port)
   --host H          interface to bind (default 127.0.0.1)
   --path P          endpoint path (default /mcp)
+  --auth A          require authorization (HTTP only): bearer:<token> (that static token), or oauth:
+                    protected-resource metadata and an authorization server on the same origin
+                    (registration, an approval page at /authorize, PKCE S256, rotating refresh tokens)
+  --token-lifetime T  --auth oauth: how long access tokens live, e.g. 30s, 10m (default 1h)
   --stdio           serve newline-delimited JSON-RPC on stdin/stdout instead of HTTP
   --time-scale X    multiply the fixtures' delays (default 1)
   -h, --help        print this help
@@ -71,6 +76,30 @@ function numberOption(
   return parsed;
 }
 
+/** `--auth bearer:<token>` or `--auth oauth` (with `--token-lifetime 10m`). */
+function authOption(value: string, lifetime: string | undefined): ServerAuthOptions {
+  if (value === "oauth") {
+    if (lifetime === undefined) return { type: "oauth" };
+    const match = /^(\d+)(ms|s|m|h)?$/.exec(lifetime.trim());
+    const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match?.[2] ?? "s"] ?? 1000;
+    const ms = match === null ? Number.NaN : Number(match[1]) * unit;
+    if (!Number.isSafeInteger(ms) || ms <= 0)
+      throw new CliUsageError(`invalid --token-lifetime: ${lifetime}`);
+    return { type: "oauth", tokenLifetimeMs: ms };
+  }
+  if (value.startsWith("bearer:") && value.length > "bearer:".length) {
+    if (lifetime !== undefined) throw new CliUsageError("--token-lifetime applies to --auth oauth only");
+    const bearer = { type: "bearer", token: value.slice("bearer:".length) } as const;
+    try {
+      checkAuthOptions(bearer);
+    } catch (error) {
+      throw new CliUsageError(`invalid --auth: ${(error as Error).message}`);
+    }
+    return bearer;
+  }
+  throw new CliUsageError("invalid --auth: use bearer:<token> or oauth");
+}
+
 /**
  * Start the reference server as the `mcp-tasks-server` command does. Resolves once it is serving;
  * over HTTP `onReady` receives the URL.
@@ -91,6 +120,8 @@ export async function runTaskServerCli(
         path: { type: "string" },
         stdio: { type: "boolean" },
         era: { type: "string" },
+        auth: { type: "string" },
+        "token-lifetime": { type: "string" },
         "time-scale": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
@@ -111,13 +142,21 @@ export async function runTaskServerCli(
     tools: fixtureTools({ timeScale }),
     onError: (error: Error) => process.stderr.write(`mcp-tasks-server: ${error.message}\n`),
   };
-  if (values.stdio === true) return startStdioTaskServer(common);
+  const auth = values.auth === undefined ? undefined : authOption(values.auth, values["token-lifetime"]);
+  if (auth === undefined && values["token-lifetime"] !== undefined) {
+    throw new CliUsageError("--token-lifetime applies to --auth oauth only");
+  }
+  if (values.stdio === true) {
+    if (auth !== undefined) throw new CliUsageError("--auth applies to HTTP, not --stdio");
+    return startStdioTaskServer(common);
+  }
   const port = numberOption(values.port, "port", (n) => Number.isInteger(n) && n >= 0 && n <= 65535) ?? 0;
   const server = await startTaskServer({
     ...common,
     port,
     host: values.host ?? "127.0.0.1",
     path: values.path ?? "/mcp",
+    ...(auth !== undefined && { auth }),
   });
   onReady(server.url);
   return server;

@@ -39,13 +39,19 @@ export async function admitRequest(
   if (text === undefined) return void writeRpcError(res, 413, -32000, "Request body too large");
   const headers = flatHeaders(req.headers);
   const body = text === "" ? undefined : parseJson(text);
-  intake.log.record({
+  const answered = intake.log.record({
     transport: "http",
     httpMethod: req.method,
     headers,
     body,
     receivedAt: intake.clock.now(),
   });
+  // When the head goes out: a stream (a listen, an SSE answer) is recorded as answered once it opens.
+  const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
+  res.writeHead = ((...args: unknown[]) => {
+    answered(typeof args[0] === "number" ? args[0] : res.statusCode);
+    return writeHead(...args);
+  }) as typeof res.writeHead;
 
   if (LOOPBACK_HOSTS.includes(intake.host)) {
     // DNS-rebinding guard: a loopback server answers only requests addressed to a loopback name.

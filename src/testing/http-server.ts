@@ -17,6 +17,14 @@ import { checkEra } from "./era.js";
 import { startLegacyHttpServer } from "./legacy/index.js";
 import type { TaskServer, TaskServerOptions } from "./server-core.js";
 import { createServerCore } from "./server-core.js";
+import {
+  AUTH_IN_THIS_BUILD,
+  createAuthGate,
+  refuse,
+  type AuthGate,
+  type TaskServerAuth,
+} from "./auth/index.js";
+import { checkAuthOptions, type ServerAuthOptions } from "./auth/options.js";
 
 export interface HttpTaskServerOptions extends TaskServerOptions {
   /** Interface to bind. Default `127.0.0.1`. */
@@ -30,6 +38,12 @@ export interface HttpTaskServerOptions extends TaskServerOptions {
    * allows any. Default: none, so browsers refuse cross-origin calls; Node clients need nothing.
    */
   readonly allowOrigins?: "*" | readonly string[];
+  /**
+   * Require authorization: `{ type: "bearer", token }` (a static token), or `{ type: "oauth" }` — protected-resource
+   * metadata and an authorization server in this process (registration, an approval page, PKCE, refresh tokens,
+   * `tokenLifetimeMs`). Refused requests get 401/403 with a `WWW-Authenticate` challenge. Default: none.
+   */
+  readonly auth?: ServerAuthOptions;
 }
 
 export interface HttpTaskServer extends TaskServer {
@@ -39,6 +53,8 @@ export interface HttpTaskServer extends TaskServer {
   readonly port: number;
   /** How many task listen streams are open now. */
   readonly listenStreams: number;
+  /** With `auth`: approve authorizations as a browser would, revoke tokens, count token requests. */
+  readonly auth: TaskServerAuth | undefined;
 }
 
 /** What a page may send and read: the MCP request headers and the session/version headers of answers. */
@@ -108,6 +124,11 @@ function listenHeaderProblem(headers: Record<string, string>, listen: TaskListen
  */
 export async function startTaskServer(options: HttpTaskServerOptions = {}): Promise<HttpTaskServer> {
   if (checkEra(options) === "2025-11-25") return startLegacyHttpServer(options);
+  if (options.auth !== undefined && !AUTH_IN_THIS_BUILD) {
+    // CommonJS: the authorization server ships once, in the ESM build (see auth/index.cjs.ts).
+    const esm = await import("mcp-tasks/testing");
+    return esm.startTaskServer(options);
+  }
   const core = createServerCore(options);
   const host = options.host ?? "127.0.0.1";
   const path = options.path ?? "/mcp";
@@ -117,6 +138,8 @@ export async function startTaskServer(options: HttpTaskServerOptions = {}): Prom
     onerror: core.reportError,
   });
   const openListens = new Map<ServerResponse, string | number>();
+  if (options.auth !== undefined) checkAuthOptions(options.auth); // a bad option fails before the port opens
+  let gate: AuthGate | undefined; // made once the port (and so the origin) is known
 
   function serveListen(
     headers: Record<string, string>,
@@ -165,9 +188,13 @@ export async function startTaskServer(options: HttpTaskServerOptions = {}): Prom
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (applyCors(options.allowOrigins, req, res)) return;
+    if (gate !== undefined && (await gate.serveRoute(req, res, new URL(req.url ?? "/", "http://localhost"))))
+      return;
     const admitted = await admitRequest(req, res, { host, path, log: core.log, clock: core.clock });
     if (admitted === undefined) return;
     const { headers, text, body, url } = admitted;
+    const refusal = options.auth === undefined ? undefined : await refuse(gate, headers);
+    if (refusal !== undefined) return writeWebResponse(refusal, res);
     const listen = req.method === "POST" ? asTaskListenRequest(body) : undefined;
     if (listen !== undefined) return serveListen(headers, res, listen);
 
@@ -214,8 +241,12 @@ export async function startTaskServer(options: HttpTaskServerOptions = {}): Prom
     })());
 
   const urlHost = host.includes(":") ? `[${host}]` : host;
+  const origin = `http://${urlHost}:${port}`;
+  if (options.auth !== undefined) {
+    gate = createAuthGate(options.auth, { origin, endpoint: `${origin}${path}`, clock: core.clock });
+  }
   return {
-    url: `http://${urlHost}:${port}${path}`,
+    url: `${origin}${path}`,
     host,
     port,
     tasks: core.engine.store,
@@ -224,6 +255,7 @@ export async function startTaskServer(options: HttpTaskServerOptions = {}): Prom
     get listenStreams() {
       return openListens.size;
     },
+    auth: gate?.view,
     close,
   };
 }

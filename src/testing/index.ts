@@ -7,6 +7,9 @@
  */
 export { startTaskServer } from "./http-server.js";
 export type { HttpTaskServer, HttpTaskServerOptions } from "./http-server.js";
+export type { TaskServerAuth } from "./auth/gate.js";
+export type { BearerAuthOptions, OAuthServerOptions, ServerAuthOptions } from "./auth/options.js";
+export type { TokenRequest } from "./auth/authorization-server.js";
 export { startStdioTaskServer } from "./stdio-server.js";
 export type { StdioTaskServerOptions } from "./stdio-server.js";
 export type { TaskServer, TaskServerEra, TaskServerOptions } from "./server-core.js";

@@ -25,8 +25,15 @@ export const {
   createMcpHandler,
   localhostAllowedHostnames,
   validateHostHeader,
+  OAuthError,
+  OAuthErrorCode,
+  verifyBearerToken,
+  bearerAuthChallengeResponse,
+  oauthMetadataResponse,
+  getOAuthProtectedResourceMetadataUrl,
 } = sdk;
 export const { serveStdio, StdioServerTransport } = sdkStdio;
 export type MissingRequiredClientCapabilityError = ServerSdk.MissingRequiredClientCapabilityError;
 export type ProtocolError = ServerSdk.ProtocolError;
 export type Server = ServerSdk.Server;
+export type OAuthError = ServerSdk.OAuthError;

@@ -19,6 +19,8 @@ export interface RecordedRequest {
   readonly id: string | number | undefined;
   /** Arrival time on the server's clock (ms since the epoch). */
   readonly receivedAt: number;
+  /** HTTP: the status the server answered with, once it answered (a 401 refusal, a 200 …); stdio: undefined. */
+  readonly status?: number;
 }
 
 /** The log a running server exposes as `server.requests`. */
@@ -49,12 +51,18 @@ export class RequestLog {
     this.entries.length = 0;
   }
 
-  /** @internal Called by the transports. */
-  record(entry: Omit<RecordedRequest, "method" | "id">): void {
+  /**
+   * @internal Called by the transports. Returns a function that records the HTTP status once the server answers.
+   */
+  record(entry: Omit<RecordedRequest, "method" | "id" | "status">): (status: number) => void {
     const body = entry.body as { method?: unknown; id?: unknown } | null;
     const isObject = typeof body === "object" && body !== null;
     const method = isObject && typeof body.method === "string" ? body.method : undefined;
     const id = isObject && (typeof body.id === "string" || typeof body.id === "number") ? body.id : undefined;
-    this.entries.push({ ...entry, method, id });
+    const recorded: { -readonly [K in keyof RecordedRequest]: RecordedRequest[K] } = { ...entry, method, id };
+    this.entries.push(recorded);
+    return (status) => {
+      recorded.status = status;
+    };
   }
 }

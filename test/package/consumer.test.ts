@@ -109,20 +109,26 @@ describe("with @modelcontextprotocol/server but without @modelcontextprotocol/sd
     ["ESM", "eras.mjs", `const testing = await import("mcp-tasks/testing");`],
     ["CJS", "eras.cjs", `(async () => { const testing = require("mcp-tasks/testing");`],
   ])(
-    "%s serves 2026-07-28, and era 2025-11-25 fails naming the package to install",
+    "%s serves 2026-07-28 (with auth too), and era 2025-11-25 fails naming the package to install",
     async (kind, file, head) => {
       const body = `
       const modern = await testing.startTaskServer();
       console.log(modern.url.startsWith("http://127.0.0.1:"));
       await modern.close();
+      const guarded = await testing.startTaskServer({ auth: { type: "oauth" } });
+      const metadata = await fetch(guarded.auth.resourceMetadataUrl).then((response) => response.json());
+      const refused = await fetch(guarded.url, { method: "POST", body: "{}" });
+      console.log(JSON.stringify([guarded.auth.type, metadata.resource === guarded.url, refused.status]));
+      await guarded.close();
       await testing.startTaskServer({ era: "2025-11-25" }).then(
         () => console.log("started"),
         (error) => console.log(error.name + ": " + error.message),
       );`;
       writeFileSync(join(withServer.dir, file), kind === "ESM" ? `${head}${body}` : `${head}${body} })();`);
       const { stdout } = await exec(process.execPath, [file], { cwd: withServer.dir, timeout: 30_000 });
-      const [modern, legacy] = stdout.trim().split("\n");
+      const [modern, guarded, legacy] = stdout.trim().split("\n");
       expect(modern).toBe("true");
+      expect(guarded).toBe(JSON.stringify(["oauth", true, 401]));
       expect(legacy).toMatch(/^LegacySdkMissingError: era "2025-11-25" of mcp-tasks\/testing/);
       expect(legacy).toContain("npm install --save-dev @modelcontextprotocol/sdk");
     },

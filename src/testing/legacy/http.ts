@@ -12,9 +12,11 @@ import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/se
 import { admitRequest } from "../http-intake.js";
 import { ErrorCode } from "../constants.js";
 import type { HttpTaskServer, HttpTaskServerOptions } from "../http-server.js";
-import { writeRpcError } from "../node-http.js";
+import { writeRpcError, writeWebResponse } from "../node-http.js";
 import { createLegacyServer } from "./connection.js";
 import { createLegacyCore } from "./core.js";
+import { createAuthGate, refuse, type AuthGate } from "../auth/gate.js";
+import { checkAuthOptions } from "../auth/options.js";
 
 interface Session {
   readonly transport: StreamableHTTPServerTransport;
@@ -31,6 +33,8 @@ export async function startLegacyHttpServer(options: HttpTaskServerOptions): Pro
   const host = options.host ?? "127.0.0.1";
   const path = options.path ?? "/mcp";
   const sessions = new Map<string, Session>();
+  if (options.auth !== undefined) checkAuthOptions(options.auth);
+  let gate: AuthGate | undefined;
 
   async function openSession(): Promise<Session> {
     const transport: StreamableHTTPServerTransport = new core.sdk.StreamableHTTPServerTransport({
@@ -46,9 +50,13 @@ export async function startLegacyHttpServer(options: HttpTaskServerOptions): Pro
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (gate !== undefined && (await gate.serveRoute(req, res, new URL(req.url ?? "/", "http://localhost"))))
+      return;
     const admitted = await admitRequest(req, res, { host, path, log: core.log, clock: core.clock });
     if (admitted === undefined) return;
     const { headers, body } = admitted;
+    const refusal = options.auth === undefined ? undefined : await refuse(gate, headers);
+    if (refusal !== undefined) return writeWebResponse(refusal, res);
 
     const sessionId = headers["mcp-session-id"];
     let session = sessionId === undefined ? undefined : sessions.get(sessionId);
@@ -88,14 +96,19 @@ export async function startLegacyHttpServer(options: HttpTaskServerOptions): Pro
     })());
 
   const urlHost = host.includes(":") ? `[${host}]` : host;
+  const origin = `http://${urlHost}:${port}`;
+  if (options.auth !== undefined) {
+    gate = createAuthGate(options.auth, { origin, endpoint: `${origin}${path}`, clock: core.clock });
+  }
   return {
-    url: `http://${urlHost}:${port}${path}`,
+    url: `${origin}${path}`,
     host,
     port,
     tasks: core.engine.store,
     requests: core.log,
     notifications: core.sent,
     listenStreams: 0,
+    auth: gate?.view,
     close,
   };
 }

@@ -1,0 +1,185 @@
+/**
+ * The `authProvider` option: the SDK's `OAuthClientProvider` on the SDK's Streamable HTTP transport, which does
+ * the OAuth work (protected-resource and authorization-server discovery, dynamic registration, PKCE, refresh on a
+ * 401 and one retry, step-up on a 403 `insufficient_scope`). Loaded only when a client is given a provider.
+ *
+ * What this module adds around it:
+ * - our HTTP layer (routing and `Mcp-Param-*` headers, `headers`, error mapping) on requests to the MCP endpoint
+ *   only; OAuth requests (metadata, registration, token) go out untouched;
+ * - one refresh per refresh token: concurrent 401s (every poll of every task at once) share one token request,
+ *   so a server that rotates refresh tokens does not see the old one twice and revoke the grant;
+ * - with `authorizationResponse`, an interactive authorization started during a request is completed and the
+ *   request sent again (after checking `state`; the SDK checks `iss`).
+ */
+import type { OAuthClientProvider } from "@modelcontextprotocol/client";
+import type { FetchLike } from "../protocol/headers.js";
+import type { McpTransport } from "../session/types.js";
+import { AuthError } from "../protocol/errors.js";
+import { describeSent, type RefusalLog } from "./challenge.js";
+import { authFailure, type AuthorizationResponse, type OAuthProviderLike } from "./failures.js";
+
+export interface OAuthTransportParts {
+  url: URL;
+  provider: OAuthProviderLike;
+  authorizationResponse: AuthorizationResponse | undefined;
+  /** The fetch for requests to the MCP endpoint (our whole HTTP layer). */
+  endpoint: FetchLike;
+  /** The fetch for everything else (OAuth metadata, registration, token requests). */
+  base: FetchLike;
+  refusals: RefusalLog;
+}
+
+/** At most this many interactive authorizations complete for one request (a step-up after a first login). */
+const MAX_INTERACTIVE_ROUNDS = 2;
+
+export async function oauthTransport(parts: OAuthTransportParts): Promise<McpTransport> {
+  const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/client");
+  // The option's type names the provider structurally; it is the SDK's OAuthClientProvider.
+  const watched = watchRedirects(parts.provider as unknown as OAuthClientProvider);
+  const fetch = routed(parts.url, parts.endpoint, oneRefreshPerToken(parts.base));
+  const transport = new StreamableHTTPClientTransport(parts.url, { authProvider: watched.provider, fetch });
+  const send = transport.send.bind(transport);
+  transport.send = async (message, options) => {
+    const request = describeSent(message);
+    for (let round = 0; ; round++) {
+      const redirectsBefore = watched.redirects;
+      try {
+        await send(message, options);
+        parts.refusals.take(request.id);
+        return;
+      } catch (error) {
+        const redirected = watched.redirects > redirectsBefore ? watched.lastUrl : undefined;
+        const refusal = parts.refusals.take(request.id);
+        const finish = parts.authorizationResponse;
+        if (redirected === undefined || finish === undefined || round >= MAX_INTERACTIVE_ROUNDS) {
+          throw authFailure(error, request, { refusal, oauth: true, redirected: redirected !== undefined });
+        }
+        try {
+          const response = await finish(redirected);
+          const params = callbackParams(response, redirected);
+          await (typeof params === "string" ? transport.finishAuth(params) : transport.finishAuth(params));
+        } catch (failure) {
+          throw failure instanceof AuthError
+            ? failure
+            : authFailure(failure, request, { refusal, oauth: true, reason: "authorization_failed" });
+        }
+      }
+    }
+  };
+  return transport;
+}
+
+/** The provider as the SDK sees it, counting its redirects to the authorization page and keeping the last URL. */
+function watchRedirects(provider: OAuthClientProvider): {
+  provider: OAuthClientProvider;
+  readonly redirects: number;
+  readonly lastUrl: URL | undefined;
+} {
+  let redirects = 0;
+  let lastUrl: URL | undefined;
+  const redirectToAuthorization = async (url: URL): Promise<void> => {
+    redirects++;
+    lastUrl = url;
+    await provider.redirectToAuthorization(url);
+  };
+  const proxy = new Proxy(provider, {
+    get(target, key) {
+      if (key === "redirectToAuthorization") return redirectToAuthorization;
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  return {
+    provider: proxy,
+    get redirects() {
+      return redirects;
+    },
+    get lastUrl() {
+      return lastUrl;
+    },
+  };
+}
+
+/**
+ * The arguments of the transport's `finishAuth` for an authorization response: the callback URL's query (with
+ * `code`, `iss`, or `error`) after its `state` was checked against the one sent, or a bare code.
+ */
+function callbackParams(response: URL | string, authorizationUrl: URL): URLSearchParams | string {
+  let callback: URL | undefined;
+  if (response instanceof URL) callback = response;
+  else if (/^[a-z][a-z0-9+.-]*:\/\//i.test(response)) callback = new URL(response);
+  if (callback === undefined) {
+    if (typeof response !== "string" || response.length === 0) {
+      throw new TypeError(
+        "`authorizationResponse` must resolve with the callback URL or the authorization code",
+      );
+    }
+    return response;
+  }
+  const sent = authorizationUrl.searchParams.get("state");
+  if (sent !== null && callback.searchParams.get("state") !== sent) {
+    throw new Error(
+      "the authorization response's state does not match the request's (a forged or stale response)",
+    );
+  }
+  return callback.searchParams;
+}
+
+/** Requests to the MCP endpoint through `endpoint`, the rest (OAuth) through `other`. */
+function routed(url: URL, endpoint: FetchLike, other: FetchLike): FetchLike {
+  const target = `${url.origin}${url.pathname}${url.search}`;
+  return (input, init) => {
+    const requested = new URL(input instanceof URL ? input.href : String(input));
+    return `${requested.origin}${requested.pathname}${requested.search}` === target
+      ? endpoint(input, init)
+      : other(input, init);
+  };
+}
+
+/** How long a refresh's answer is handed to later requests that bring the same refresh token. */
+const REFRESH_REUSE_MS = 60_000;
+
+interface Answered {
+  status: number;
+  statusText: string;
+  headers: [string, string][];
+  body: string;
+}
+
+/**
+ * A token request with `grant_type=refresh_token` that repeats one in flight (or answered within a minute) gets
+ * that request's answer instead of going out again: each waiting request then saves and uses the same new tokens.
+ */
+function oneRefreshPerToken(fetchImpl: FetchLike): FetchLike {
+  const shared = new Map<string, { at: number; answer: Promise<Answered> }>();
+  return async (input, init) => {
+    const body = init?.body;
+    const form = body instanceof URLSearchParams ? body : undefined;
+    if (init?.method !== "POST" || form?.get("grant_type") !== "refresh_token") return fetchImpl(input, init);
+    const now = Date.now();
+    for (const [key, entry] of shared) if (now - entry.at > REFRESH_REUSE_MS) shared.delete(key);
+    const key = `${String(input)}\n${form.get("refresh_token") ?? ""}`;
+    let entry = shared.get(key);
+    if (entry === undefined) {
+      const answer = fetchImpl(input, init).then(async (response) => ({
+        status: response.status,
+        statusText: response.statusText,
+        headers: [...response.headers.entries()],
+        body: await response.text(),
+      }));
+      entry = { at: now, answer };
+      shared.set(key, entry);
+      // A failed exchange is not shared: the next request tries for itself.
+      answer.then(
+        (answered) => answered.status >= 500 && shared.delete(key),
+        () => shared.delete(key),
+      );
+    }
+    const answered = await entry.answer;
+    return new Response(answered.body, {
+      status: answered.status,
+      statusText: answered.statusText,
+      headers: answered.headers,
+    });
+  };
+}

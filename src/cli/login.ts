@@ -1,0 +1,193 @@
+/**
+ * `mcp-tasks login <url>` and `mcp-tasks logout <url>`. Login is the OAuth authorization-code flow with PKCE and
+ * a loopback redirect (RFC 8252): a one-shot HTTP listener on 127.0.0.1, the authorization URL printed (and opened
+ * in a browser when there is one), dynamic client registration when the server offers it. It runs through
+ * `TaskClient.connect` with the file-backed provider, so what it stores is exactly what every later command uses.
+ */
+import { spawn } from "node:child_process";
+import { createServer, type Server as HttpServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { AuthError, TaskClient } from "../index.js";
+import { firstLine, type Invocation } from "./args.js";
+import { credentialsFileFor, CredentialsProvider } from "./credentials.js";
+import { ExitCode, UsageError } from "./exit-codes.js";
+import { urlServer } from "./connect.js";
+import type { Output } from "./reporter.js";
+
+interface Io {
+  stdout: Output;
+  stderr: Output;
+}
+
+/** How long login waits for the browser to come back, unless `--timeout` says otherwise. */
+const LOGIN_TIMEOUT_MS = 300_000;
+
+export async function login(invocation: Invocation, io: Io): Promise<number> {
+  const url = onlyUrl(invocation, "login");
+  const file = credentialsFileFor(url);
+  const timeoutMs = invocation.options.timeoutMs ?? LOGIN_TIMEOUT_MS;
+  const callback = await listenForCallback();
+  const provider = new CredentialsProvider(
+    file,
+    { v: 1, server: url, redirectUrl: callback.url },
+    (authorizationUrl) => {
+      io.stderr.write(`Open this URL in a browser to authorize mcp-tasks:\n\n  ${authorizationUrl.href}\n\n`);
+      if (!invocation.options.noBrowser) openBrowser(authorizationUrl.href);
+      io.stderr.write("Waiting for the browser to come back…\n");
+    },
+  );
+  try {
+    const client = await TaskClient.connect(url, {
+      clientInfo: { name: "mcp-tasks-cli", version: "0.1.0" },
+      authProvider: provider,
+      authorizationResponse: () => callback.response(timeoutMs),
+      requestTimeoutMs: timeoutMs + 30_000,
+    });
+    await client.close();
+  } catch (error) {
+    if (error instanceof AuthError) {
+      const why = error.cause instanceof Error ? `: ${firstLine(error.cause)}` : "";
+      io.stderr.write(`mcp-tasks: cannot log in to ${url}: ${firstLine(error)}${why}\n`);
+      file.remove();
+      return ExitCode.auth;
+    }
+    throw new UsageError(`cannot connect to ${url}: ${firstLine(error)}`);
+  } finally {
+    callback.close();
+  }
+  if (provider.tokens() === undefined) {
+    file.remove();
+    io.stderr.write(`${url} did not ask for authorization; nothing was stored\n`);
+    return ExitCode.completed;
+  }
+  io.stderr.write(`logged in to ${url}; tokens stored in ${file.path} (readable by you only)\n`);
+  return ExitCode.completed;
+}
+
+export async function logout(invocation: Invocation, io: Io): Promise<number> {
+  const url = onlyUrl(invocation, "logout");
+  const file = credentialsFileFor(url);
+  const stored = file.load();
+  if (stored === undefined) {
+    io.stderr.write(`no stored credentials for ${url}\n`);
+    return ExitCode.completed;
+  }
+  const revoked = await revoke(stored.tokens?.refresh_token ?? stored.tokens?.access_token, stored);
+  file.remove();
+  io.stderr.write(
+    `logged out of ${url}: removed ${file.path}${revoked === undefined ? "" : ` (${revoked})`}\n`,
+  );
+  return ExitCode.completed;
+}
+
+function onlyUrl(invocation: Invocation, command: string): string {
+  const [word, ...rest] = invocation.operands;
+  if (word === undefined) throw new UsageError(`missing the server URL: mcp-tasks ${command} <url>`);
+  if (rest.length > 0) throw new UsageError(`unexpected ${JSON.stringify(rest[0])}`);
+  return urlServer(word).label;
+}
+
+/**
+ * Asks the authorization server to revoke the grant (RFC 7009), when it has a revocation endpoint; says what
+ * happened, or undefined when there was nothing to ask. Never throws: the local file goes either way.
+ */
+async function revoke(
+  token: string | undefined,
+  stored: { client?: { client_id: string }; discovery?: { authorizationServerMetadata?: unknown } },
+): Promise<string | undefined> {
+  const metadata = stored.discovery?.authorizationServerMetadata as
+    { revocation_endpoint?: unknown } | undefined;
+  const endpoint = metadata?.revocation_endpoint;
+  if (token === undefined || typeof endpoint !== "string" || stored.client === undefined) return undefined;
+  try {
+    const response = await fetch(endpoint, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ token, client_id: stored.client.client_id }),
+      signal: AbortSignal.timeout(5_000),
+    });
+    await response.body?.cancel();
+    return response.ok
+      ? "the server revoked the tokens"
+      : `the server did not revoke them: HTTP ${response.status}`;
+  } catch (error) {
+    return `could not reach the server to revoke them: ${firstLine(error)}`;
+  }
+}
+
+/** A loopback listener for authorization responses (`/callback?code=…&state=…&iss=…`), one per `response()`. */
+async function listenForCallback(): Promise<{
+  url: string;
+  response(timeoutMs: number): Promise<URL>;
+  close(): void;
+}> {
+  const arrivals: URL[] = [];
+  let waiting: ((url: URL) => void) | undefined;
+  const server: HttpServer = createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    if (req.method !== "GET" || url.pathname !== "/callback") {
+      res.writeHead(404, { "content-type": "text/plain" }).end("Not found");
+      return;
+    }
+    const ok = url.searchParams.has("code");
+    res
+      .writeHead(ok ? 200 : 400, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" })
+      .end(
+        `<!doctype html><meta charset="utf-8"><title>mcp-tasks</title><p>${
+          ok
+            ? "Authorized. You can close this window and return to the terminal."
+            : "Authorization was not granted."
+        }</p>`,
+      );
+    const arrived = new URL(req.url ?? "/", `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    if (waiting !== undefined) waiting(arrived);
+    else arrivals.push(arrived);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const timers = new Set<ReturnType<typeof setTimeout>>();
+  return {
+    url: `http://127.0.0.1:${port}/callback`,
+    response: (timeoutMs) =>
+      new Promise<URL>((resolve, reject) => {
+        const early = arrivals.shift();
+        if (early !== undefined) return resolve(early);
+        const timer = setTimeout(() => {
+          waiting = undefined;
+          reject(new Error(`no answer from the browser within ${Math.round(timeoutMs / 1000)} s`));
+        }, timeoutMs);
+        timers.add(timer);
+        waiting = (url) => {
+          waiting = undefined;
+          clearTimeout(timer);
+          resolve(url);
+        };
+      }),
+    close: () => {
+      for (const timer of timers) clearTimeout(timer);
+      server.close();
+      server.closeAllConnections();
+    },
+  };
+}
+
+/** Opens `url` in the user's browser when there is one to open (`$BROWSER`, macOS, Windows, a Linux desktop). */
+function openBrowser(url: string): void {
+  const env = process.env;
+  let command: [string, string[]] | undefined;
+  if (env.BROWSER) command = [env.BROWSER, [url]];
+  else if (process.platform === "darwin") command = ["open", [url]];
+  else if (process.platform === "win32") command = ["cmd", ["/c", "start", '""', url.replace(/&/g, "^&")]];
+  else if (env.DISPLAY || env.WAYLAND_DISPLAY) command = ["xdg-open", [url]];
+  if (command === undefined) return;
+  try {
+    const child = spawn(command[0], command[1], { stdio: "ignore", detached: true });
+    child.on("error", () => undefined); // no browser after all: the URL is on the screen
+    child.unref();
+  } catch {
+    // as above
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * Builds the Streamable HTTP transport for a URL target and the connection's options. Requests to the endpoint
+ * go through one `fetch` chain, outermost first:
+ *
+ *   error mapping (http-fetch.ts) → refusals noted (401/403 with their challenge) → `Mcp-Param-*` headers of
+ *   the request → the connection's `headers` → the caller's (or the global) `fetch`
+ *
+ * A failed send that was about authorization becomes an `AuthError` (src/auth/failures.ts). With an
+ * `authProvider`, the OAuth glue (src/auth/oauth.ts) hands it to the SDK's transport; without one, nothing of OAuth
+ * runs.
+ */
+import type { FetchLike } from "../protocol/headers.js";
+import { withHttpErrorMapping } from "./http-fetch.js";
+import type { RequestHeaders } from "./request-headers.js";
+import type { McpTransport } from "./types.js";
+import { withConnectionHeaders, type ConnectionHeaders } from "../auth/headers.js";
+import { describeSent, RefusalLog } from "../auth/challenge.js";
+import { authFailure, type AuthorizationResponse, type OAuthProviderLike } from "../auth/failures.js";
+// Imported statically on purpose: the package is built without code splitting, so a dynamic import of a module of
+// ours would be inlined anyway, and esbuild would then keep everything that module reaches (no tree shaking). The
+// glue is small; the SDK it drives is what loads on demand (`oauthTransport` imports it when called).
+import { oauthTransport } from "../auth/oauth.js";
+
+export interface HttpTransportOptions {
+  /** The `fetch` under everything. Default: the global `fetch`, looked up per request. */
+  fetch?: FetchLike;
+  /** Per-request headers (filed by JSON-RPC id): `Mcp-Param-*` mirroring. */
+  requestHeaders?: RequestHeaders;
+  /** The connection's headers, on every request to the endpoint. */
+  headers?: ConnectionHeaders;
+  authProvider?: OAuthProviderLike;
+  authorizationResponse?: AuthorizationResponse;
+}
+
+export async function buildHttpTransport(
+  url: URL,
+  options: HttpTransportOptions = {},
+): Promise<McpTransport> {
+  const base: FetchLike = (input, init) => (options.fetch ?? globalThis.fetch)(input, init);
+  const refusals = new RefusalLog();
+  let endpoint = base;
+  if (options.headers !== undefined) endpoint = withConnectionHeaders(endpoint, options.headers);
+  if (options.requestHeaders !== undefined) endpoint = options.requestHeaders.wrap(endpoint);
+  endpoint = withHttpErrorMapping(noteRefusals(endpoint, refusals));
+
+  if (options.authProvider !== undefined) {
+    return oauthTransport({
+      url,
+      provider: options.authProvider,
+      authorizationResponse: options.authorizationResponse,
+      endpoint,
+      base,
+      refusals,
+    });
+  }
+  const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/client");
+  const transport = new StreamableHTTPClientTransport(url, { fetch: endpoint });
+  const send = transport.send.bind(transport);
+  transport.send = async (message, sendOptions) => {
+    const request = describeSent(message);
+    try {
+      await send(message, sendOptions);
+    } catch (error) {
+      throw authFailure(error, request, { refusal: refusals.take(request.id), oauth: false });
+    } finally {
+      refusals.take(request.id);
+    }
+  };
+  return transport;
+}
+
+/** Notes every 401/403 answer to a POST, with its `WWW-Authenticate`, under the request's id. */
+function noteRefusals(fetchImpl: FetchLike, refusals: RefusalLog): FetchLike {
+  return async (input, init) => {
+    const response = await fetchImpl(input, init);
+    if ((response.status === 401 || response.status === 403) && init?.method === "POST") {
+      refusals.note(init.body, {
+        status: response.status,
+        challenge: response.headers.get("www-authenticate") ?? undefined,
+      });
+    }
+    return response;
+  };
+}
