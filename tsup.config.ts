@@ -32,6 +32,9 @@ const library: Options = {
   minifyWhitespace: true,
   minifySyntax: true,
   splitting: false,
+  // Keep `node:fs` and friends as written: Deno and Workers (nodejs_compat) know built-ins by that prefix, and a
+  // bundler targeting browsers can tell them from packages.
+  removeNodeProtocol: false,
   esbuildPlugins: [
     {
       // CommonJS has no top-level await: its build of mcp-tasks/testing loads the server SDK with require().
@@ -61,6 +64,7 @@ const cli: Options = {
   clean: false,
   target: "es2022",
   platform: "node",
+  removeNodeProtocol: false,
   minifyWhitespace: true,
   minifySyntax: true,
   esbuildPlugins: [
