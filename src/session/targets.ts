@@ -1,10 +1,12 @@
 /**
  * What a user may hand `TaskClient.connect`: a URL, a stdio server command, or a transport they built
- * themselves. URLs and commands get the v2 SDK's transports, loaded on demand so that a host that brings its own
- * transport loads neither; the stdio one sits behind `#stdio`, so a browser bundle never contains it.
+ * themselves. A URL gets this library's own Streamable HTTP transport (./http-transport.ts: no SDK `Client`, no
+ * OAuth code, so the main entry stays small); a command gets the v2 SDK's stdio transport, loaded on demand
+ * behind `#stdio`, so a browser or Worker bundle never contains it.
  */
 import type { FetchLike } from "../protocol/headers.js";
 import { withHttpErrorMapping } from "./http-fetch.js";
+import { StreamableHttpTransport, type HeadersSource } from "./http-transport.js";
 import type { RequestHeaders } from "./request-headers.js";
 import type { McpTransport } from "./types.js";
 
@@ -28,6 +30,8 @@ export interface ResolveOptions {
   fetch?: FetchLike;
   /** Extra settings for every HTTP request, e.g. static headers. */
   requestInit?: RequestInit;
+  /** Headers for every HTTP request, fixed or computed per request (e.g. a fresh bearer token). */
+  headers?: HeadersSource;
   /** Per-request headers (filed by JSON-RPC id) that the HTTP transport's POSTs pick up. */
   requestHeaders?: RequestHeaders;
 }
@@ -39,14 +43,13 @@ export async function resolveTransport(
 ): Promise<McpTransport> {
   if (typeof target === "string" || target instanceof URL) {
     const url = parseUrl(target);
-    const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/client");
     const base: FetchLike = (input, init) => (options.fetch ?? globalThis.fetch)(input, init);
     const fetch = options.requestHeaders === undefined ? base : options.requestHeaders.wrap(base);
-    const transport = new StreamableHTTPClientTransport(url, {
+    return new StreamableHttpTransport(url, {
       fetch: withHttpErrorMapping(fetch),
       ...(options.requestInit !== undefined && { requestInit: options.requestInit }),
+      ...(options.headers !== undefined && { headers: options.headers }),
     });
-    return transport;
   }
   if (isTransport(target)) return target;
   if (isStdioTarget(target)) {
