@@ -5,18 +5,20 @@
  * An input request gets exactly the trust of a direct server-to-client request (spec, Security
  * Considerations): its text is handed to the handler as data and never interpreted here.
  */
-import type * as z from "zod/v4";
+import type {
+  CreateMessageRequestParams,
+  ElicitRequestParams,
+  InputResponse,
+  ListRootsRequest,
+} from "../schema/index.js";
 import {
   createMessageRequestParamsSchema,
   createMessageResultSchema,
   elicitRequestParamsSchema,
   elicitResultSchema,
   listRootsResultSchema,
-  type CreateMessageRequestParams,
-  type ElicitRequestParams,
-  type InputResponse,
-  type ListRootsRequest,
-} from "../schema/index.js";
+} from "../schema/generated/validators.js";
+import { describeIssues } from "../protocol/issues.js";
 import type { InputContext, InputHandlers } from "./types.js";
 
 /** The handler kinds, named as in `InputHandlers`. */
@@ -174,21 +176,13 @@ export function checkResponse(input: ReadInput, response: unknown): string | und
   return parsed.success ? undefined : describeIssues(parsed.error);
 }
 
-function malformed(method: string, error: z.ZodError): UnanswerableInput {
+function malformed(method: string, error: Parameters<typeof describeIssues>[0]): UnanswerableInput {
   return {
     ok: false,
     method,
     reason: `the request does not fit ${method} (${describeIssues(error)})`,
     cause: error,
   };
-}
-
-/** The first issue as `path: message` (Zod messages describe shapes, never the server's values). */
-function describeIssues(error: z.ZodError): string {
-  const issue = error.issues[0];
-  if (issue === undefined) return "invalid";
-  const path = issue.path.length > 0 ? issue.path.join(".") : "(root)";
-  return `${path}: ${issue.message}`;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

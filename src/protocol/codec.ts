@@ -1,12 +1,13 @@
 /**
- * Validation at the boundary: every frame a server sends is checked against the generated Zod schemas before
- * any other code reads it, and a violation becomes a `ProtocolError` naming the method and carrying the frame.
+ * Validation at the boundary: every frame a server sends is checked against the generated schemas (in their
+ * zod/mini form, src/schema/generated/validators.ts: the same shapes as `mcp-tasks/schema`) before any other
+ * code reads it, and a violation becomes a `ProtocolError` naming the method and carrying the frame.
  *
  * The schemas keep unknown keys, and these functions go one step further: they validate and then return the
  * object they were given, never Zod's rebuilt copy. Fields from newer revisions (or the SDK server's stray
  * `content: []` on a task result) reach the caller untouched, and the poll path allocates nothing of its own.
  */
-import * as z from "zod/v4";
+import * as z from "zod/mini";
 import {
   callToolResultSchema,
   createTaskResultSchema,
@@ -16,15 +17,18 @@ import {
   inputRequiredResultSchema,
   jsonrpcErrorObjectSchema,
   resultSchema,
-  type CallToolResult,
-  type CreateTaskResult,
-  type DetailedTask,
-  type DiscoverResult,
-  type Implementation,
-  type InputRequiredResult,
-  type JSONRPCErrorObject,
-  type TaskStatusNotificationParams,
+} from "../schema/generated/validators.js";
+import type {
+  CallToolResult,
+  CreateTaskResult,
+  DetailedTask,
+  DiscoverResult,
+  Implementation,
+  InputRequiredResult,
+  JSONRPCErrorObject,
+  TaskStatusNotificationParams,
 } from "../schema/index.js";
+import { describeIssues } from "./issues.js";
 import {
   INPUT_REQUIRED_METHODS,
   Method,
@@ -256,7 +260,7 @@ const initializeResultSchema = z.looseObject({
   protocolVersion: z.string(),
   capabilities: z.record(z.string(), z.unknown()),
   serverInfo: implementationSchema,
-  instructions: z.string().optional(),
+  instructions: z.optional(z.string()),
 });
 
 /** Validates the result of a 2025-era `initialize` handshake. */
@@ -325,7 +329,12 @@ function requireInputRequests(method: string, task: DetailedTask, frame: unknown
 }
 
 /** Validates `frame` and returns it as the schema's type: the same object, not Zod's copy. */
-function check<S extends z.ZodType>(schema: S, frame: unknown, method: string, what: string): z.output<S> {
+function check<S extends z.ZodMiniType>(
+  schema: S,
+  frame: unknown,
+  method: string,
+  what: string,
+): z.output<S> {
   const parsed = schema.safeParse(frame);
   if (!parsed.success) {
     throw new ProtocolError(`the answer ${what} (${describe(parsed.error)})`, method, frame, {
@@ -335,11 +344,7 @@ function check<S extends z.ZodType>(schema: S, frame: unknown, method: string, w
   return frame as z.output<S>;
 }
 
-/** The first issue, as `path: message`. Zod issue messages describe shapes, not values, so no task id leaks. */
-function describe(error: z.ZodError): string {
-  const issue = error.issues[0];
-  if (issue === undefined) return "invalid";
-  const path = issue.path.length > 0 ? issue.path.join(".") : "(root)";
-  const more = error.issues.length > 1 ? ` and ${error.issues.length - 1} more` : "";
-  return `${path}: ${issue.message}${more}`;
+/** The first issue, as `path: expected …`, and how many more. Shapes only, never values: no task id leaks. */
+function describe(error: Parameters<typeof describeIssues>[0]): string {
+  return describeIssues(error, true);
 }
