@@ -7,7 +7,12 @@
 import type { DiscoverResult } from "../schema/index.js";
 import { Method, PROTOCOL_VERSION } from "../protocol/constants.js";
 import { buildEnvelope, withEnvelope, type RequestEnvelope } from "../protocol/envelope.js";
-import { advertisesTasks, errorFromRpc, parseInitializeResult } from "../protocol/codec.js";
+import {
+  advertisesTasks,
+  errorFromRpc,
+  offersLegacyTasks,
+  parseInitializeResult,
+} from "../protocol/codec.js";
 import { McpTasksError, ProtocolError, TransportError } from "../protocol/errors.js";
 import { closedError, requestFailure, serverInfoOf, taskIdOf } from "./failures.js";
 import {
@@ -264,8 +269,8 @@ export class Session implements RpcChannel {
       era: "legacy",
       protocolVersion: result.protocolVersion,
       serverInfo: result.serverInfo,
-      // The extension is defined for 2026-07-28 only; a 2025-era server cannot offer it.
-      supportsTasks: false,
+      // 2025-11-25 servers offer their generation of tasks through `capabilities.tasks`.
+      supportsTasks: offersLegacyTasks(result.capabilities),
       capabilities: result.capabilities,
     };
     if (result.instructions !== undefined) info.instructions = result.instructions;
