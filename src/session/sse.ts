@@ -30,7 +30,8 @@ export async function readSse(body: ReadableStream<Uint8Array>, handlers: SseHan
 
   const line = (text: string) => {
     if (text === "") {
-      if (data.length > 0) handlers.onEvent({ event, data: data.join("\n"), id });
+      // An event with an id and no data still counts: servers prime a stream with one, to be resumable.
+      if (data.length > 0 || id !== undefined) handlers.onEvent({ event, data: data.join("\n"), id });
       data = [];
       event = undefined;
       id = undefined;

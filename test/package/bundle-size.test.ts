@@ -8,12 +8,17 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { entrySpecs, measureEntry, type SizedEntry } from "../../scripts/bundle-size.js";
 import { packedConsumer, type Consumer } from "./packed.js";
 
-/** Budgets in gzip bytes (level 9). */
+/**
+ * Budgets in gzip bytes (level 9): 60 KB, the issue's target (the main entry was 152.6 KB gzip whole before the
+ * library had its own HTTP transport and zod/mini validators; 47.2 KB after). Both figures count: a lazy
+ * `import()` does not leave a one-file bundle, so code loaded only when used (say, an SDK transport for OAuth)
+ * must stay out of the main entry's module graph, not merely behind an `await import()`.
+ */
 const BUDGET = {
   /** The entry chunk and its static imports: what loads before the first request. */
-  firstLoad: 68 * 1024,
+  firstLoad: 60 * 1024,
   /** Everything the import can load, lazy parts included, in one file. */
-  whole: 156 * 1024,
+  whole: 60 * 1024,
 };
 
 let consumer: Consumer;

@@ -7,7 +7,9 @@ import { FakeTransport } from "./fake-transport.js";
 describe("resolving a connect target", () => {
   it("makes our own Streamable HTTP transport for a URL string or URL object", async () => {
     expect(await resolveTransport("http://127.0.0.1:9/mcp")).toBeInstanceOf(StreamableHttpTransport);
-    expect(await resolveTransport(new URL("https://example.com/mcp"))).toBeInstanceOf(StreamableHttpTransport);
+    expect(await resolveTransport(new URL("https://example.com/mcp"))).toBeInstanceOf(
+      StreamableHttpTransport,
+    );
   });
 
   it("makes a stdio transport for a command, without starting it", async () => {
