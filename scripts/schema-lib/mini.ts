@@ -5,7 +5,9 @@
  * functions (`x.optional()` → `z.optional(x)`, `.nullable()`, `.array()`, `x.extend(s)` → `z.extend(x, s)`,
  * `x.and(y)` → `z.intersection(x, y)`); everything else (`z.looseObject`, `z.union`, `z.int`, …) is the same
  * in both APIs. Output is `src/schema/generated/<version>.mini.ts`, written by `generate:schemas` and checked
- * by `check:schema`; the public `mcp-tasks/schema` keeps full Zod.
+ * by `check:schema`; the public `mcp-tasks/schema` keeps full Zod. The schemas are built inside
+ * `createValidators()`, which the client calls on its first validation, so importing the client costs no Zod
+ * construction.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -76,10 +78,33 @@ export function toZodMini(source: string, header: string): string {
     return (root) => ts.visitNode(root, visit) as ts.SourceFile;
   };
   const [rewritten] = ts.transform(file, [transformer]).transformed;
-  const printed = ts.createPrinter().printFile(rewritten as ts.SourceFile);
-  const body = printed.replace(/^(\/\/.*\n)*/, "");
-  if (!body.includes('import * as z from "zod/v4";')) {
-    throw new SchemaScriptError('toZodMini: the generated schemas no longer import "zod/v4"');
+  const printer = ts.createPrinter();
+  const names: string[] = [];
+  const statements: string[] = [];
+  let importsZod = false;
+  for (const statement of (rewritten as ts.SourceFile).statements) {
+    if (ts.isImportDeclaration(statement)) {
+      importsZod ||= (statement.moduleSpecifier as ts.StringLiteral).text === "zod/v4";
+      continue;
+    }
+    if (!ts.isVariableStatement(statement)) {
+      throw new SchemaScriptError("toZodMini: the generated schemas hold a statement that is not a schema");
+    }
+    for (const declaration of statement.declarationList.declarations)
+      names.push(declaration.name.getText(file));
+    const local = ts.factory.updateVariableStatement(statement, undefined, statement.declarationList);
+    statements.push(printer.printNode(ts.EmitHint.Unspecified, local, file));
   }
-  return `${header}${body.replace('import * as z from "zod/v4";', 'import * as z from "zod/mini";')}`;
+  if (!importsZod) throw new SchemaScriptError('toZodMini: the generated schemas no longer import "zod/v4"');
+  // Built on first use, not at import: constructing them is most of what importing the client would cost.
+  return `${header}import * as z from "zod/mini";
+
+/** Builds every validator; src/schema/validators.ts calls it once, on first use. */
+export function createValidators() {
+${statements.join("\n")}
+return { ${names.join(", ")} };
+}
+
+export type Validators = ReturnType<typeof createValidators>;
+`;
 }

@@ -11,13 +11,7 @@ import type {
   InputResponse,
   ListRootsRequest,
 } from "../schema/index.js";
-import {
-  createMessageRequestParamsSchema,
-  createMessageResultSchema,
-  elicitRequestParamsSchema,
-  elicitResultSchema,
-  listRootsResultSchema,
-} from "../schema/generated/validators.js";
+import { validators } from "../schema/validators.js";
 import { describeIssues } from "../protocol/issues.js";
 import type { InputContext, InputHandlers } from "./types.js";
 
@@ -67,7 +61,7 @@ export function readInputRequest(raw: unknown): ReadInput {
     case INPUT_METHODS.elicitation:
       return readElicitation(method, params);
     case INPUT_METHODS.sampling: {
-      const parsed = createMessageRequestParamsSchema.safeParse(params);
+      const parsed = validators().createMessageRequestParamsSchema.safeParse(params);
       if (!parsed.success) return malformed(method, parsed.error);
       return { ok: true, method, kind: "sampling", params: params as CreateMessageRequestParams };
     }
@@ -82,7 +76,7 @@ export function readInputRequest(raw: unknown): ReadInput {
 }
 
 function readElicitation(method: string, params: unknown): ReadInput {
-  const parsed = elicitRequestParamsSchema.safeParse(params);
+  const parsed = validators().elicitRequestParamsSchema.safeParse(params);
   if (!parsed.success) return malformed(method, parsed.error);
   const request = params as ElicitRequestParams;
   if (request.mode !== "url")
@@ -168,10 +162,10 @@ export function checkResponse(input: ReadInput, response: unknown): string | und
   if (!input.ok) return isRecord(response) ? undefined : "the answer is not an object";
   const schema =
     input.kind === "elicitation"
-      ? elicitResultSchema
+      ? validators().elicitResultSchema
       : input.kind === "sampling"
-        ? createMessageResultSchema
-        : listRootsResultSchema;
+        ? validators().createMessageResultSchema
+        : validators().listRootsResultSchema;
   const parsed = schema.safeParse(response);
   return parsed.success ? undefined : describeIssues(parsed.error);
 }

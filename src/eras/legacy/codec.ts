@@ -7,7 +7,7 @@
  * that cannot be read but has a string task id becomes an `OrphanedTaskError` carrying that id, never dropped.
  */
 import type { CallToolResult, CreateTaskResult, JSONRPCErrorObject, Task } from "../../schema/index.js";
-import { taskSchema } from "../../schema/generated/validators.js";
+import { validators } from "../../schema/validators.js";
 import { describeIssues } from "../../protocol/issues.js";
 import { ResultKind } from "../../protocol/constants.js";
 import { OrphanedTaskError, ProtocolError, RpcError } from "../../protocol/errors.js";
@@ -29,7 +29,7 @@ export function parseLegacyTask(method: string, raw: unknown, warn?: Warn): Task
   const frame = requireObject(method, raw);
   const renamed = renameFields(frame);
   const task = normaliseAdvisoryFields(method, renamed, warn);
-  const parsed = taskSchema.safeParse(task);
+  const parsed = validators().taskSchema.safeParse(task);
   if (!parsed.success) {
     throw new ProtocolError(
       `the answer is not a valid 2025-11-25 Task (${describeIssues(parsed.error)})`,

@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import Ajv2020 from "ajv/dist/2020.js";
 import type * as z from "zod/v4";
 import { draft, v2026_07_28 } from "mcp-tasks/schema";
-import * as clientValidators from "../../../src/schema/generated/validators.js";
+import { validators as clientValidators } from "../../../src/schema/validators.js";
 
 export const VERSIONS = ["2026-07-28", "draft"] as const;
 export type SchemaVersion = (typeof VERSIONS)[number];
@@ -73,7 +73,7 @@ function zodValidator(version: SchemaVersion): Validator {
 
 /** The client's zod/mini validator of a type, found by the same naming rule. */
 function miniSchemaFor(def: string): { safeParse(value: unknown): { success: boolean; error?: unknown } } {
-  const moduleExports = clientValidators as Record<string, unknown>;
+  const moduleExports = clientValidators() as Record<string, unknown>;
   const key = Object.keys(moduleExports).find((name) => name.toLowerCase() === `${def}Schema`.toLowerCase());
   if (!key) throw new Error(`src/schema/generated/validators.ts has no schema for ${def}`);
   return moduleExports[key] as { safeParse(value: unknown): { success: boolean; error?: unknown } };
