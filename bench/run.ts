@@ -31,9 +31,9 @@ const RUN_TIMEOUT_MS = 20 * 60_000;
 interface Flags {
   quick: boolean;
   store: "also" | "only" | "skip";
- * `--bridges-only` (only the agent framework bridges' overhead per tool call, which otherwise runs after the
- * scenarios, in about 30 s; `--no-bridges` skips it), `--startup-only` (only the start-up figures of
- * bench/startup.ts, which otherwise run last; `--no-startup` skips them), `--libs=ours,floor`
+  bridges: "also" | "only" | "skip";
+  /** Start-up figures (bench/startup.ts): after the rest, alone (`--startup-only`) or not (`--no-startup`). */
+  startup: "also" | "only" | "skip";
   jsonWire: boolean;
   only: number[] | undefined;
   /** Only these libraries (`--libs=ours,floor`); undefined runs every library of a scenario. */
