@@ -14,7 +14,8 @@ runScript(async () => {
   const start = performance.now();
   const typeErrors = typecheckSchemaSources(REPO_ROOT);
   const stale = staleFiles(REPO_ROOT, await regenerateDraft(REPO_ROOT, false));
-  if (clientValidatorsStale(REPO_ROOT, await generateClientValidators(REPO_ROOT))) stale.push(CLIENT_VALIDATORS);
+  if (clientValidatorsStale(REPO_ROOT, await generateClientValidators(REPO_ROOT)))
+    stale.push(CLIENT_VALIDATORS);
   const releaseProblems = verifyReleases(REPO_ROOT);
 
   const problems = [

@@ -11,7 +11,8 @@ import { elapsedMs, runScript } from "./schema-lib/run.js";
 runScript(async () => {
   const start = performance.now();
   const changed = writeDraft(REPO_ROOT, await regenerateDraft(REPO_ROOT, true));
-  if (writeClientValidators(REPO_ROOT, await generateClientValidators(REPO_ROOT))) changed.push(CLIENT_VALIDATORS);
+  if (writeClientValidators(REPO_ROOT, await generateClientValidators(REPO_ROOT)))
+    changed.push(CLIENT_VALIDATORS);
   const summary = changed.length > 0 ? `updated ${changed.join(", ")}` : "already up to date";
   console.log(`generate:schemas: draft ${summary} (${elapsedMs(start)} ms)`);
 });
