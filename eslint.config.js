@@ -3,7 +3,16 @@ import globals from "globals";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/**", "node_modules/**", "coverage/**", "schema/*/generated/**", ".conformance/**"] },
+  {
+    ignores: [
+      "dist/**",
+      "node_modules/**",
+      "coverage/**",
+      "schema/*/generated/**",
+      "src/schema/generated/**",
+      ".conformance/**",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

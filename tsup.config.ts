@@ -26,6 +26,12 @@ const library: Options = {
   },
   // "mcp-tasks": the CJS build of mcp-tasks/testing imports its ESM twin by the package's own name.
   external: ["#stdio", "mcp-tasks"],
+  // Bundled in, tree-shaken as a bundler would, so that `import("mcp-tasks")` in Node loads one file instead of
+  // resolving and compiling a few dozen: zod/mini (whose module graph is all of Zod's core, about 150 ms of CPU
+  // on its own), p-retry, p-limit, dequal and eventemitter3 (half of what was left; `npm run bench --
+  // --startup-only`). p-retry, p-limit and dequal are therefore devDependencies; eventemitter3 stays a
+  // dependency for its types. `mcp-tasks/schema` keeps importing `zod/v4`.
+  noExternal: [/^zod\/mini$/, "p-retry", "p-limit", "dequal", "eventemitter3"],
   format: ["esm", "cjs"],
   dts: { entry: publicEntries },
   // No sourcemaps in the package: they would double its size and point at sources it does not ship.
@@ -38,6 +44,9 @@ const library: Options = {
   minifyWhitespace: true,
   minifySyntax: true,
   splitting: false,
+  // Keep `node:fs` and friends as written: Deno and Workers (nodejs_compat) know built-ins by that prefix, and a
+  // bundler targeting browsers can tell them from packages.
+  removeNodeProtocol: false,
   esbuildPlugins: [
     {
       // CommonJS has no top-level await: its build of mcp-tasks/testing loads the server SDK with require().
@@ -84,6 +93,7 @@ const cli: Options = {
   clean: false,
   target: "es2022",
   platform: "node",
+  removeNodeProtocol: false,
   minifyWhitespace: true,
   minifySyntax: true,
   esbuildPlugins: [

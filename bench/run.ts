@@ -6,8 +6,9 @@
  * Flags: `--quick` (smaller counts, one round; writes `bench/results.local.json`), `--json-wire` (a JSON round
  * trip per message in both directions), `--scenarios=1,3` (a subset), `--rounds=N` (default 3), `--store-only` (only
  * the task store overhead, which otherwise runs after the scenarios, in a few seconds; `--no-store` skips it),
- * `--bridges-only` (only the agent framework bridges' overhead per tool call, which otherwise runs last, in about
- * 30 s; `--no-bridges` skips it), `--libs=ours,floor`
+ * `--bridges-only` (only the agent framework bridges' overhead per tool call, which otherwise runs after the
+ * scenarios, in about 30 s; `--no-bridges` skips it), `--startup-only` (only the start-up figures of
+ * bench/startup.ts, which otherwise run last; `--no-startup` skips them), `--libs=ours,floor`
  * (only those libraries; the saved figures of the others in that scenario are kept as they were).
  * The libraries take turns within each round, and the order flips every round.
  */
@@ -20,6 +21,7 @@ import type { LibraryName } from "./drivers/types.js";
 import type { RunRequest, RunResult } from "./measure.js";
 import { LIBRARY_TITLES, scenarioTable, summarize } from "./report.js";
 import { scenarios, type Scenario } from "./scenarios.js";
+import { measureStartup, startupTable } from "./startup.js";
 import type { Spread } from "./stats.js";
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
@@ -30,6 +32,8 @@ interface Flags {
   quick: boolean;
   store: "also" | "only" | "skip";
   bridges: "also" | "only" | "skip";
+  /** Start-up figures (bench/startup.ts): after the rest, alone (`--startup-only`) or not (`--no-startup`). */
+  startup: "also" | "only" | "skip";
   jsonWire: boolean;
   only: number[] | undefined;
   /** Only these libraries (`--libs=ours,floor`); undefined runs every library of a scenario. */
@@ -45,10 +49,11 @@ function parseFlags(argv: string[]): Flags {
   if (!Number.isInteger(rounds) || rounds < 1) throw new Error("--rounds must be a positive integer");
   const store = argv.includes("--store-only") ? "only" : argv.includes("--no-store") ? "skip" : "also";
   const bridges = argv.includes("--bridges-only") ? "only" : argv.includes("--no-bridges") ? "skip" : "also";
+  const startup = argv.includes("--startup-only") ? "only" : argv.includes("--no-startup") ? "skip" : "also";
   const libs = value("libs")?.split(",") as LibraryName[] | undefined;
   const unknown = libs?.filter((library) => !(library in LIBRARY_TITLES));
   if (unknown?.length) throw new Error(`--libs: unknown ${unknown.join(", ")} (ours, ext-tasks, floor)`);
-  return { quick, store, bridges, jsonWire: argv.includes("--json-wire"), only, libs, rounds };
+  return { quick, store, bridges, startup, jsonWire: argv.includes("--json-wire"), only, libs, rounds };
 }
 
 /** Runs measure.ts in a fresh process and returns its result (or a failed result with the reason). */
@@ -263,6 +268,7 @@ function runBridgeBench(flags: Flags): Promise<void> {
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2));
   console.log(`Node ${process.version} on ${MACHINE}\n`);
+  if (flags.startup === "only") return runStartupBench();
   if (flags.bridges === "only") return runBridgeBench(flags);
   if (flags.store === "only") return runStoreBench(flags);
   const oursAvailable = existsSync(join(REPO_ROOT, "src", "index.ts"));
@@ -289,6 +295,13 @@ async function main(): Promise<void> {
   console.log(`Wrote ${file} (${variant}); the whole run took ${seconds} s.`);
   if (flags.store === "also") await runStoreBench(flags);
   if (flags.bridges === "also") await runBridgeBench(flags);
+  if (flags.startup === "also") await runStartupBench();
+}
+
+/** Start-up figures from the build (bench/startup.ts): the import and the CLI's first request. */
+async function runStartupBench(): Promise<void> {
+  console.log("\n## Start-up (the build; `npm run build` first)\n");
+  console.log(startupTable(await measureStartup()));
 }
 
 await main();

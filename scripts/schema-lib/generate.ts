@@ -176,7 +176,7 @@ export async function formatJson(value: unknown, root: string): Promise<string> 
   return prettier.format(JSON.stringify(value), { ...(await prettierConfig(root)), parser: "json" });
 }
 
-async function formatTypeScript(source: string, root: string): Promise<string> {
+export async function formatTypeScript(source: string, root: string): Promise<string> {
   return prettier.format(source, { ...(await prettierConfig(root)), parser: "typescript" });
 }
 

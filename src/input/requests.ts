@@ -5,19 +5,15 @@
  * An input request gets exactly the trust of a direct server-to-client request (spec, Security
  * Considerations): its text is handed to the handler as data and never interpreted here.
  */
-import type * as z from "zod/v4";
-import {
-  createMessageRequestParamsSchema,
-  createMessageResultSchema,
-  elicitRequestParamsSchema,
-  elicitResultSchema,
-  listRootsResultSchema,
-  type CreateMessageRequestParams,
-  type ElicitRequestParams,
-  type ElicitResult,
-  type InputResponse,
-  type ListRootsRequest,
+import type {
+  CreateMessageRequestParams,
+  ElicitRequestParams,
+  ElicitResult,
+  InputResponse,
+  ListRootsRequest,
 } from "../schema/index.js";
+import { validators } from "../schema/validators.js";
+import { describeIssues } from "../protocol/issues.js";
 import type { InputContext, InputHandlers } from "./types.js";
 
 /** The handler kinds, named as in `InputHandlers`. */
@@ -66,7 +62,7 @@ export function readInputRequest(raw: unknown): ReadInput {
     case INPUT_METHODS.elicitation:
       return readElicitation(method, params);
     case INPUT_METHODS.sampling: {
-      const parsed = createMessageRequestParamsSchema.safeParse(params);
+      const parsed = validators().createMessageRequestParamsSchema.safeParse(params);
       if (!parsed.success) return malformed(method, parsed.error);
       return { ok: true, method, kind: "sampling", params: params as CreateMessageRequestParams };
     }
@@ -81,7 +77,7 @@ export function readInputRequest(raw: unknown): ReadInput {
 }
 
 function readElicitation(method: string, params: unknown): ReadInput {
-  const parsed = elicitRequestParamsSchema.safeParse(params);
+  const parsed = validators().elicitRequestParamsSchema.safeParse(params);
   if (!parsed.success) return malformed(method, parsed.error);
   const request = params as ElicitRequestParams;
   if (request.mode !== "url")
@@ -199,29 +195,21 @@ export function checkResponse(input: ReadInput, response: unknown): string | und
   if (!input.ok) return isRecord(response) ? undefined : "the answer is not an object";
   const schema =
     input.kind === "elicitation"
-      ? elicitResultSchema
+      ? validators().elicitResultSchema
       : input.kind === "sampling"
-        ? createMessageResultSchema
-        : listRootsResultSchema;
+        ? validators().createMessageResultSchema
+        : validators().listRootsResultSchema;
   const parsed = schema.safeParse(response);
   return parsed.success ? undefined : describeIssues(parsed.error);
 }
 
-function malformed(method: string, error: z.ZodError): UnanswerableInput {
+function malformed(method: string, error: Parameters<typeof describeIssues>[0]): UnanswerableInput {
   return {
     ok: false,
     method,
     reason: `the request does not fit ${method} (${describeIssues(error)})`,
     cause: error,
   };
-}
-
-/** The first issue as `path: message` (Zod messages describe shapes, never the server's values). */
-function describeIssues(error: z.ZodError): string {
-  const issue = error.issues[0];
-  if (issue === undefined) return "invalid";
-  const path = issue.path.length > 0 ? issue.path.join(".") : "(root)";
-  return `${path}: ${issue.message}`;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -1,30 +1,25 @@
 /**
- * Validation at the boundary: every frame a server sends is checked against the generated Zod schemas before
- * any other code reads it, and a violation becomes a `ProtocolError` naming the method and carrying the frame.
+ * Validation at the boundary: every frame a server sends is checked against the generated schemas (in their
+ * zod/mini form, src/schema/generated/validators.ts: the same shapes as `mcp-tasks/schema`) before any other
+ * code reads it, and a violation becomes a `ProtocolError` naming the method and carrying the frame.
  *
  * The schemas keep unknown keys, and these functions go one step further: they validate and then return the
  * object they were given, never Zod's rebuilt copy. Fields from newer revisions (or the SDK server's stray
  * `content: []` on a task result) reach the caller untouched, and the poll path allocates nothing of its own.
  */
-import * as z from "zod/v4";
-import {
-  callToolResultSchema,
-  createTaskResultSchema,
-  detailedTaskSchema,
-  discoverResultSchema,
-  implementationSchema,
-  inputRequiredResultSchema,
-  jsonrpcErrorObjectSchema,
-  resultSchema,
-  type CallToolResult,
-  type CreateTaskResult,
-  type DetailedTask,
-  type DiscoverResult,
-  type Implementation,
-  type InputRequiredResult,
-  type JSONRPCErrorObject,
-  type TaskStatusNotificationParams,
+import * as z from "zod/mini";
+import { validators } from "../schema/validators.js";
+import type {
+  CallToolResult,
+  CreateTaskResult,
+  DetailedTask,
+  DiscoverResult,
+  Implementation,
+  InputRequiredResult,
+  JSONRPCErrorObject,
+  TaskStatusNotificationParams,
 } from "../schema/index.js";
+import { describeIssues } from "./issues.js";
 import {
   INPUT_REQUIRED_METHODS,
   Method,
@@ -69,7 +64,7 @@ export function classifyResult(method: string, result: unknown, options?: Classi
   const kind = frame.resultType;
   if (kind === undefined || kind === ResultKind.complete) {
     if (method === Method.toolsCall)
-      check(callToolResultSchema, frame, method, "is not a valid CallToolResult");
+      check(validators().callToolResultSchema, frame, method, "is not a valid CallToolResult");
     return { kind: "complete", result: frame };
   }
   if (kind === ResultKind.inputRequired) {
@@ -78,7 +73,7 @@ export function classifyResult(method: string, result: unknown, options?: Classi
     }
     return {
       kind: "input_required",
-      result: check(inputRequiredResultSchema, frame, method, "is not valid"),
+      result: check(validators().inputRequiredResultSchema, frame, method, "is not valid"),
     };
   }
   if (kind === ResultKind.task) return { kind: "task", task: parseCreateTaskResult(method, frame, options) };
@@ -104,7 +99,7 @@ function parseCreateTaskResult(method: string, frame: Record<string, unknown>, o
     );
   }
   const task = normaliseAdvisoryFields(method, frame, options?.warn);
-  const parsed = createTaskResultSchema.safeParse(task);
+  const parsed = validators().createTaskResultSchema.safeParse(task);
   if (!parsed.success) {
     throw new OrphanedTaskError(
       `answered with an invalid CreateTaskResult (${describe(parsed.error)})`,
@@ -202,7 +197,12 @@ function kindOf(value: unknown): string {
  * (whose `resultType` may be absent or `"complete"`). `method` names where it came from, for the error.
  */
 export function parseCallToolResult(result: unknown, method: string = Method.toolsCall): CallToolResult {
-  return check(callToolResultSchema, requireObject(method, result), method, "is not a valid CallToolResult");
+  return check(
+    validators().callToolResultSchema,
+    requireObject(method, result),
+    method,
+    "is not a valid CallToolResult",
+  );
 }
 
 /**
@@ -222,21 +222,26 @@ export function parseTaskNotification(params: unknown, warn?: Warn): TaskStatusN
 /** A detailed task state, as `tasks/get` and `notifications/tasks` carry it. */
 function parseTaskState(method: string, received: Record<string, unknown>, warn?: Warn): DetailedTask {
   const frame = normaliseAdvisoryFields(method, received, warn);
-  const task = check(detailedTaskSchema, frame, method, "is not a valid task state");
+  const task = check(validators().detailedTaskSchema, frame, method, "is not a valid task state");
   requireInputRequests(method, task, frame);
   return task;
 }
 
 /** Validates the acknowledgement of `tasks/update` or `tasks/cancel`: an empty result. */
 export function parseAck(method: string, result: unknown): Record<string, unknown> {
-  return check(resultSchema, requireComplete(method, result), method, "is not a valid acknowledgement");
+  return check(
+    validators().resultSchema,
+    requireComplete(method, result),
+    method,
+    "is not a valid acknowledgement",
+  );
 }
 
 /** Validates a `server/discover` result. */
 export function parseDiscoverResult(result: unknown): DiscoverResult {
   const method = Method.discover;
   return check(
-    discoverResultSchema,
+    validators().discoverResultSchema,
     requireComplete(method, result),
     method,
     "is not a valid DiscoverResult",
@@ -251,19 +256,21 @@ export interface InitializeResult {
   instructions?: string;
 }
 
-// Revision 2025-11-25's InitializeResult is outside the generated (2026-07-28) schemas; this is its shape.
-const initializeResultSchema = z.looseObject({
-  protocolVersion: z.string(),
-  capabilities: z.record(z.string(), z.unknown()),
-  serverInfo: implementationSchema,
-  instructions: z.string().optional(),
-});
+// Revision 2025-11-25's InitializeResult is outside the generated (2026-07-28) schemas; this is its shape,
+// built on first use like the generated ones.
+let initializeResultSchema: z.ZodMiniType | undefined;
 
 /** Validates the result of a 2025-era `initialize` handshake. */
 export function parseInitializeResult(result: unknown): InitializeResult {
   const method = Method.initialize;
+  initializeResultSchema ??= z.looseObject({
+    protocolVersion: z.string(),
+    capabilities: z.record(z.string(), z.unknown()),
+    serverInfo: validators().implementationSchema,
+    instructions: z.optional(z.string()),
+  });
   return check(
-    initializeResultSchema,
+    initializeResultSchema as z.ZodMiniType<InitializeResult>,
     requireObject(method, result),
     method,
     "is not a valid InitializeResult",
@@ -289,7 +296,7 @@ function isSettingsObject(value: unknown): boolean {
  * (and the older -32003), `RpcError` for any other code, `ProtocolError` when the object is not a valid error.
  */
 export function errorFromRpc(method: string, error: unknown): RpcError | ProtocolError {
-  const parsed = jsonrpcErrorObjectSchema.safeParse(error);
+  const parsed = validators().jsonrpcErrorObjectSchema.safeParse(error);
   if (!parsed.success) {
     return new ProtocolError(
       `answered with an invalid JSON-RPC error (${describe(parsed.error)})`,
@@ -333,7 +340,12 @@ function requireInputRequests(method: string, task: DetailedTask, frame: unknown
 }
 
 /** Validates `frame` and returns it as the schema's type: the same object, not Zod's copy. */
-function check<S extends z.ZodType>(schema: S, frame: unknown, method: string, what: string): z.output<S> {
+function check<S extends z.ZodMiniType>(
+  schema: S,
+  frame: unknown,
+  method: string,
+  what: string,
+): z.output<S> {
   const parsed = schema.safeParse(frame);
   if (!parsed.success) {
     throw new ProtocolError(`the answer ${what} (${describe(parsed.error)})`, method, frame, {
@@ -343,11 +355,7 @@ function check<S extends z.ZodType>(schema: S, frame: unknown, method: string, w
   return frame as z.output<S>;
 }
 
-/** The first issue, as `path: message`. Zod issue messages describe shapes, not values, so no task id leaks. */
-function describe(error: z.ZodError): string {
-  const issue = error.issues[0];
-  if (issue === undefined) return "invalid";
-  const path = issue.path.length > 0 ? issue.path.join(".") : "(root)";
-  const more = error.issues.length > 1 ? ` and ${error.issues.length - 1} more` : "";
-  return `${path}: ${issue.message}${more}`;
+/** The first issue, as `path: expected …`, and how many more. Shapes only, never values: no task id leaks. */
+function describe(error: Parameters<typeof describeIssues>[0]): string {
+  return describeIssues(error, true);
 }

@@ -5,14 +5,15 @@
  *   error mapping (http-fetch.ts) → refusals noted (401/403 with their challenge) → `Mcp-Param-*` headers of
  *   the request → the connection's `headers` → the caller's (or the global) `fetch`
  *
- * A failed send that was about authorization becomes an `AuthError` (src/auth/failures.ts). With an
- * `authProvider`, the OAuth glue (src/auth/oauth.ts) hands it to the SDK's transport; without one, nothing of OAuth
- * runs.
+ * A failed send that was about authorization becomes an `AuthError` (src/auth/failures.ts). Without an
+ * `authProvider` the chain feeds this library's own transport (./streamable-http.ts) and nothing of OAuth runs;
+ * with one, the OAuth glue (src/auth/oauth.ts) hands the chain to the SDK's transport, which runs the flows.
  */
 import type { FetchLike } from "../protocol/headers.js";
 import { withHttpErrorMapping } from "./http-fetch.js";
 import type { RequestHeaders } from "./request-headers.js";
 import type { McpTransport } from "./types.js";
+import { StreamableHttpTransport } from "./streamable-http.js";
 import { withConnectionHeaders, type ConnectionHeaders } from "../auth/headers.js";
 import { describeSent, RefusalLog } from "../auth/challenge.js";
 import { authFailure, type AuthorizationResponse, type OAuthProviderLike } from "../auth/failures.js";
@@ -53,8 +54,7 @@ export async function buildHttpTransport(
       refusals,
     });
   }
-  const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/client");
-  const transport = new StreamableHTTPClientTransport(url, { fetch: endpoint });
+  const transport = new StreamableHttpTransport(url, { fetch: endpoint });
   const send = transport.send.bind(transport);
   transport.send = async (message, sendOptions) => {
     const request = describeSent(message);

@@ -1,19 +1,21 @@
 /**
  * mcp-tasks in a real browser. The packed package's main entry is bundled by esbuild for
  * `platform: "browser"` with no externals, into a page served on 127.0.0.1; Debian's headless Chromium
- * (driven by playwright-core) opens it, and the page runs one task to completion and cancels another
- * against the reference server on another port (CORS). The outcomes are read back from the page.
+ * (driven by playwright-core) opens it, and the page runs the runtime smoke scenario (test/runtimes/smoke.mjs:
+ * a task followed through its updates, a task cancelled with exactly one `tasks/cancel`) against the reference
+ * server on another port (CORS). The report is read back from the page.
  * Without Chromium this test fails, naming the install command: it never skips.
  */
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { build, type Metafile } from "esbuild";
-import { defineTool, startTaskServer, step, textResult, type HttpTaskServer } from "mcp-tasks/testing";
+import { startTaskServer, type HttpTaskServer } from "mcp-tasks/testing";
 import { chromium, type BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectSmokeReport, smokeTools } from "../runtimes/runtimes.js";
 import { packedConsumer, type Consumer } from "./packed.js";
 
 const CHROMIUM = process.env["CHROMIUM_PATH"] ?? "/usr/bin/chromium";
@@ -28,25 +30,11 @@ const CHROMIUM_FLAGS = [
   "--disable-sync",
 ];
 
+// The shared runtime smoke scenario (test/runtimes/smoke.mjs), without a store: a page has no file system.
 const PAGE_SCRIPT = `
-import { TaskClient, TaskCancelledError } from "mcp-tasks";
+import { runSmoke } from "./smoke.mjs";
 
-async function main() {
-  const client = await TaskClient.connect(new URL(location.href).searchParams.get("server"));
-  const completed = await client.callTool("build_report", {}).outcome();
-  const handle = client.callTool("endless_job", {});
-  await handle.created;
-  await handle.cancel();
-  const cancelled = await handle.outcome();
-  await client.close();
-  return {
-    era: client.server.era,
-    completed: { kind: completed.kind, text: completed.result?.content?.[0]?.text },
-    cancelled: { kind: cancelled.kind, confirmed: cancelled.error?.confirmed, typed: cancelled.error instanceof TaskCancelledError },
-  };
-}
-
-main().then(
+runSmoke({ url: new URL(location.href).searchParams.get("server") }).then(
   (result) => { window.outcome = result; },
   (error) => { window.outcome = { error: String(error && error.stack || error) }; },
 );
@@ -62,6 +50,7 @@ let context: BrowserContext | undefined;
 
 beforeAll(async () => {
   consumer = await packedConsumer();
+  copyFileSync(join(import.meta.dirname, "../runtimes/smoke.mjs"), join(consumer.dir, "smoke.mjs"));
   const bundled = await build({
     stdin: { contents: PAGE_SCRIPT, resolveDir: consumer.dir, sourcefile: "page.js" },
     bundle: true,
@@ -90,20 +79,7 @@ beforeAll(async () => {
   const pageOrigin = `http://127.0.0.1:${(pageServer.address() as AddressInfo).port}`;
   taskServer = await startTaskServer({
     allowOrigins: [pageOrigin],
-    tools: [
-      defineTool({
-        name: "build_report",
-        task: "required",
-        pollIntervalMs: 20,
-        steps: [step.working("Building"), step.complete(textResult("report ready"))],
-      }),
-      defineTool({
-        name: "endless_job",
-        task: "required",
-        pollIntervalMs: 20,
-        steps: [step.working("Working"), step.stall()],
-      }),
-    ],
+    tools: smokeTools(),
   });
 }, 60_000);
 
@@ -147,11 +123,9 @@ describe("in a browser", () => {
     });
     const outcome = await page.evaluate(() => (window as { outcome?: unknown }).outcome);
     expect(pageErrors).toEqual([]);
-    expect(outcome).toEqual({
-      era: "modern",
-      completed: { kind: "completed", text: "report ready" },
-      cancelled: { kind: "cancelled", confirmed: true, typed: true },
-    });
+    expect((outcome as { error?: string }).error).toBeUndefined();
+    expectSmokeReport(outcome as Record<string, unknown>, taskServer);
+    expect((outcome as { resumed?: unknown }).resumed).toBeUndefined();
     const origins = taskServer.requests.all().map((request) => request.headers["origin"]);
     expect(new Set(origins)).toEqual(new Set([new URL(pageUrl).origin]));
   }, 60_000);

@@ -6,13 +6,9 @@
  * strict, and a bad frame becomes a `ProtocolError` naming the method and carrying the frame. A creation answer
  * that cannot be read but has a string task id becomes an `OrphanedTaskError` carrying that id, never dropped.
  */
-import {
-  taskSchema,
-  type CallToolResult,
-  type CreateTaskResult,
-  type JSONRPCErrorObject,
-  type Task,
-} from "../../schema/index.js";
+import type { CallToolResult, CreateTaskResult, JSONRPCErrorObject, Task } from "../../schema/index.js";
+import { validators } from "../../schema/validators.js";
+import { describeIssues } from "../../protocol/issues.js";
 import { ResultKind } from "../../protocol/constants.js";
 import { OrphanedTaskError, ProtocolError, RpcError } from "../../protocol/errors.js";
 import { normaliseAdvisoryFields, parseCallToolResult, type Warn } from "../../protocol/codec.js";
@@ -33,12 +29,10 @@ export function parseLegacyTask(method: string, raw: unknown, warn?: Warn): Task
   const frame = requireObject(method, raw);
   const renamed = renameFields(frame);
   const task = normaliseAdvisoryFields(method, renamed, warn);
-  const parsed = taskSchema.safeParse(task);
+  const parsed = validators().taskSchema.safeParse(task);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue === undefined ? "(root)" : issue.path.join(".") || "(root)";
     throw new ProtocolError(
-      `the answer is not a valid 2025-11-25 Task (${where}: ${issue?.message})`,
+      `the answer is not a valid 2025-11-25 Task (${describeIssues(parsed.error)})`,
       method,
       raw,
       {

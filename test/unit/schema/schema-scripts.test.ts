@@ -20,6 +20,7 @@ const COPIED = [
   "scripts/generate-schemas.ts",
   "scripts/check-schemas.ts",
   "scripts/snapshot-schema.ts",
+  "src/schema/generated",
   "package.json",
   "tsconfig.json",
   ".prettierrc.json",

@@ -1,13 +1,15 @@
 /**
- * The two validators of each schema version, behind one interface so every test runs against both:
- * the JSON Schema (`schema/<version>/schema.json`, ajv 2020-12) and the Zod schemas exported by
- * `mcp-tasks/schema` (`src/schema/index.ts`).
+ * The validators of each schema version, behind one interface so every test runs against all of them:
+ * the JSON Schema (`schema/<version>/schema.json`, ajv 2020-12), the Zod schemas exported by
+ * `mcp-tasks/schema` (`src/schema/index.ts`), and for the revision the client speaks, the zod/mini validators
+ * the client itself uses (`src/schema/generated/validators.ts`, derived by `generate:schemas`).
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import Ajv2020 from "ajv/dist/2020.js";
 import type * as z from "zod/v4";
 import { draft, v2026_07_28 } from "mcp-tasks/schema";
+import { validators as clientValidators } from "../../../src/schema/validators.js";
 
 export const VERSIONS = ["2026-07-28", "draft"] as const;
 export type SchemaVersion = (typeof VERSIONS)[number];
@@ -15,7 +17,7 @@ export type SchemaVersion = (typeof VERSIONS)[number];
 const ZOD_MODULES: Record<SchemaVersion, Record<string, unknown>> = { "2026-07-28": v2026_07_28, draft };
 
 export interface Validator {
-  name: "JSON Schema" | "Zod";
+  name: "JSON Schema" | "Zod" | "client (zod/mini)";
   /** True when `value` satisfies the definition `def` (a type name such as `GetTaskResult`). */
   accepts(def: string, value: unknown): boolean;
   /** A short reason for the last rejection, for assertion messages. */
@@ -69,6 +71,26 @@ function zodValidator(version: SchemaVersion): Validator {
   };
 }
 
+/** The client's zod/mini validator of a type, found by the same naming rule. */
+function miniSchemaFor(def: string): { safeParse(value: unknown): { success: boolean; error?: unknown } } {
+  const moduleExports = clientValidators() as Record<string, unknown>;
+  const key = Object.keys(moduleExports).find((name) => name.toLowerCase() === `${def}Schema`.toLowerCase());
+  if (!key) throw new Error(`src/schema/generated/validators.ts has no schema for ${def}`);
+  return moduleExports[key] as { safeParse(value: unknown): { success: boolean; error?: unknown } };
+}
+
+function miniValidator(): Validator {
+  return {
+    name: "client (zod/mini)",
+    accepts: (def, value) => miniSchemaFor(def).safeParse(value).success,
+    explain: (def, value) => {
+      const parsed = miniSchemaFor(def).safeParse(value);
+      return parsed.success ? "accepted" : JSON.stringify(parsed.error);
+    },
+  };
+}
+
 export function validatorsFor(version: SchemaVersion): Validator[] {
-  return [jsonSchemaValidator(version), zodValidator(version)];
+  const validators = [jsonSchemaValidator(version), zodValidator(version)];
+  return version === "2026-07-28" ? [...validators, miniValidator()] : validators;
 }

@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { StreamableHttpTransport } from "../../../src/session/streamable-http.js";
 import { resolveTransport, type ConnectTarget } from "../../../src/session/targets.js";
 import { FakeTransport } from "./fake-transport.js";
 
 describe("resolving a connect target", () => {
-  it("makes a Streamable HTTP transport for a URL string or URL object", async () => {
-    expect(await resolveTransport("http://127.0.0.1:9/mcp")).toBeInstanceOf(StreamableHTTPClientTransport);
+  it("makes our own Streamable HTTP transport for a URL string or URL object", async () => {
+    expect(await resolveTransport("http://127.0.0.1:9/mcp")).toBeInstanceOf(StreamableHttpTransport);
     expect(await resolveTransport(new URL("https://example.com/mcp"))).toBeInstanceOf(
-      StreamableHTTPClientTransport,
+      StreamableHttpTransport,
     );
   });
 
