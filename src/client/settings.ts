@@ -9,6 +9,7 @@ import type { McpTransport } from "../session/types.js";
 import type { TaskStore } from "../store/types.js";
 import { capabilitiesFor } from "../input/index.js";
 import { safeLogger, type Logger } from "../protocol/logging.js";
+import { resolveTelemetryOptions, type ResolvedTelemetryOptions } from "../telemetry/options.js";
 import { resolveClientOptions, type ResolvedClientOptions, type TaskClientOptions } from "./options.js";
 
 /** Every option checked and defaulted, once per client. */
@@ -19,6 +20,8 @@ export interface ClientSettings {
   log: Logger;
   store: TaskStore | undefined;
   adoptEveryMs: number | undefined;
+  /** Undefined when telemetry is off. */
+  telemetry: ResolvedTelemetryOptions | undefined;
 }
 
 export function settingsOf(options: TaskClientOptions): ClientSettings {
@@ -29,6 +32,7 @@ export function settingsOf(options: TaskClientOptions): ClientSettings {
     log: safeLogger(options.logger),
     store: checkStore(options.store),
     adoptEveryMs: adoptEvery(options),
+    telemetry: resolveTelemetryOptions(options.telemetry),
   };
 }
 

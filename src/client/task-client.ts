@@ -37,6 +37,7 @@ import { Subscriptions } from "../notifications/subscriptions.js";
 import { RequestHeaders } from "../session/request-headers.js";
 import { ToolCatalog, type ToolInfo } from "../tools/catalog.js";
 import { callSender } from "../tools/param-mirror.js";
+import type { ClientTelemetry } from "../telemetry/types.js";
 
 /** Events of a `TaskClient` (eventemitter3; an `error` without listeners is not thrown). */
 export interface TaskClientEvents {
@@ -75,7 +76,9 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
     settings: ClientSettings,
     url: string | undefined,
     /** Set when this client built the HTTP transport itself, so requests can carry their own headers. */
-    requestHeaders?: RequestHeaders,
+    requestHeaders: RequestHeaders | undefined,
+    /** Set with the `telemetry` option: follows every handle and request. */
+    private readonly telemetry: ClientTelemetry | undefined,
   ) {
     super();
     this.serverInfo = server;
@@ -181,19 +184,28 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
    */
   static async connect(target: ConnectTarget, options: TaskClientOptions = {}): Promise<TaskClient> {
     const settings = settingsOf(options); // bad options fail here, before any connection is made
+    // A missing @opentelemetry/api fails here, naming the package; telemetry off loads nothing of it.
+    const telemetryFor =
+      settings.telemetry === undefined
+        ? undefined
+        : await (await import("../telemetry/index.js")).clientTelemetryFactory(settings.telemetry);
     await settings.store?.open?.(); // a store another process holds fails here, before any connection is made
     const requestHeaders = new RequestHeaders();
     const session = sessionFor(await resolveTransport(target, { requestHeaders }), settings);
+    const url = typeof target === "string" ? target : target instanceof URL ? target.href : undefined;
+    // Observing from the first request on: the probe and the handshake get spans too.
+    const telemetry = telemetryFor?.({ session, url });
+    if (telemetry !== undefined) session.observe(telemetry);
     let server: ServerInfo;
     try {
       server = await session.connect();
     } catch (error) {
+      telemetry?.close();
       await session.close().catch(() => undefined);
       throw error;
     }
-    const url = typeof target === "string" ? target : target instanceof URL ? target.href : undefined;
     const ownsHttp = url !== undefined;
-    return new TaskClient(session, server, settings, url, ownsHttp ? requestHeaders : undefined);
+    return new TaskClient(session, server, settings, url, ownsHttp ? requestHeaders : undefined, telemetry);
   }
 
   /**
@@ -203,9 +215,14 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
    */
   static adopt(transport: McpTransport, server: ServerInfo, options: TaskClientOptions = {}): TaskClient {
     const settings = settingsOf(options);
+    if (settings.telemetry !== undefined) {
+      throw new TypeError(
+        "tasksFor: the `telemetry` option needs TaskClient.connect (it loads @opentelemetry/api)",
+      );
+    }
     const session = sessionFor(transport, settings);
     session.adopt(server);
-    return new TaskClient(session, server, settings, undefined);
+    return new TaskClient(session, server, settings, undefined, undefined, undefined);
   }
 
   /** What the server said about itself when the client connected. */
@@ -250,6 +267,7 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
       options.signal,
     );
     this.runs.add(run);
+    this.telemetry?.taskStarted(run.handle, { toolName: name, resumed: false });
     run.start();
     return run.handle;
   }
@@ -270,6 +288,7 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
       ref,
     );
     this.runs.add(run);
+    this.telemetry?.taskStarted(run.handle, { toolName: ref.toolName, resumed: true });
     run.start(ref.taskId);
     return run.handle;
   }
@@ -333,6 +352,7 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
       this.context.scheduler.close();
       this.context.alarms.close();
       await this.session.close();
+      this.telemetry?.close();
       while (this.writes.size > 0) await Promise.allSettled([...this.writes]);
       await this.context.store?.close?.();
     })();

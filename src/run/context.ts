@@ -30,8 +30,8 @@ export interface RunOptions {
 
 export interface RunContext {
   channel: RpcChannel;
-  /** Sends the call itself (a tools/call over HTTP gets its `Mcp-Param-*` headers). */
-  sendCall(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>>;
+  /** Sends the call itself (a tools/call over HTTP gets its `Mcp-Param-*` headers); `owner` is the run's handle. */
+  sendCall(method: string, params: Record<string, unknown>, owner?: object): Promise<Record<string, unknown>>;
   tasks: TaskRequests;
   /** How calls are framed and answers read on this server's protocol generation. */
   dialect: CallDialect;

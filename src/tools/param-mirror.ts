@@ -8,7 +8,7 @@ import { ErrorCode } from "../protocol/constants.js";
 import { RpcError } from "../protocol/errors.js";
 import { paramHeaderValues } from "../protocol/param-headers.js";
 import type { RequestHeaders } from "../session/request-headers.js";
-import type { RpcChannel } from "../session/types.js";
+import type { RequestOptions, RpcChannel } from "../session/types.js";
 import type { ToolCatalog } from "./catalog.js";
 
 export class ParamMirror {
@@ -18,24 +18,25 @@ export class ParamMirror {
     private readonly requestHeaders: RequestHeaders,
   ) {}
 
-  /** Sends one `tools/call` whose params are `params` (with `name` and `arguments`). */
-  async call(params: Record<string, unknown>): Promise<Record<string, unknown>> {
+  /** Sends one `tools/call` whose params are `params` (with `name` and `arguments`); `owner` as in `RequestOptions`. */
+  async call(params: Record<string, unknown>, owner?: object): Promise<Record<string, unknown>> {
     try {
-      return await this.send(params);
+      return await this.send(params, owner);
     } catch (error) {
       if (!isHeaderMismatch(error)) throw error;
       await this.catalog.refresh();
-      return this.send(params);
+      return this.send(params, owner);
     }
   }
 
-  private send(params: Record<string, unknown>): Promise<Record<string, unknown>> {
+  private send(params: Record<string, unknown>, owner: object | undefined): Promise<Record<string, unknown>> {
     const name = typeof params.name === "string" ? params.name : "";
     const args = isRecord(params.arguments) ? params.arguments : {};
     const headers = paramHeaderValues(this.catalog.paramHeaders(name), args);
-    if (Object.keys(headers).length === 0) return this.channel.request("tools/call", params);
+    if (Object.keys(headers).length === 0) return this.channel.request("tools/call", params, ownedBy(owner));
     let filed: string | undefined;
     const answer = this.channel.request("tools/call", params, {
+      owner,
       onId: (id) => {
         filed = id;
         this.requestHeaders.file(id, headers);
@@ -64,9 +65,15 @@ export function callSender(
   channel: RpcChannel,
   catalog: ToolCatalog,
   requestHeaders: RequestHeaders | undefined,
-): (method: string, params: Record<string, unknown>) => Promise<Record<string, unknown>> {
-  if (requestHeaders === undefined) return (method, params) => channel.request(method, params);
+): (method: string, params: Record<string, unknown>, owner?: object) => Promise<Record<string, unknown>> {
+  if (requestHeaders === undefined)
+    return (method, params, owner) => channel.request(method, params, ownedBy(owner));
   const mirror = new ParamMirror(channel, catalog, requestHeaders);
-  return (method, params) =>
-    method === "tools/call" ? mirror.call(params) : channel.request(method, params);
+  return (method, params, owner) =>
+    method === "tools/call" ? mirror.call(params, owner) : channel.request(method, params, ownedBy(owner));
+}
+
+/** Request options naming the owner, or none (no object per request while telemetry is off). */
+function ownedBy(owner: object | undefined): RequestOptions | undefined {
+  return owner === undefined ? undefined : { owner };
 }
