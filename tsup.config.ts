@@ -17,9 +17,11 @@ const library: Options = {
     // other runtime an explanatory error, so `dist/index.js` bundles for browsers and workers.
     "stdio/node": "src/session/stdio-node.ts",
     "stdio/unavailable": "src/session/stdio-unavailable.ts",
+    // Behind `#telemetry`: the client imports it only with the `telemetry` option, so the main entry stays small.
+    "telemetry/index": "src/telemetry/index.ts",
   },
   // "mcp-tasks": the CJS build of mcp-tasks/testing imports its ESM twin by the package's own name.
-  external: ["#stdio", "mcp-tasks"],
+  external: ["#stdio", "#telemetry", "mcp-tasks"],
   format: ["esm", "cjs"],
   dts: { entry: publicEntries },
   // No sourcemaps in the package: they would double its size and point at sources it does not ship.

@@ -184,11 +184,12 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
    */
   static async connect(target: ConnectTarget, options: TaskClientOptions = {}): Promise<TaskClient> {
     const settings = settingsOf(options); // bad options fail here, before any connection is made
-    // A missing @opentelemetry/api fails here, naming the package; telemetry off loads nothing of it.
+    // `#telemetry` (package.json "imports"): a file of its own, loaded only with the option; a missing
+    // @opentelemetry/api fails here, naming the package. Telemetry off loads nothing of either.
     const telemetryFor =
       settings.telemetry === undefined
         ? undefined
-        : await (await import("../telemetry/index.js")).clientTelemetryFactory(settings.telemetry);
+        : await (await import("#telemetry")).clientTelemetryFactory(settings.telemetry);
     await settings.store?.open?.(); // a store another process holds fails here, before any connection is made
     const requestHeaders = new RequestHeaders();
     const session = sessionFor(await resolveTransport(target, { requestHeaders }), settings);

@@ -6,12 +6,13 @@
 import { OtelClientTelemetry } from "./client-telemetry.js";
 import { loadOtelApi } from "./load-api.js";
 import type { ResolvedTelemetryOptions } from "./options.js";
+import type { OtelApi } from "./propagation.js";
 import type { ClientTelemetry, TracedConnection } from "./types.js";
 
 /** Loads the API (failing with what to install when it is missing), then makes one client's telemetry. */
 export async function clientTelemetryFactory(
   options: ResolvedTelemetryOptions,
 ): Promise<(connection: TracedConnection) => ClientTelemetry> {
-  const api = await loadOtelApi("TaskClient's `telemetry` option");
+  const api = (options.api as OtelApi | undefined) ?? (await loadOtelApi("TaskClient's `telemetry` option"));
   return (connection) => new OtelClientTelemetry(api, options, connection);
 }

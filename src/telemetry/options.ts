@@ -22,6 +22,11 @@ export interface MeterProviderLike {
 export type PollSpans = "all" | "errors" | "none";
 
 export interface TelemetryOptions {
+  /**
+   * The `@opentelemetry/api` module (`import * as api from "@opentelemetry/api"`). Without it the client imports
+   * the package by name when it connects, which a bundled app (a browser page) cannot do: pass it there.
+   */
+  api?: object;
   /** Where spans go. Default: the global tracer provider of `@opentelemetry/api`. */
   tracerProvider?: TracerProviderLike;
   /** Where metrics go. Default: the global meter provider of `@opentelemetry/api`. */
@@ -36,6 +41,7 @@ export interface TelemetryOptions {
 }
 
 export interface ResolvedTelemetryOptions {
+  api: object | undefined;
   tracerProvider: TracerProviderLike | undefined;
   meterProvider: MeterProviderLike | undefined;
   pollSpans: PollSpans;
@@ -46,11 +52,23 @@ export interface ResolvedTelemetryOptions {
 export function resolveTelemetryOptions(value: unknown): ResolvedTelemetryOptions | undefined {
   if (value === undefined || value === false) return undefined;
   if (value === true)
-    return { tracerProvider: undefined, meterProvider: undefined, pollSpans: "errors", fullTaskIds: false };
+    return {
+      api: undefined,
+      tracerProvider: undefined,
+      meterProvider: undefined,
+      pollSpans: "errors",
+      fullTaskIds: false,
+    };
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new TypeError("TaskClient: `telemetry` must be true, false or an object of telemetry options");
   }
-  const { tracerProvider, meterProvider, pollSpans, taskIds } = value as Record<string, unknown>;
+  const { api, tracerProvider, meterProvider, pollSpans, taskIds } = value as Record<string, unknown>;
+  if (
+    api !== undefined &&
+    !["trace", "context", "propagation", "metrics"].every((name) => hasObject(api, name))
+  ) {
+    throw new TypeError("TaskClient: `telemetry.api` must be the @opentelemetry/api module");
+  }
   if (tracerProvider !== undefined && !hasMethod(tracerProvider, "getTracer")) {
     throw new TypeError("TaskClient: `telemetry.tracerProvider` must be a TracerProvider (with getTracer)");
   }
@@ -64,6 +82,7 @@ export function resolveTelemetryOptions(value: unknown): ResolvedTelemetryOption
     throw new RangeError('TaskClient: `telemetry.taskIds` must be "redacted" or "full"');
   }
   return {
+    api: api as object | undefined,
     tracerProvider: tracerProvider as TracerProviderLike | undefined,
     meterProvider: meterProvider as MeterProviderLike | undefined,
     pollSpans: pollSpans ?? "errors",
@@ -76,5 +95,13 @@ function hasMethod(value: unknown, name: string): boolean {
     typeof value === "object" &&
     value !== null &&
     typeof (value as Record<string, unknown>)[name] === "function"
+  );
+}
+
+function hasObject(value: unknown, name: string): boolean {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as Record<string, unknown>)[name] === "object"
   );
 }

@@ -46,3 +46,53 @@ function w3cMeta(api: OtelApi, context: Otel.Context): Record<string, string> | 
   }
   return Object.keys(meta).length > 0 ? meta : undefined;
 }
+
+/** The context a request's `_meta` continues (the receiving side of `metaInjector`). */
+export type MetaExtractor = (meta: unknown) => Otel.Context;
+
+export function metaExtractor(api: OtelApi): MetaExtractor {
+  if (api.propagation.fields().length > 0) {
+    return (meta) => (isRecord(meta) ? api.propagation.extract(api.ROOT_CONTEXT, meta) : api.ROOT_CONTEXT);
+  }
+  return (meta) => (isRecord(meta) ? fromW3cMeta(api, meta) : api.ROOT_CONTEXT);
+}
+
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+
+function fromW3cMeta(api: OtelApi, meta: Record<string, unknown>): Otel.Context {
+  let context = api.ROOT_CONTEXT;
+  const parent = typeof meta.traceparent === "string" ? TRACEPARENT.exec(meta.traceparent.trim()) : null;
+  if (parent !== null) {
+    const [, traceId = "", spanId = "", flags = "00"] = parent;
+    const span: Otel.SpanContext = { traceId, spanId, traceFlags: parseInt(flags, 16), isRemote: true };
+    if (typeof meta.tracestate === "string" && meta.tracestate !== "") {
+      span.traceState = api.createTraceState(meta.tracestate);
+    }
+    if (api.isSpanContextValid(span)) context = api.trace.setSpanContext(context, span);
+  }
+  if (typeof meta.baggage === "string" && meta.baggage !== "") {
+    const entries: Record<string, Otel.BaggageEntry> = {};
+    for (const member of meta.baggage.split(",")) {
+      const [pair = "", ...properties] = member.split(";");
+      const at = pair.indexOf("=");
+      if (at <= 0) continue;
+      const entry: Otel.BaggageEntry = { value: safeDecode(pair.slice(at + 1).trim()) };
+      if (properties.length > 0) entry.metadata = api.baggageEntryMetadataFromString(properties.join(";"));
+      entries[safeDecode(pair.slice(0, at).trim())] = entry;
+    }
+    context = api.propagation.setBaggage(context, api.propagation.createBaggage(entries));
+  }
+  return context;
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

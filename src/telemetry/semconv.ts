@@ -20,6 +20,8 @@ export const Attr = {
   networkProtocolName: "network.protocol.name",
   serverAddress: "server.address",
   serverPort: "server.port",
+  clientAddress: "client.address",
+  clientPort: "client.port",
 } as const;
 
 /** This library's own attribute keys. */

@@ -17,6 +17,7 @@ import { checkEra } from "./era.js";
 import { startLegacyHttpServer } from "./legacy/index.js";
 import type { TaskServer, TaskServerOptions } from "./server-core.js";
 import { createServerCore } from "./server-core.js";
+import { answerOf, loadServerTracing } from "./server-tracing.js";
 
 export interface HttpTaskServerOptions extends TaskServerOptions {
   /** Interface to bind. Default `127.0.0.1`. */
@@ -108,6 +109,7 @@ function listenHeaderProblem(headers: Record<string, string>, listen: TaskListen
  */
 export async function startTaskServer(options: HttpTaskServerOptions = {}): Promise<HttpTaskServer> {
   if (checkEra(options) === "2025-11-25") return startLegacyHttpServer(options);
+  const tracing = await loadServerTracing(options.tracerProvider);
   const core = createServerCore(options);
   const host = options.host ?? "127.0.0.1";
   const path = options.path ?? "/mcp";
@@ -165,6 +167,10 @@ export async function startTaskServer(options: HttpTaskServerOptions = {}): Prom
     const admitted = await admitRequest(req, res, { host, path, log: core.log, clock: core.clock });
     if (admitted === undefined) return;
     const { headers, text, body, url } = admitted;
+    const arrival = { headers, clientAddress: req.socket.remoteAddress, clientPort: req.socket.remotePort };
+    const endSpan = tracing?.start(body, { transport: "http", ...arrival });
+    // Whatever answers the request (a listen's stream included), its span ends with the response at the latest.
+    if (endSpan !== undefined) res.on("close", () => endSpan({ httpStatus: res.statusCode }));
     const listen = req.method === "POST" ? asTaskListenRequest(body) : undefined;
     if (listen !== undefined) return serveListen(headers, res, listen);
 
@@ -172,6 +178,7 @@ export async function startTaskServer(options: HttpTaskServerOptions = {}): Prom
     if (paramProblem !== undefined) {
       const id = (body as { id?: unknown }).id ?? null;
       const error = { code: ErrorCode.headerMismatch, message: paramProblem };
+      endSpan?.({ errorCode: error.code, errorMessage: paramProblem, httpStatus: 400 });
       return writeJson(res, 400, { jsonrpc: "2.0", id, error });
     }
     const aborted = new AbortController();
@@ -179,7 +186,11 @@ export async function startTaskServer(options: HttpTaskServerOptions = {}): Prom
     res.on("close", () => {
       if (!res.writableFinished) aborted.abort();
     });
-    await writeWebResponse(await handler.fetch(toWebRequest(req, url, headers, text, aborted.signal)), res);
+    const written = await writeWebResponse(
+      await handler.fetch(toWebRequest(req, url, headers, text, aborted.signal)),
+      res,
+    );
+    endSpan?.({ ...answerOf(written), httpStatus: res.statusCode });
   }
 
   const server = createServer((req, res) => {
