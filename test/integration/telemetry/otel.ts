@@ -9,6 +9,7 @@ import {
   MetricReader,
   type DataPoint,
   type Histogram,
+  type MetricData,
 } from "@opentelemetry/sdk-metrics";
 import {
   BasicTracerProvider,
@@ -32,6 +33,8 @@ export interface Otel {
   tracerProvider: BasicTracerProvider;
   meterProvider: MeterProvider;
   spans(): ReadableSpan[];
+  /** One metric as collected now, by name; undefined when it recorded nothing. */
+  metric(name: string): Promise<MetricData | undefined>;
   /** The data points of one metric, by name (empty when it recorded nothing). */
   points(name: string): Promise<DataPoint<number | Histogram>[]>;
 }
@@ -46,12 +49,14 @@ export function inMemoryOtel(): Otel {
     tracerProvider,
     meterProvider,
     spans: () => exporter.getFinishedSpans(),
-    points: async (name: string) => {
+    async metric(name: string) {
       const { resourceMetrics } = await reader.collect();
-      const metric = resourceMetrics.scopeMetrics
+      return resourceMetrics.scopeMetrics
         .flatMap((scope) => scope.metrics)
         .find((candidate) => candidate.descriptor.name === name);
-      return (metric?.dataPoints ?? []) as DataPoint<number | Histogram>[];
+    },
+    async points(name: string) {
+      return ((await this.metric(name))?.dataPoints ?? []) as DataPoint<number | Histogram>[];
     },
   };
 }
