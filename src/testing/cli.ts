@@ -10,8 +10,9 @@ import { TASK_SERVER_ERAS } from "./era.js";
 import type { TaskServer, TaskServerEra } from "./server-core.js";
 import { startStdioTaskServer } from "./stdio-server.js";
 import { TOOL_DEFAULTS, type ToolDefinition } from "./tool.js";
+import { stderrTracerProvider } from "./stderr-spans.js";
 
-const OPTIONS = `Usage: mcp-tasks-server [--era E] [--port N] [--host H] [--path /mcp] [--time-scale X] | --stdio [--era E] [--time-scale X]
+const OPTIONS = `Usage: mcp-tasks-server [--era E] [--port N] [--host H] [--path /mcp] [--time-scale X] [--otel] | --stdio [--era E] [--time-scale X] [--otel]
 
 Serves the MCP Tasks extension (2026-07-28) with the conformance fixture tools.
   --era E           2026-07-28 (default) or 2025-11-25: the same tools as 2025-11-25 tasks
@@ -21,6 +22,9 @@ Serves the MCP Tasks extension (2026-07-28) with the conformance fixture tools.
   --path P          endpoint path (default /mcp)
   --stdio           serve newline-delimited JSON-RPC on stdin/stdout instead of HTTP
   --time-scale X    multiply the fixtures' delays (default 1)
+  --otel            OpenTelemetry: a span per request, continuing the client's traceparent from _meta,
+                    written as one JSON line each on stderr; needs @opentelemetry/api and
+                    @opentelemetry/sdk-trace-base
   -h, --help        print this help
 `;
 
@@ -92,6 +96,7 @@ export async function runTaskServerCli(
         stdio: { type: "boolean" },
         era: { type: "string" },
         "time-scale": { type: "string" },
+        otel: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -106,10 +111,12 @@ export async function runTaskServerCli(
   if (!TASK_SERVER_ERAS.includes(era as TaskServerEra)) {
     throw new CliUsageError(`invalid --era: ${era} (use ${TASK_SERVER_ERAS.join(" or ")})`);
   }
+  const write = (line: string) => void process.stderr.write(line);
   const common = {
     era: era as TaskServerEra,
     tools: fixtureTools({ timeScale }),
-    onError: (error: Error) => process.stderr.write(`mcp-tasks-server: ${error.message}\n`),
+    onError: (error: Error) => write(`mcp-tasks-server: ${error.message}\n`),
+    ...(values.otel === true && { tracerProvider: await stderrTracerProvider(write) }),
   };
   if (values.stdio === true) return startStdioTaskServer(common);
   const port = numberOption(values.port, "port", (n) => Number.isInteger(n) && n >= 0 && n <= 65535) ?? 0;

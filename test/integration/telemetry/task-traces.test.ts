@@ -268,16 +268,16 @@ describe("against a 2026-07-28 server", () => {
     }
   });
 
-  it("a poll without a span of its own carries the task span's context", async () => {
-    const handle = (
-      await connect(server, { telemetry: { tracerProvider: otel.tracerProvider, pollSpans: "none" } })
-    ).callTool("build", {});
+  it("a poll without a span of its own carries the task span's context; taskIds full records the whole id", async () => {
+    const telemetry = { tracerProvider: otel.tracerProvider, pollSpans: "none", taskIds: "full" } as const;
+    const handle = (await connect(server, { telemetry })).callTool("build", {});
     await handle.outcome();
     const task = only(otel.spans(), "task build", INTERNAL);
     const polls = server.requests.forMethod("tasks/get");
     expect(polls.length).toBeGreaterThanOrEqual(2);
     for (const poll of polls)
       expect(traceparentOf(poll)).toEqual({ traceId: traceOf(task), parentId: id(task) });
+    expect(task.attributes["mcp_tasks.task.id"]).toBe(handle.taskId);
   });
 
   it.each([
