@@ -32,6 +32,9 @@ export class OtelClientTelemetry implements ClientTelemetry, TaskTraceHost, Reco
   private readonly tracer: Otel.Tracer;
   private readonly byOwner = new WeakMap<object, TaskTrace>();
   private readonly byTaskId = new Map<string, TaskTrace>();
+  /** Attributes shared by every task of a tool, and of its requests by method (tools and methods are few). */
+  private readonly byTool = new Map<string | undefined, Otel.Attributes>();
+  private readonly measuredByTool = new Map<string | undefined, Map<string, Otel.Attributes>>();
   /** The connection's attributes, once the protocol version is known. */
   private connectionAttributes: Otel.Attributes | undefined;
   private readonly stopCounting: () => void;
@@ -69,6 +72,15 @@ export class OtelClientTelemetry implements ClientTelemetry, TaskTraceHost, Reco
     trace.follow(handle);
   }
 
+  toolAttributes(toolName: string | undefined): Otel.Attributes {
+    let attributes = this.byTool.get(toolName);
+    if (attributes === undefined) {
+      attributes = Object.freeze(toolName === undefined ? {} : { [Attr.genAiToolName]: toolName });
+      this.byTool.set(toolName, attributes);
+    }
+    return attributes;
+  }
+
   shownTaskId(taskId: string): string {
     return this.options.fullTaskIds ? taskId : redactTaskId(taskId);
   }
@@ -95,7 +107,10 @@ export class OtelClientTelemetry implements ClientTelemetry, TaskTraceHost, Reco
   private record(request: ObservedRequest): RequestWatch {
     const { method, params } = request;
     const task = this.taskOf(method, params, request.owner);
-    const measured = task?.requestAttributes.get(method) ?? this.measuredAttributes(request, task);
+    const toolName =
+      method === Method.toolsCall && typeof params.name === "string" ? params.name : task?.toolName;
+    const measured =
+      this.measuredByTool.get(toolName)?.get(method) ?? this.measuredAttributes(method, toolName);
     const parent = task?.context ?? this.api.context.active();
     if (method === Method.tasksGet && this.options.pollSpans !== "all") {
       const meta = task !== undefined ? task.taskMeta() : this.inject(parent);
@@ -167,18 +182,15 @@ export class OtelClientTelemetry implements ClientTelemetry, TaskTraceHost, Reco
     return links;
   }
 
-  /** The attributes of `mcp.client.operation.duration` (kept per task and method once the connection is known). */
-  private measuredAttributes(
-    { method, params }: ObservedRequest,
-    task: TaskTrace | undefined,
-  ): Otel.Attributes {
-    const toolName =
-      method === Method.toolsCall && typeof params.name === "string" ? params.name : task?.toolName;
+  /** The attributes of `mcp.client.operation.duration` (kept per tool and method once the connection is known). */
+  private measuredAttributes(method: string, toolName: string | undefined): Otel.Attributes {
     const attributes: Otel.Attributes = { [Attr.mcpMethodName]: method, ...this.connectionAttributesNow() };
     if (toolName !== undefined) attributes[Attr.genAiToolName] = toolName;
     if (method === Method.toolsCall) attributes[Attr.genAiOperationName] = EXECUTE_TOOL;
-    if (task !== undefined && this.connectionAttributes !== undefined)
-      task.requestAttributes.set(method, attributes);
+    if (this.connectionAttributes === undefined) return attributes; // the probe: not negotiated yet
+    let byMethod = this.measuredByTool.get(toolName);
+    if (byMethod === undefined) this.measuredByTool.set(toolName, (byMethod = new Map()));
+    byMethod.set(method, Object.freeze(attributes));
     return attributes;
   }
 

@@ -20,6 +20,8 @@ export interface TaskTraceHost {
   readonly inject: MetaInjector;
   /** The task id as attributes show it (redacted unless the options say otherwise). */
   shownTaskId(taskId: string): string;
+  /** `gen_ai.tool.name` as attributes, one object per tool for every task of it. */
+  toolAttributes(toolName: string | undefined): Otel.Attributes;
   /** The task learned its id: requests naming it belong to this trace from now on. */
   bind(taskId: string, trace: TaskTrace): void;
   /** The handle ended. */
@@ -38,8 +40,6 @@ export class TaskTrace {
   private rounds = 0;
   /** Input requests of the round being gathered (a round's requests are announced in one go). */
   private round: InputRequestEvent[] | undefined;
-  /** Per-method attributes of this task's requests, for `mcp.client.operation.duration`. */
-  readonly requestAttributes = new Map<string, Otel.Attributes>();
 
   constructor(
     private readonly host: TaskTraceHost,
@@ -48,7 +48,7 @@ export class TaskTrace {
     readonly toolName: string | undefined,
   ) {
     this.context = host.api.trace.setSpan(parent, span);
-    this.toolAttributes = toolName === undefined ? {} : { [Attr.genAiToolName]: toolName };
+    this.toolAttributes = host.toolAttributes(toolName);
     host.instruments.activeTasks.add(1, this.toolAttributes);
   }
 

@@ -5,6 +5,7 @@
  * request span as parent.
  */
 import { createInterface } from "node:readline";
+import type { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { describe, expect, it } from "vitest";
@@ -30,7 +31,7 @@ describe.each([[[]], [["--era", "2025-11-25"]]])("mcp-tasks-server --stdio --ote
       stderr: "pipe",
     });
     const lines: SpanLine[] = [];
-    const stderr = transport.stderr;
+    const stderr = transport.stderr as Readable | null;
     if (stderr === null) throw new Error("no stderr pipe");
     const reading = new Promise<void>((resolve) => {
       const input = createInterface({ input: stderr });
