@@ -62,8 +62,10 @@ export class OtelClientTelemetry implements ClientTelemetry, TaskTraceHost, Reco
 
   taskStarted(handle: TaskHandle<CallToolResult>, call: StartedCall): void {
     const parent = this.api.context.active();
-    const attributes: Otel.Attributes = { ...this.connectionAttributesNow() };
-    if (call.toolName !== undefined) attributes[Attr.genAiToolName] = call.toolName;
+    const attributes: Otel.Attributes = {
+      ...this.connectionAttributesNow(),
+      ...this.toolAttributes(call.toolName),
+    };
     if (call.resumed) attributes[TaskAttr.resumed] = true;
     const name = call.toolName === undefined ? "task" : `task ${call.toolName}`;
     const span = this.tracer.startSpan(name, { kind: this.api.SpanKind.INTERNAL, attributes }, parent);

@@ -52,9 +52,15 @@ export class TaskTrace {
     host.instruments.activeTasks.add(1, this.toolAttributes);
   }
 
-  /** Follows the handle's events until it ends. */
+  /**
+   * Follows the handle's events until it ends. A span that records nothing (the API's no-op tracer, a sampler
+   * that dropped it) needs no status or input events: only what the metrics and the requests' parents use.
+   */
   follow(handle: TaskHandle<CallToolResult>): void {
     handle.on("task", (taskId) => this.created(taskId));
+    handle.on("retry", (event) => this.retried(event));
+    handle.on("settled", (outcome) => this.settled(outcome));
+    if (!this.span.isRecording()) return;
     handle.on("update", (update) => this.updated(update));
     handle.on("input", (event) => this.inputRequested(event));
     handle.on("inputUnanswered", (event) =>
@@ -64,8 +70,6 @@ export class TaskTrace {
         [TaskAttr.inputAction]: event.action,
       }),
     );
-    handle.on("retry", (event) => this.retried(event));
-    handle.on("settled", (outcome) => this.settled(outcome));
   }
 
   /** The `_meta` trace context of requests that belong to the task but have no span of their own (polls). */
@@ -77,6 +81,7 @@ export class TaskTrace {
   private created(taskId: string): void {
     this.taskId = taskId;
     this.host.bind(taskId, this);
+    if (!this.span.isRecording()) return;
     const shown = this.host.shownTaskId(taskId);
     this.span.setAttribute(TaskAttr.taskId, shown);
     this.span.addEvent(TaskEvent.created, { [TaskAttr.taskId]: shown });
@@ -110,11 +115,12 @@ export class TaskTrace {
 
   private retried(event: RetryEvent): void {
     const errorType = requestError(event.error).type;
-    this.span.addEvent(TaskEvent.retry, {
-      [Attr.mcpMethodName]: event.method,
-      [TaskAttr.retryAttempt]: event.attempt,
-      [Attr.errorType]: errorType,
-    });
+    if (this.span.isRecording())
+      this.span.addEvent(TaskEvent.retry, {
+        [Attr.mcpMethodName]: event.method,
+        [TaskAttr.retryAttempt]: event.attempt,
+        [Attr.errorType]: errorType,
+      });
     this.host.instruments.retries.add(1, { [Attr.mcpMethodName]: event.method, [Attr.errorType]: errorType });
   }
 
@@ -122,14 +128,16 @@ export class TaskTrace {
     this.closeRound();
     const span = this.span;
     const error = outcomeError(outcome);
-    span.setAttribute(TaskAttr.outcome, outcome.kind);
-    if (this.status !== undefined) span.setAttribute(TaskAttr.status, this.status);
     const measured: Otel.Attributes = { ...this.toolAttributes, [TaskAttr.outcome]: outcome.kind };
-    if (error !== undefined) {
-      span.setAttribute(Attr.errorType, error.type);
-      if (error.code !== undefined) span.setAttribute(Attr.rpcResponseStatusCode, error.code);
-      span.setStatus({ code: this.host.api.SpanStatusCode.ERROR, message: error.message });
-      measured[Attr.errorType] = error.type;
+    if (error !== undefined) measured[Attr.errorType] = error.type;
+    if (span.isRecording()) {
+      span.setAttribute(TaskAttr.outcome, outcome.kind);
+      if (this.status !== undefined) span.setAttribute(TaskAttr.status, this.status);
+      if (error !== undefined) {
+        span.setAttribute(Attr.errorType, error.type);
+        if (error.code !== undefined) span.setAttribute(Attr.rpcResponseStatusCode, error.code);
+        span.setStatus({ code: this.host.api.SpanStatusCode.ERROR, message: error.message });
+      }
     }
     span.end();
     this.host.unbind(this.taskId, this);

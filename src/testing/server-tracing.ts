@@ -32,6 +32,8 @@ export interface Arrival {
   headers?: Readonly<Record<string, string>>;
   clientAddress?: string | undefined;
   clientPort?: number | undefined;
+  /** The version negotiated by `initialize` (2025-11-25 over stdio: no header, no envelope says it). */
+  protocolVersion?: string | undefined;
 }
 
 export class ServerTracing {
@@ -62,7 +64,10 @@ export class ServerTracing {
       attributes[Attr.genAiToolName] = toolName;
       attributes[Attr.genAiOperationName] = EXECUTE_TOOL;
     }
-    const version = meta?.[PROTOCOL_VERSION_META_KEY] ?? arrival.headers?.["mcp-protocol-version"];
+    const version =
+      meta?.[PROTOCOL_VERSION_META_KEY] ??
+      arrival.headers?.["mcp-protocol-version"] ??
+      arrival.protocolVersion;
     if (typeof version === "string") attributes[Attr.mcpProtocolVersion] = version;
     const sessionId = arrival.headers?.["mcp-session-id"];
     if (sessionId !== undefined) attributes[Attr.mcpSessionId] = sessionId;
@@ -126,12 +131,21 @@ export function answerOf(message: unknown): Answer {
  */
 export class SpansById {
   private readonly open = new Map<string | number, EndSpan>();
+  private protocolVersion: string | undefined;
 
   constructor(private readonly tracing: ServerTracing | undefined) {}
 
   /** An incoming message; returns the span's end for a request, so the caller may end it another way. */
   received(message: unknown, arrival: Arrival = { transport: "stdio" }): EndSpan | undefined {
-    const end = this.tracing?.start(message, arrival);
+    if (this.tracing === undefined) return undefined;
+    const { method, params } = (message ?? {}) as {
+      method?: unknown;
+      params?: { protocolVersion?: unknown };
+    };
+    if (method === "initialize" && typeof params?.protocolVersion === "string") {
+      this.protocolVersion = params.protocolVersion;
+    }
+    const end = this.tracing.start(message, { protocolVersion: this.protocolVersion, ...arrival });
     if (end === undefined) return undefined;
     const id = (message as { id: string | number }).id;
     this.open.set(id, end);
