@@ -36,6 +36,7 @@ import {
 } from "./otel.js";
 
 const question = elicitForm("Delete it?", { ok: { type: "boolean" } }, ["ok"]);
+const another = elicitForm("Really?", { ok: { type: "boolean" } }, ["ok"]);
 const tools = [
   defineTool({
     name: "build",
@@ -52,6 +53,11 @@ const tools = [
     name: "confirm",
     task: "required",
     steps: [step.pollInterval(5), step.input({ q: question }), step.complete(textResult("deleted"))],
+  }),
+  defineTool({
+    name: "confirm_twice",
+    task: "required",
+    steps: [step.pollInterval(5), step.input({ a: question, b: another }), step.complete(textResult("sure"))],
   }),
   defineTool({
     name: "flaky",
@@ -235,6 +241,24 @@ describe("against a 2026-07-28 server", () => {
     expect(parentOf(serverUpdate as ReadableSpan)).toBe(id(update));
   });
 
+  it("two input requests asked at once are one round: one event naming both", async () => {
+    const c = await connect(server, {
+      inputHandlers: { elicitation: async () => ({ action: "accept", content: { ok: true } }) },
+    });
+    expect((await c.callTool("confirm_twice", {}).outcome()).kind).toBe("completed");
+    const task = only(otel.spans(), "task confirm_twice", INTERNAL);
+    expect(eventsOf(task).filter(([name]) => name === "mcp_tasks.task.input")).toEqual([
+      [
+        "mcp_tasks.task.input",
+        {
+          "mcp_tasks.input.round": 1,
+          "mcp_tasks.input.keys": ["a", "b"],
+          "mcp_tasks.input.methods": ["elicitation/create", "elicitation/create"],
+        },
+      ],
+    ]);
+  });
+
   it("every request kind carries traceparent from the span it belongs to, and the server continues it", async () => {
     const c = await connect(server, {
       notifications: "auto",
@@ -249,6 +273,17 @@ describe("against a 2026-07-28 server", () => {
     const spans = otel.spans();
     const tasks = spans.filter((span) => span.kind === INTERNAL);
     expect(tasks.map((span) => span.name).sort()).toEqual(["task confirm", "task endless"]);
+
+    // A listen the client closed because its task ended is an ending, not a failure.
+    const listens = spans.filter(
+      (span) => span.kind === CLIENT && span.name.startsWith("subscriptions/listen"),
+    );
+    expect(listens.length).toBeGreaterThan(0);
+    for (const listen of listens) {
+      expect(listen.status.code).toBe(0);
+      expect(listen.attributes["error.type"]).toBeUndefined();
+      expect(listen.attributes["mcp_tasks.listen.tasks"]).toBe(1);
+    }
 
     const kinds = ["tools/call", "tasks/get", "tasks/update", "tasks/cancel", "subscriptions/listen"];
     for (const method of kinds) {
