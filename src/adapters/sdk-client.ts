@@ -61,7 +61,10 @@ function serverInfoOf(client: SdkClientLike): ServerInfo {
   const info: ServerInfo = {
     era,
     protocolVersion: client.getNegotiatedProtocolVersion?.() ?? LEGACY_PROTOCOL_VERSION,
-    supportsTasks: era === "modern" && isObject(capabilities?.extensions?.[TASKS_EXTENSION_ID]),
+    supportsTasks:
+      era === "modern"
+        ? isObject(capabilities?.extensions?.[TASKS_EXTENSION_ID])
+        : isObject((capabilities as Record<string, unknown> | undefined)?.["tasks"]),
   };
   if (discover !== undefined) info.discover = discover;
   else if (capabilities !== undefined) info.capabilities = capabilities as Record<string, unknown>;

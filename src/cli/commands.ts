@@ -70,6 +70,12 @@ export async function call(invocation: Invocation, io: Io): Promise<number> {
   if (tool === undefined) throw new UsageError("missing the tool name");
   const args = readToolArguments(words);
   const { timeoutMs, detach } = invocation.options;
+  if (detach && !server.outlivesCommand) {
+    throw new UsageError(
+      "--detach needs a server that outlives this command: a stdio server stops when mcp-tasks exits, and its " +
+        "tasks with it (use an HTTP server, or follow the task to its end)",
+    );
+  }
   return withClient(invocation, io, server, tool, async (client, reporter, store, interrupts) => {
     const handle = client.callTool(tool, args, timeoutMs === undefined ? {} : { timeoutMs });
     if (detach) {
@@ -80,7 +86,7 @@ export async function call(invocation: Invocation, io: Io): Promise<number> {
         await handle.outcome();
         io.stdout.write(`${JSON.stringify(ref)}\n`);
         reporter.say(`detached; follow it with: mcp-tasks watch ${ref.taskId} ${server.again}`, { ref });
-        return ExitCode.completed;
+        return ExitCode.detached;
       }
     }
     return follow({
@@ -88,7 +94,7 @@ export async function call(invocation: Invocation, io: Io): Promise<number> {
       reporter,
       store,
       interrupts,
-      resumeHint: (id) => `mcp-tasks watch ${id} ${server.again}`,
+      resumeHint: resumeHintFor(server),
       check: (outcome) => {
         // The server refused the call itself (an unknown tool, arguments it cannot take): a usage error.
         const error = outcome.kind === "error" && outcome.taskId === undefined ? outcome.error : undefined;
@@ -117,7 +123,7 @@ export async function watch(invocation: Invocation, io: Io): Promise<number> {
       reporter,
       store,
       interrupts,
-      resumeHint: (id) => `mcp-tasks watch ${id} ${server.again}`,
+      resumeHint: resumeHintFor(server),
     });
   });
 }
@@ -181,6 +187,11 @@ export async function tools(invocation: Invocation, io: Io): Promise<number> {
     }
     return ExitCode.completed;
   });
+}
+
+/** How to follow a task of `server` from another shell; nothing for a server that stops with this command. */
+function resumeHintFor(server: Server): (taskId: string) => string | undefined {
+  return (taskId) => (server.outlivesCommand ? `mcp-tasks watch ${taskId} ${server.again}` : undefined);
 }
 
 function age(createdAt: string | undefined): string {

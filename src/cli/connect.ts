@@ -17,6 +17,11 @@ export interface Server {
   label: string;
   /** Options that reach this server again from another shell (`--server URL` or `-- command`). */
   again: string;
+  /**
+   * Whether the server, and so its tasks, outlive this command. A stdio server is this command's child: it stops
+   * when the command exits, and a task it runs cannot be followed from another shell.
+   */
+  outlivesCommand: boolean;
 }
 
 export function urlServer(url: string): Server {
@@ -31,13 +36,13 @@ export function urlServer(url: string): Server {
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
     throw new UsageError(`a server URL must be http:// or https://, got ${JSON.stringify(url)}`);
   }
-  return { target: parsed.href, label: parsed.href, again: `--server ${parsed.href}` };
+  return { target: parsed.href, label: parsed.href, again: `--server ${parsed.href}`, outlivesCommand: true };
 }
 
 export function stdioServer(command: string[]): Server {
   const [program = "", ...args] = command;
   const label = command.join(" ");
-  return { target: ownSession(program, args), label, again: `-- ${label}` };
+  return { target: ownSession(program, args), label, again: `-- ${label}`, outlivesCommand: false };
 }
 
 const SETSID = "/usr/bin/setsid";

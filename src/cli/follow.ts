@@ -13,8 +13,11 @@ export interface Follow {
   handle: TaskHandle<CallToolResult>;
   reporter: Reporter;
   store: CliStore;
-  /** How to reach the server again, for the resume hint: `--server URL`, `-- command`, or nothing. */
-  resumeHint: (taskId: string) => string;
+  /**
+   * The command that follows the task from another shell, for the resume hint; undefined when the task cannot
+   * outlive this command (a stdio server stops with it).
+   */
+  resumeHint: (taskId: string) => string | undefined;
   /** Where Ctrl-C arrives; the command installs it on the process (and on readline while prompting). */
   interrupts: Interrupts;
   /** Looks at the outcome before it is reported; throws a `UsageError` for a call the server refused. */
@@ -94,9 +97,18 @@ export async function follow({
     );
   }
   if ((outcome.kind === "detached" || outcome.kind === "deadline_exceeded") && outcome.taskId !== undefined) {
-    reporter.say(`the task keeps running; follow it with: ${resumeHint(outcome.taskId)}`, {
-      taskId: outcome.taskId,
-    });
+    const again = resumeHint(outcome.taskId);
+    if (again === undefined) {
+      // Nothing can follow this task once the server is gone: `ls` must not list it as running.
+      const ref = await handle.ref;
+      if (ref !== undefined) await store.remove(ref);
+    }
+    reporter.say(
+      again === undefined
+        ? "the stdio server stops with this command, and the task with it: it cannot be followed from another shell"
+        : `the task keeps running; follow it with: ${again}`,
+      { taskId: outcome.taskId },
+    );
   }
   ended = true;
   reporter.finish(outcome, code);

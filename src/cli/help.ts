@@ -18,7 +18,8 @@ A task is <taskId> (looked up in the store), a TaskRef as JSON, or @ref.json.
 
 Options:
   --json               print NDJSON events (task, update, input, inputUnanswered, note, outcome) on stdout
-  --detach             start the task, print its ref and exit; follow it later with \`watch\`
+  --detach             start the task, print its ref and exit (code 7); follow it later with \`watch\`
+                       (HTTP servers only: a stdio server stops when this command exits)
   --timeout <time>     stop waiting after 30s, 2m, 500ms… (the task keeps running)
   --server <url>       the server of a task (watch, cancel) when the store does not know it
   --store <dir>        the task store (default: $XDG_STATE_HOME/mcp-tasks or the platform's state directory)
@@ -29,7 +30,7 @@ Options:
   -h, --help           print this help
 
 Ctrl-C cancels the task (tasks/cancel) and waits for the server's final word; a second Ctrl-C detaches
-and prints how to resume. Progress goes to stderr (a live line on a terminal, timestamped lines otherwise),
+and prints how to resume (on a stdio server, which stops with this command, there is nothing to resume). Progress goes to stderr (a live line on a terminal, timestamped lines otherwise),
 the result to stdout.
 
 ${EXIT_CODE_HELP}`;

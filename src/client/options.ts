@@ -96,6 +96,12 @@ export interface CallToolOptions {
   legacyTasks?: LegacyTasksMode;
   /** 2025-11-25 servers: the lifetime to ask for (`params.task.ttl`, ms) when the call runs as a task. */
   taskTtlMs?: number;
+  /**
+   * Handlers for this call's input requests, used instead of the client's `inputHandlers` for the kinds given
+   * here (the other kinds still go to the client's). The capabilities the client declares do not change: a
+   * server asks only for kinds the client declared, so give the client a handler for a kind as well.
+   */
+  inputHandlers?: InputHandlers;
 }
 
 export const DEFAULT_CLIENT_INFO: Implementation = { name: "mcp-tasks", version: "0.1.0" };
@@ -150,7 +156,7 @@ export function checkToolCall(name: unknown, args: unknown, options: unknown): v
   if (typeof options !== "object" || options === null || Array.isArray(options)) {
     throw new TypeError(`callTool: \`options\` must be an object, got ${kindOf(options)}`);
   }
-  const { timeoutMs, deadline, signal, meta } = options as Record<string, unknown>;
+  const { timeoutMs, deadline, signal, meta, inputHandlers } = options as Record<string, unknown>;
   if (timeoutMs !== undefined && !isNonNegativeNumber(timeoutMs)) {
     throw new TypeError("callTool: `timeoutMs` must be a finite number ≥ 0");
   }
@@ -166,7 +172,20 @@ export function checkToolCall(name: unknown, args: unknown, options: unknown): v
   if (meta !== undefined && !isPlainObject(meta)) {
     throw new TypeError(`callTool: \`meta\` must be a plain object, got ${kindOf(meta)}`);
   }
+  if (inputHandlers !== undefined) checkInputHandlers(inputHandlers);
   checkLegacyCallOptions(options as CallToolOptions);
+}
+
+function checkInputHandlers(handlers: unknown): void {
+  if (!isPlainObject(handlers)) {
+    throw new TypeError(`callTool: \`inputHandlers\` must be a plain object, got ${kindOf(handlers)}`);
+  }
+  for (const kind of ["elicitation", "sampling", "roots"]) {
+    const handler = handlers[kind];
+    if (handler !== undefined && typeof handler !== "function") {
+      throw new TypeError(`callTool: \`inputHandlers.${kind}\` must be a function, got ${kindOf(handler)}`);
+    }
+  }
 }
 
 function isNonNegativeNumber(value: unknown): value is number {

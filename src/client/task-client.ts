@@ -25,6 +25,7 @@ import {
   type TaskClientOptions,
 } from "./options.js";
 import { ServerRequestRouter } from "../input/server-requests.js";
+import type { InputHandlers } from "../input/types.js";
 import { contextForRef, type RunContext } from "../run/context.js";
 import { eraPartsFor, type EraParts } from "../eras/era-parts.js";
 import { followLegacyStatus } from "../eras/legacy/status.js";
@@ -262,7 +263,7 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
     const params: Record<string, unknown> = { name, arguments: args };
     if (options.meta) params._meta = { ...options.meta };
     const run = new TaskRun(
-      this.context,
+      withCallHandlers(this.context, options.inputHandlers),
       callSpec(name, params, options),
       deadlineOf(options, this.context.now()),
       options.signal,
@@ -282,7 +283,7 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
     this.assertOpen();
     const ref = this.refOf(task, "task");
     const run = new TaskRun(
-      this.contextFor(ref, "TaskClient.task"),
+      withCallHandlers(this.contextFor(ref, "TaskClient.task"), options.inputHandlers),
       undefined,
       deadlineOf(options, this.context.now()),
       options.signal,
@@ -418,4 +419,15 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
     if (problem !== undefined) throw new TaskRefError(`TaskClient.${caller}: ${problem}`);
     return ref;
   }
+}
+
+/** The run context of one call whose own `inputHandlers` take the place of the client's, kind by kind. */
+function withCallHandlers(context: RunContext, handlers: InputHandlers | undefined): RunContext {
+  if (handlers === undefined) return context;
+  const inputHandlers = { ...context.options.inputHandlers, ...definedHandlers(handlers) };
+  return { ...context, options: { ...context.options, inputHandlers } };
+}
+
+function definedHandlers(handlers: InputHandlers): InputHandlers {
+  return Object.fromEntries(Object.entries(handlers).filter(([, handler]) => handler !== undefined));
 }

@@ -26,6 +26,7 @@ import {
 import {
   askHandler,
   checkResponse,
+  completeResponse,
   hasHandler,
   missingHandlerReason,
   quote,
@@ -180,7 +181,7 @@ export class InputCoordinator {
     if (problem !== undefined) throw new InputRespondError(key, "invalid_response", problem);
     live.controller?.abort(new McpTasksError(`input request ${quote(key)} was answered by the app`));
     live.controller = undefined;
-    return this.submit(key, response);
+    return this.submit(key, completeResponse(live.input, response));
   }
 
   /** Stops everything: running handlers are aborted, nothing more is sent. Safe to call more than once. */

@@ -1,7 +1,8 @@
 /**
  * A concurrency limit for input handlers: several requests are answered at once, but never more than the app
- * allowed (each may open a dialog or call a model).
+ * allowed (each may open a dialog or call a model). The queue is p-limit's; this file only checks the option.
  */
+import pLimit from "p-limit";
 
 /** Runs `task` when a slot is free; resolves or rejects as the task does. */
 export type Limiter = <T>(task: () => Promise<T>) => Promise<T>;
@@ -12,27 +13,6 @@ export function createLimiter(concurrency: number): Limiter {
       `input concurrency must be a positive integer or Infinity, got ${String(concurrency)}`,
     );
   }
-  let running = 0;
-  const waiting: Array<() => void> = [];
-
-  const startNext = (): void => {
-    while (running < concurrency && waiting.length > 0) {
-      running += 1;
-      waiting.shift()?.();
-    }
-  };
-
-  return <T>(task: () => Promise<T>) =>
-    new Promise<T>((resolve, reject) => {
-      waiting.push(() => {
-        Promise.resolve()
-          .then(task)
-          .then(resolve, reject)
-          .finally(() => {
-            running -= 1;
-            startNext();
-          });
-      });
-      startNext();
-    });
+  const limit = pLimit(concurrency);
+  return (task) => limit(task);
 }

@@ -14,6 +14,7 @@ import {
   listRootsResultSchema,
   type CreateMessageRequestParams,
   type ElicitRequestParams,
+  type ElicitResult,
   type InputResponse,
   type ListRootsRequest,
 } from "../schema/index.js";
@@ -146,7 +147,39 @@ export async function askHandler(
   if (problem !== undefined) {
     return { ok: false, reason: `the ${input.kind} handler returned an invalid answer (${problem})` };
   }
-  return { ok: true, response: response as InputResponse };
+  return { ok: true, response: completeResponse(input, response as InputResponse) };
+}
+
+/**
+ * The answer as it goes to the server, from a checked handler or `respond()` answer. SEP-1034: an accepted form
+ * elicitation that leaves a field out gets that field's `default` from `requestedSchema`, as a form pre-filled
+ * with the defaults would have sent it. Fields the answer has are never touched; a default that is not a value
+ * an answer may carry (string, number, boolean, array of strings) is not copied. Returns a copy when it adds.
+ */
+export function completeResponse(input: ReadInput, response: InputResponse): InputResponse {
+  if (!input.ok || input.kind !== "elicitation" || input.params.mode === "url") return response;
+  const answer = response as ElicitResult;
+  if (answer.action !== "accept") return response;
+  const properties: Record<string, unknown> = input.params.requestedSchema.properties;
+  const content: NonNullable<ElicitResult["content"]> = { ...answer.content };
+  let added = false;
+  for (const [field, schema] of Object.entries(properties)) {
+    if (content[field] !== undefined || !isRecord(schema) || !Object.hasOwn(schema, "default")) continue;
+    const fallback = schema.default;
+    if (!isAnswerValue(fallback)) continue;
+    content[field] = Array.isArray(fallback) ? [...fallback] : fallback;
+    added = true;
+  }
+  return added ? { ...answer, content } : response;
+}
+
+function isAnswerValue(value: unknown): value is string | number | boolean | string[] {
+  if (Array.isArray(value)) return value.every((item) => typeof item === "string");
+  return (
+    typeof value === "string" ||
+    typeof value === "boolean" ||
+    (typeof value === "number" && Number.isFinite(value))
+  );
 }
 
 /** The reason a kind without a handler cannot be answered. */

@@ -12,6 +12,7 @@ import { actionFor, declined, unansweredEvent } from "./policy.js";
 import {
   askHandler,
   checkResponse,
+  completeResponse,
   hasHandler,
   missingHandlerReason,
   readInputRequest,
@@ -82,7 +83,7 @@ export class InputRound {
     const problem = checkResponse(entry.input, response);
     if (problem !== undefined) throw new InputRespondError(key, "invalid_response", problem);
     entry.controller?.abort(new Error(`input request ${JSON.stringify(key)} was answered by the app`));
-    this.accept(key, response);
+    this.accept(key, completeResponse(entry.input, response));
   }
 
   /** Stops the round: running handlers are aborted and `done` rejects with `reason`. */

@@ -20,7 +20,14 @@ import { fingerprint } from "./fingerprint.js";
 import { InputLedger } from "./ledger.js";
 import { createLimiter, type Limiter } from "./limit.js";
 import { DEFAULT_INPUT_CONCURRENCY, actionFor, checkPolicy, declined, unansweredEvent } from "./policy.js";
-import { askHandler, checkResponse, hasHandler, missingHandlerReason, readInputRequest } from "./requests.js";
+import {
+  askHandler,
+  checkResponse,
+  completeResponse,
+  hasHandler,
+  missingHandlerReason,
+  readInputRequest,
+} from "./requests.js";
 import type { ReadInput } from "./requests.js";
 import type { InputContext, InputHandlers, InputUnansweredEvent } from "./types.js";
 
@@ -137,7 +144,7 @@ export class TaskInbox {
     entry.controller = undefined;
     const done = new Promise<void>((resolve, reject) => entry.delivered.push({ resolve, reject }));
     done.catch(() => undefined); // a caller who does not wait must not see an unhandled rejection (closed client)
-    this.answer(key, response);
+    this.answer(key, completeResponse(entry.input, response));
     return done;
   }
 

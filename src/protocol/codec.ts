@@ -272,8 +272,16 @@ export function parseInitializeResult(result: unknown): InitializeResult {
 
 /** Whether a discover result advertises the tasks extension. A settings object with keys (a later revision) counts. */
 export function advertisesTasks(discover: DiscoverResult): boolean {
-  const settings = discover.capabilities.extensions?.[TASKS_EXTENSION_ID];
-  return typeof settings === "object" && settings !== null && !Array.isArray(settings);
+  return isSettingsObject(discover.capabilities.extensions?.[TASKS_EXTENSION_ID]);
+}
+
+/** Whether a 2025-11-25 `initialize` answer offers tasks at all (`capabilities.tasks`, an object). */
+export function offersLegacyTasks(capabilities: Record<string, unknown> | undefined): boolean {
+  return isSettingsObject(capabilities?.["tasks"]);
+}
+
+function isSettingsObject(value: unknown): boolean {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /**

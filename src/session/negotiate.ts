@@ -15,8 +15,12 @@ import { RequestTimeoutError, RpcError, TransportError } from "../protocol/error
 
 export type TransportKind = "stdio" | "http";
 
+/**
+ * `retry`: the server refused the version the probe carried (-32022) but lists it, or another modern revision
+ * this client speaks, as supported; SEP-2575 asks the client to pick a mutually supported version and send again.
+ */
 export type ProbeVerdict =
-  { era: "modern"; discover: DiscoverResult } | { era: "legacy" } | { error: unknown };
+  { era: "modern"; discover: DiscoverResult } | { era: "legacy" } | { retry: true } | { error: unknown };
 
 /** The revisions before 2026-07-28 this client can fall back to, newest first. */
 export const LEGACY_PROTOCOL_VERSIONS: readonly string[] = [
@@ -32,14 +36,26 @@ export function transportKind(transport: object): TransportKind {
   return "pid" in transport && "stderr" in transport ? "stdio" : "http";
 }
 
-/** Classifies the probe's answer: `result` when it resolved, `error` when it rejected. */
+export type ProbeOutcome = { result: Record<string, unknown> } | { error: unknown };
+
+/**
+ * Classifies the probe's answer: `result` when it resolved, `error` when it rejected. `retried` says the probe
+ * was already sent again after a -32022: a second refusal of a version the server lists is a failure, not
+ * another retry.
+ */
 export function classifyProbe(
-  outcome: { result: Record<string, unknown> } | { error: unknown },
+  outcome: ProbeOutcome,
   kind: TransportKind,
-): ProbeVerdict {
+  retried: true,
+): Exclude<ProbeVerdict, { retry: true }>;
+export function classifyProbe(outcome: ProbeOutcome, kind: TransportKind): ProbeVerdict;
+export function classifyProbe(outcome: ProbeOutcome, kind: TransportKind, retried = false): ProbeVerdict {
   if ("result" in outcome) return classifyResult(outcome.result);
   const { error } = outcome;
-  if (error instanceof RpcError) return classifyRpcError(error);
+  if (error instanceof RpcError) {
+    const verdict = classifyRpcError(error);
+    return "retry" in verdict && retried ? { error } : verdict;
+  }
   if (error instanceof RequestTimeoutError) {
     // A silent stdio server is a 2025-era one that ignores unknown requests; over HTTP silence is an outage.
     return kind === "stdio" ? { era: "legacy" } : { error };
@@ -72,8 +88,10 @@ function classifyRpcError(error: RpcError): ProbeVerdict {
   const versions = Array.isArray(supported)
     ? supported.filter((v): v is string => typeof v === "string")
     : [];
-  // Only 2025-era revisions offered: a legacy server. A modern revision we do not speak: nothing to fall back to.
-  return versions.length > 0 && versions.every((v) => v < PROTOCOL_VERSION) ? { era: "legacy" } : { error };
+  // SEP-2575: retry with a version both sides support. Ours first; then any 2025-era revision, which the
+  // initialize handshake negotiates. Only revisions newer than ours: nothing to fall back to.
+  if (versions.includes(PROTOCOL_VERSION)) return { retry: true };
+  return versions.some((v) => v < PROTOCOL_VERSION) ? { era: "legacy" } : { error };
 }
 
 /** Params of the 2025-era `initialize` request. The tasks extension is not declared: it is undefined there. */

@@ -7,7 +7,12 @@
 import type { DiscoverResult } from "../schema/index.js";
 import { Method, PROTOCOL_VERSION } from "../protocol/constants.js";
 import { buildEnvelope, withEnvelope, withExtraMeta, type RequestEnvelope } from "../protocol/envelope.js";
-import { advertisesTasks, errorFromRpc, parseInitializeResult } from "../protocol/codec.js";
+import {
+  advertisesTasks,
+  errorFromRpc,
+  offersLegacyTasks,
+  parseInitializeResult,
+} from "../protocol/codec.js";
 import { McpTasksError, ProtocolError, TransportError } from "../protocol/errors.js";
 import { closedError, requestFailure, serverInfoOf, taskIdOf } from "./failures.js";
 import {
@@ -253,11 +258,14 @@ export class Session implements RpcChannel {
     const probeTimeoutMs =
       this.options.probeTimeoutMs ??
       (this.kind === "stdio" ? Math.min(this.timeoutMs, DEFAULT_STDIO_PROBE_TIMEOUT_MS) : this.timeoutMs);
-    const outcome = await this.request(Method.discover, {}, { timeoutMs: probeTimeoutMs }).then(
-      (result) => ({ result }),
-      (error: unknown) => ({ error }),
-    );
-    const verdict = classifyProbe(outcome, this.kind);
+    const probe = () =>
+      this.request(Method.discover, {}, { timeoutMs: probeTimeoutMs }).then(
+        (result) => ({ result }),
+        (error: unknown) => ({ error }),
+      );
+    const first = classifyProbe(await probe(), this.kind);
+    // -32022 naming our version as supported: send the probe once more (SEP-2575), never a third time.
+    const verdict = "retry" in first ? classifyProbe(await probe(), this.kind, true) : first;
     if ("error" in verdict) throw this.probeFailure(verdict.error);
     this.info = verdict.era === "modern" ? this.adoptModern(verdict.discover) : await this.initializeLegacy();
     return this.info;
@@ -295,8 +303,8 @@ export class Session implements RpcChannel {
       era: "legacy",
       protocolVersion: result.protocolVersion,
       serverInfo: result.serverInfo,
-      // The extension is defined for 2026-07-28 only; a 2025-era server cannot offer it.
-      supportsTasks: false,
+      // 2025-11-25 servers offer their generation of tasks through `capabilities.tasks`.
+      supportsTasks: offersLegacyTasks(result.capabilities),
       capabilities: result.capabilities,
     };
     if (result.instructions !== undefined) info.instructions = result.instructions;

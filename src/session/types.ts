@@ -60,7 +60,11 @@ export interface ServerInfo {
   serverInfo?: Implementation;
   /** Usage hints the server gave for its tools (untrusted text). */
   instructions?: string;
-  /** Whether the server advertised the tasks extension (a settings object with keys also counts). */
+  /**
+   * Whether the server serves tasks in its protocol generation: on 2026-07-28 it advertised the tasks extension
+   * (a settings object with keys also counts); on 2025-11-25 its `initialize` capabilities carry `tasks`. Which
+   * task requests a 2025-era server serves is in `capabilities.tasks`.
+   */
   supportsTasks: boolean;
   /**
    * The server's capabilities from `initialize` (legacy era only): `capabilities.tasks` says which 2025-11-25

@@ -19,7 +19,7 @@
  */
 import type { DetailedTask } from "../schema/index.js";
 import { isTerminalStatus } from "../protocol/constants.js";
-import { sameJson } from "./json-equal.js";
+import { dequal } from "dequal/lite";
 import { parseTimestamp } from "./timestamp.js";
 
 /**
@@ -68,7 +68,7 @@ function sameVisibleState(a: DetailedTask, b: DetailedTask): boolean {
   return (
     a.status === b.status &&
     a.statusMessage === b.statusMessage &&
-    sameJson(inputRequestsOf(a), inputRequestsOf(b))
+    dequal(inputRequestsOf(a), inputRequestsOf(b))
   );
 }
 

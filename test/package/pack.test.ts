@@ -1,12 +1,13 @@
 /**
  * What `npm pack` / `npm publish` ship: the build, the server launcher, the README and the licence, and
  * nothing a consumer does not need (sources, tests, benchmarks, sourcemaps, the schema sources that
- * `dist/schema` already declares). Prints the tarball's size; the budget is 300 KB packed.
+ * `dist/schema` already declares). Prints the tarball's size; the budget is 320 KB packed.
  *
  * The budget was 250 KB for the library alone; the `mcp-tasks` command (about 9 KB packed), the 2025-11-25
  * generation in the client and in the test server (about 15 KB) and their README sections took it to about
  * 280 KB. Minifying identifiers would win back about 20 KB, but a readable `dist/` is worth more to people
- * debugging into it, since no sourcemaps ship.
+ * debugging into it, since no sourcemaps ship. The agent framework bridges (three entries and their shared
+ * module, ESM, CJS and declarations: about 10 KB) and their README section (about 4 KB) took it to about 304 KB.
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -14,7 +15,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { packDryRun, ROOT, type PackResult } from "./packed.js";
 
-const BUDGET_BYTES = 300 * 1024;
+const BUDGET_BYTES = 320 * 1024;
 let pack: PackResult;
 let paths: string[];
 

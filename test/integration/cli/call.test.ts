@@ -114,7 +114,7 @@ describe("mcp-tasks call", () => {
 describe("tasks that outlive the process", () => {
   it("--detach prints the ref at once; `watch` in another process follows the task to its result", async () => {
     const detached = await runCli(["call", server.url, "slow_compute", "seconds=150", "--detach"], state.env);
-    expect(detached.code).toBe(0);
+    expect(detached.code).toBe(7); // detached, as --help and the README promise
     const ref = JSON.parse(detached.stdout) as { taskId: string; toolName: string };
     expect(ref.toolName).toBe("slow_compute");
     expect(detached.stderr).toContain(`mcp-tasks watch ${ref.taskId} --server ${server.url}`);
@@ -123,6 +123,29 @@ describe("tasks that outlive the process", () => {
     expect(watched.code).toBe(0);
     const listed = await runCli(["ls", "--json"], state.env);
     expect(listed.stdout).not.toContain(ref.taskId); // the server said its last word: the ref is gone
+  });
+
+  it("refuses --detach on a stdio server, which stops with the command, before starting anything", async () => {
+    const run = await runCli(
+      ["call", "slow_compute", "seconds=150", "--detach", "--", ...stdioServer],
+      state.env,
+    );
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toContain("--detach needs a server that outlives this command");
+  });
+
+  it("after --timeout on a stdio server, says the task stops with the server instead of a resume hint", async () => {
+    const run = await runCli(
+      ["call", "slow_compute", "seconds=150", "--timeout", "300ms", "--", ...stdioServer],
+      state.env,
+    );
+    expect(run.code).toBe(6);
+    expect(run.stderr).toMatch(/task \S+ created/);
+    expect(run.stderr).toContain("the stdio server stops with this command, and the task with it");
+    expect(run.stderr).not.toContain("mcp-tasks watch");
+    const taskId = /task (\S+) created/.exec(run.stderr)?.[1] as string;
+    expect((await runCli(["ls", "--json"], state.env)).stdout).not.toContain(taskId); // nothing left to follow
   });
 
   it("`ls` lists the task of a process that was killed, with its server, tool and last status", async () => {

@@ -25,7 +25,11 @@ const targets: [string, () => ConnectTarget][] = [
 describe.each(targets)("server-everything over %s", (_name, target) => {
   it("runs simulate-research-query (ambiguous: false) as a task to its report, with status updates on the way", async () => {
     const client = track(await TaskClient.connect(target(), FAST));
-    expect(client.server).toMatchObject({ era: "legacy", serverInfo: { name: "mcp-servers/everything" } });
+    expect(client.server).toMatchObject({
+      era: "legacy",
+      supportsTasks: true,
+      serverInfo: { name: "mcp-servers/everything" },
+    });
     const handle = client.callTool("simulate-research-query", { topic: "tides", ambiguous: false });
     const messages: string[] = [];
     handle.on("update", (update) => {

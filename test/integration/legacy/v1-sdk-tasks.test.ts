@@ -43,7 +43,12 @@ const connect = (options = {}) => TaskClient.connect(server.url, { ...FAST, ...o
 describe("a 2025-11-25 server with v1 SDK experimental tasks", () => {
   it("runs a `required` tool as a task and presents its tasks/result as the result", async () => {
     const client = await connect();
-    expect(client.server).toMatchObject({ era: "legacy", protocolVersion: "2025-11-25" });
+    // It serves tasks in its generation (capabilities.tasks): supportsTasks says so.
+    expect(client.server).toMatchObject({
+      era: "legacy",
+      protocolVersion: "2025-11-25",
+      supportsTasks: true,
+    });
     const handle = client.callTool("report", { ms: 300, text: "x" });
     const statuses: { status: TaskStatus; message?: string }[] = [];
     for await (const snapshot of handle)
@@ -192,6 +197,7 @@ describe("notifications/tasks/status", () => {
 describe("a 2025-11-25 server without tasks", () => {
   it("refuses task(), cancel() and describe() at once with UnsupportedError naming what is missing", async () => {
     const client = await TaskClient.connect(bare.url, FAST).then(track);
+    expect(client.server).toMatchObject({ era: "legacy", supportsTasks: false });
     const started = Date.now();
     expect(() => client.task("some-task")).toThrow(UnsupportedError);
     expect(() => client.task("some-task")).toThrow(/capabilities\.tasks/);

@@ -4,7 +4,7 @@
  * the answer back, except for JSON-RPC methods that have a rule:
  *
  * - `"hang"`: hold the response open, unanswered, until the client gives up or the proxy closes;
- * - `{ status }`: answer with that HTTP status (and a JSON-RPC error body) instead of forwarding;
+ * - `{ status }`: answer with that HTTP status (and a JSON-RPC error body, `error` if given) instead of forwarding;
  * - `{ error }`: answer HTTP 200 with this JSON-RPC error instead of forwarding;
  * - `"drop"`: destroy the connection without answering (the client sees a network error).
  *
@@ -15,7 +15,14 @@
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
-export type FaultRule = "hang" | "drop" | { status: number } | { error: { code: number; message: string } };
+/** A JSON-RPC error object to answer with. */
+export interface FaultError {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+export type FaultRule = "hang" | "drop" | { status: number; error?: FaultError } | { error: FaultError };
 
 /** Decides the fate of the `index`-th request (from 0) for `method`; undefined forwards it. */
 export type FaultPlan = (method: string, index: number) => FaultRule | undefined;
@@ -77,7 +84,7 @@ export async function startFaultProxy(upstream: string, plan?: FaultPlan): Promi
       res.socket?.destroy();
       return;
     }
-    const error = "error" in rule ? rule.error : { code: -32603, message: "injected fault" };
+    const error = ("error" in rule ? rule.error : undefined) ?? { code: -32603, message: "injected fault" };
     const status = "status" in rule ? rule.status : 200;
     res.writeHead(status, { "content-type": "application/json" });
     res.end(JSON.stringify({ jsonrpc: "2.0", id: id ?? null, error }));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { capabilitiesFor } from "../../../src/input/capabilities.js";
 import { createLimiter } from "../../../src/input/limit.js";
-import { readInputRequest, urlHost } from "../../../src/input/requests.js";
+import { completeResponse, readInputRequest, urlHost } from "../../../src/input/requests.js";
 import { deferred, elicitation, roots, sampling, settle, urlElicitation } from "./helpers.js";
 
 describe("declared input capabilities", () => {
@@ -99,5 +99,49 @@ describe("the handler concurrency limit", () => {
     expect(() => createLimiter(0)).toThrow(RangeError);
     expect(() => createLimiter(1.5)).toThrow(RangeError);
     expect(() => createLimiter(Infinity)).not.toThrow();
+  });
+});
+
+describe("SEP-1034 defaults in accepted form answers", () => {
+  const form = readInputRequest({
+    method: "elicitation/create",
+    params: {
+      message: "Profile?",
+      requestedSchema: {
+        type: "object",
+        properties: {
+          name: { type: "string", default: "John Doe" },
+          verified: { type: "boolean", default: false },
+          nested: { type: "string", default: { not: "a value an answer may carry" } },
+          plain: { type: "string" },
+        },
+      },
+    },
+  });
+
+  it("fills only the fields the answer left out, with values an answer may carry, on a copy", () => {
+    const answer = { action: "accept" as const, content: { name: "Ada" } };
+    expect(completeResponse(form, answer)).toEqual({
+      action: "accept",
+      content: { name: "Ada", verified: false },
+    });
+    expect(answer).toEqual({ action: "accept", content: { name: "Ada" } });
+    expect(completeResponse(form, { action: "accept" })).toEqual({
+      action: "accept",
+      content: { name: "John Doe", verified: false },
+    });
+  });
+
+  it("leaves declines, cancels, URL-mode answers and other kinds alone", () => {
+    expect(completeResponse(form, { action: "decline" })).toEqual({ action: "decline" });
+    expect(completeResponse(form, { action: "cancel" })).toEqual({ action: "cancel" });
+    const url = readInputRequest({
+      method: "elicitation/create",
+      params: { mode: "url", message: "Sign in", url: "https://example.com/a" },
+    });
+    expect(completeResponse(url, { action: "accept" })).toEqual({ action: "accept" });
+    expect(completeResponse(readInputRequest({ method: "roots/list" }), { roots: [] })).toEqual({
+      roots: [],
+    });
   });
 });

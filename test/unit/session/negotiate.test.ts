@@ -139,6 +139,42 @@ describe("era negotiation", () => {
     );
   });
 
+  it("sends server/discover once more when the server refuses the version but lists it as supported (-32022)", async () => {
+    let refused = 0;
+    const transport = new FakeTransport((message, t) => {
+      if (message.method !== "server/discover") return;
+      queueMicrotask(() => {
+        if (refused++ === 0) {
+          t.fail(message.id, -32022, "Unsupported protocol version", {
+            supported: ["2026-07-28"],
+            requested: "2026-07-28",
+          });
+        } else {
+          modernResponder(message, t);
+        }
+      });
+    });
+    const info = await new Session(transport, options).connect();
+    expect(info).toMatchObject({ era: "modern", protocolVersion: "2026-07-28" });
+    const probes = transport.sent.filter((message) => message.method === "server/discover");
+    expect(probes).toHaveLength(2);
+    expect(probes[1]?.id).not.toBe(probes[0]?.id);
+    for (const probe of probes)
+      expect(probe.params?._meta).toHaveProperty(MetaKey.protocolVersion, "2026-07-28");
+  });
+
+  it("fails with the server's -32022 when the retried probe is refused again, after exactly two probes", async () => {
+    const transport = new FakeTransport((message, t) => {
+      queueMicrotask(() =>
+        t.fail(message.id, -32022, "Unsupported protocol version", { supported: ["2026-07-28"] }),
+      );
+    });
+    const failure = await new Session(transport, options).connect().catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(RpcError);
+    expect(failure).toMatchObject({ code: -32022 });
+    expect(transport.sent.map((message) => message.method)).toEqual(["server/discover", "server/discover"]);
+  });
+
   it("negotiates once however often connect() is called", async () => {
     const transport = new FakeTransport(modernResponder);
     const session = new Session(transport, options);
@@ -180,6 +216,19 @@ describe("classifying the probe's answer", () => {
     expect(http(old)).toEqual({ era: "legacy" });
     const newer = new RpcError("server/discover", -32022, "Unsupported", { supported: ["2027-03-01"] });
     expect(http(newer)).toEqual({ error: newer });
+    const mixed = new RpcError("server/discover", -32022, "Unsupported", {
+      supported: ["2027-03-01", "2025-11-25"],
+    });
+    expect(http(mixed)).toEqual({ era: "legacy" });
+  });
+
+  it("reads -32022 listing 2026-07-28 as a reason to retry the probe, and the same answer to the retry as an error", () => {
+    const refusal = new RpcError("server/discover", -32022, "Unsupported", {
+      supported: ["2025-11-25", "2026-07-28"],
+      requested: "2026-07-28",
+    });
+    expect(http(refusal)).toEqual({ retry: true });
+    expect(classifyProbe({ error: refusal }, "http", true)).toEqual({ error: refusal });
   });
 
   it.each([401, 403, 429, 500, 503])("fails on HTTP %i, which says nothing about the era", (status) => {
