@@ -51,6 +51,8 @@ const LOOP_DELAY_RESOLUTION_MS = 5;
 async function loadDriver(library: LibraryName): Promise<LibraryDriver> {
   if (library === "ours") return (await import("./drivers/ours.js")).oursDriver;
   if (library === "ours-polling") return (await import("./drivers/ours.js")).oursPollingDriver;
+  if (library === "ours-otel-noop") return (await import("./drivers/ours-otel.js")).oursOtelNoopDriver;
+  if (library === "ours-otel-sdk") return (await import("./drivers/ours-otel.js")).oursOtelSdkDriver;
   if (library === "floor") return (await import("./drivers/floor.js")).floorDriver;
   return (await import("./drivers/ext-tasks.js")).extTasksDriver;
 }

@@ -6,10 +6,11 @@
 import type { LibraryName } from "./drivers/types.js";
 import type { RunResult } from "./measure.js";
 import { pushTable, summarizePush } from "./report-push.js";
+import { telemetryTable } from "./report-telemetry.js";
 import type { Scenario } from "./scenarios.js";
 import { spread, type Spread } from "./stats.js";
 
-interface Figure {
+export interface Figure {
   key: string;
   label: (scenario: Scenario) => string;
   value: (run: RunResult) => number | undefined;
@@ -106,6 +107,8 @@ const FIGURES: Figure[] = [
 export const LIBRARY_TITLES: Record<LibraryName, string> = {
   ours: "mcp-tasks",
   "ours-polling": 'mcp-tasks, notifications "off"',
+  "ours-otel-noop": "mcp-tasks, telemetry on (no-op API)",
+  "ours-otel-sdk": "mcp-tasks, telemetry on (SDK, batch export)",
   "ext-tasks": "ext-tasks 0.2.2",
   floor: "floor (hand-written poller)",
 };
@@ -128,6 +131,7 @@ export function scenarioTable(
   summaries: Partial<Record<LibraryName, Record<string, Spread>>>,
 ): string {
   if (scenario.kind === "push") return pushTable(scenario, summaries);
+  if (scenario.report === "telemetry") return telemetryTable(scenario, summaries, figuresFor(scenario));
   const { ours, "ext-tasks": ext, floor } = summaries;
   const lines = [
     `| Figure | ${LIBRARY_TITLES.ours} | ${LIBRARY_TITLES["ext-tasks"]} | ext-tasks ÷ mcp-tasks | ${LIBRARY_TITLES.floor} |`,

@@ -29,6 +29,8 @@ export interface Scenario {
    * Absent: the polling scenarios, where a task moves one step per poll (bench/fake-server.ts).
    */
   kind?: "push" | "legacy";
+  /** "telemetry": the table sets telemetry on (no-op API, SDK) beside off, with the ratios. */
+  report?: "telemetry";
 }
 
 const ALL: LibraryName[] = ["ours", "ext-tasks", "floor"];
@@ -93,6 +95,19 @@ function push(id: number, title: string, tasks: number, intervalMs: number, chan
   };
 }
 
+const TELEMETRY_LIBRARIES: LibraryName[] = ["ours", "ours-otel-noop", "ours-otel-sdk"];
+
+/** The polling load of scenario 1 with telemetry off, on over the API's no-op globals, and on over the SDK. */
+function telemetry(id: number, title: string, tasks: number, intervalMs: number, polls: number): Scenario {
+  const purpose =
+    "the cost of `telemetry`: off, on with the API's no-op tracer and meter, and on with the SDK (a batch span " +
+    "processor, an exporter that keeps spans in memory, a meter provider with a reader; default `pollSpans`)";
+  return {
+    ...concurrent(id, title, purpose, tasks, intervalMs, polls, TELEMETRY_LIBRARIES),
+    report: "telemetry",
+  };
+}
+
 /** The polling load of scenario 1, against a 2025-11-25 server. */
 function legacy(id: number, title: string, tasks: number, intervalMs: number, polls: number): Scenario {
   const purpose =
@@ -119,6 +134,7 @@ export function scenarios(quick: boolean): Scenario[] {
       push(6, "push: 200 tasks, a change every 100 ms, 10 changes", 200, 100, 10),
       push(7, "push: 2,000 tasks, a change every 200 ms, 10 changes", 2_000, 200, 10),
       legacy(8, "2025-11-25 server: 200 tasks, 100 ms, 5 polls", 200, 100, 5),
+      telemetry(9, "telemetry: 200 tasks, 100 ms, 5 polls", 200, 100, 5),
     ];
   }
   return [
@@ -145,5 +161,6 @@ export function scenarios(quick: boolean): Scenario[] {
     push(6, "push: 1,000 tasks, a change every 100 ms, 20 changes", 1_000, 100, 20),
     push(7, "push: 10,000 tasks, a change every 500 ms, 20 changes", 10_000, 500, 20),
     legacy(8, "2025-11-25 server: 1,000 tasks, 100 ms, 20 polls", 1_000, 100, 20),
+    telemetry(9, "telemetry: 1,000 tasks, 100 ms, 20 polls", 1_000, 100, 20),
   ];
 }

@@ -11,7 +11,7 @@ import { countdown, type LibraryDriver, type LibraryName } from "./types.js";
 export const oursDriver = driver("ours", {});
 export const oursPollingDriver = driver("ours-polling", { notifications: "off" });
 
-function driver(name: LibraryName, base: TaskClientOptions): LibraryDriver {
+export function driver(name: LibraryName, base: TaskClientOptions): LibraryDriver {
   return {
     name,
     smallestIntervalMs: 1,

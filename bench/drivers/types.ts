@@ -7,9 +7,11 @@ import type { Transport } from "@modelcontextprotocol/client";
 
 /**
  * mcp-tasks (with its defaults, notifications "auto"), mcp-tasks with notifications "off" (push scenarios
- * only), the official requestor, and a hand-written poller that marks the floor of the harness.
+ * only), mcp-tasks with telemetry on the API's no-op globals and on the SDK (telemetry scenario only), the
+ * official requestor, and a hand-written poller that marks the floor of the harness.
  */
-export type LibraryName = "ours" | "ours-polling" | "ext-tasks" | "floor";
+export type LibraryName =
+  "ours" | "ours-polling" | "ours-otel-noop" | "ours-otel-sdk" | "ext-tasks" | "floor";
 
 export interface CallObserver {
   /** A call resolved with its tool result. */

@@ -8,6 +8,7 @@ import type { UnansweredInputAction } from "../task/types.js";
 import type { Logger } from "../protocol/logging.js";
 import type { TaskStore } from "../store/types.js";
 import type { CallSpec, LegacyTasksMode } from "../eras/dialect.js";
+import type { TelemetryOptions } from "../telemetry/options.js";
 import { Method } from "../protocol/constants.js";
 import type { ConnectionHeaders } from "../auth/headers.js";
 import type { AuthorizationResponse, OAuthProviderLike } from "../auth/failures.js";
@@ -107,6 +108,14 @@ export interface TaskClientOptions {
    * (the default) asks for a task, `"never"` makes a plain call. `required` tools always run as tasks.
    */
   legacyTasks?: LegacyTasksMode;
+  /**
+   * OpenTelemetry: a span for every call's whole life with its requests as children, the
+   * `mcp.client.operation.duration` metric and task-level ones, and W3C trace context (`traceparent`,
+   * `tracestate`, `baggage`) in every request's `_meta`. `true` uses the global tracer and meter providers of
+   * `@opentelemetry/api` (an optional peer dependency, loaded only then); an object names its own providers
+   * and options. Default: off, and nothing of OpenTelemetry is loaded. Not available through `tasksFor`.
+   */
+  telemetry?: boolean | TelemetryOptions;
 }
 
 export interface CallToolOptions {

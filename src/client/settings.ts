@@ -9,6 +9,7 @@ import type { McpTransport } from "../session/types.js";
 import type { TaskStore } from "../store/types.js";
 import { capabilitiesFor } from "../input/index.js";
 import { safeLogger, type Logger } from "../protocol/logging.js";
+import { resolveTelemetryOptions, type ResolvedTelemetryOptions } from "../telemetry/options.js";
 import { resolveClientOptions, type ResolvedClientOptions, type TaskClientOptions } from "./options.js";
 import { checkConnectionHeaders } from "../auth/headers.js";
 import type { HttpTransportOptions } from "../session/http-transport.js";
@@ -23,6 +24,8 @@ export interface ClientSettings {
   adoptEveryMs: number | undefined;
   /** What a URL target's transport is built with: `headers`, `authProvider`, `authorizationResponse`. */
   http: HttpTransportOptions;
+  /** Undefined when telemetry is off. */
+  telemetry: ResolvedTelemetryOptions | undefined;
 }
 
 export function settingsOf(options: TaskClientOptions): ClientSettings {
@@ -34,6 +37,7 @@ export function settingsOf(options: TaskClientOptions): ClientSettings {
     store: checkStore(options.store),
     adoptEveryMs: adoptEvery(options),
     http: httpOptions(options),
+    telemetry: resolveTelemetryOptions(options.telemetry),
   };
 }
 

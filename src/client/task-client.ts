@@ -38,6 +38,7 @@ import { Subscriptions } from "../notifications/subscriptions.js";
 import { RequestHeaders } from "../session/request-headers.js";
 import { ToolCatalog, type ToolInfo } from "../tools/catalog.js";
 import { callSender } from "../tools/param-mirror.js";
+import type { ClientTelemetry } from "../telemetry/types.js";
 
 /** Events of a `TaskClient` (eventemitter3; an `error` without listeners is not thrown). */
 export interface TaskClientEvents {
@@ -83,7 +84,9 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
     settings: ClientSettings,
     url: string | undefined,
     /** Set when this client built the HTTP transport itself, so requests can carry their own headers. */
-    requestHeaders?: RequestHeaders,
+    requestHeaders: RequestHeaders | undefined,
+    /** Set with the `telemetry` option: follows every handle and request. */
+    private readonly telemetry: ClientTelemetry | undefined,
   ) {
     super();
     this.serverInfo = server;
@@ -196,16 +199,27 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
         "TaskClient.connect: `headers`, `authProvider` and `authorizationResponse` apply to a URL target only",
       );
     }
+    // `#telemetry` (package.json "imports"): a file of its own, loaded only with the option; a missing
+    // @opentelemetry/api fails here, naming the package. Telemetry off loads nothing of either.
+    const telemetryFor =
+      settings.telemetry === undefined
+        ? undefined
+        : await (await import("#telemetry")).clientTelemetryFactory(settings.telemetry);
     const store = settings.store;
     await store?.open?.(); // a store another process holds fails here, before any connection is made
     let session: Session | undefined;
+    let telemetry: ReturnType<NonNullable<typeof telemetryFor>> | undefined;
     try {
       const requestHeaders = new RequestHeaders();
       session = sessionFor(await resolveTransport(target, { ...settings.http, requestHeaders }), settings);
+      // Observing from the first request on: the probe and the handshake get spans too.
+      telemetry = telemetryFor?.({ session, url });
+      if (telemetry !== undefined) session.observe(telemetry);
       const server = await session.connect();
       const ownsHttp = url !== undefined;
-      return new TaskClient(session, server, settings, url, ownsHttp ? requestHeaders : undefined);
+      return new TaskClient(session, server, settings, url, ownsHttp ? requestHeaders : undefined, telemetry);
     } catch (error) {
+      telemetry?.close();
       await session?.close().catch(() => undefined);
       await store?.close?.().catch((closing: unknown) => {
         settings.log.warn("closing the store after a failed connect failed", closing);
@@ -221,9 +235,14 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
    */
   static adopt(transport: McpTransport, server: ServerInfo, options: TaskClientOptions = {}): TaskClient {
     const settings = settingsOf(options);
+    if (settings.telemetry !== undefined) {
+      throw new TypeError(
+        "tasksFor: the `telemetry` option needs TaskClient.connect (it loads @opentelemetry/api)",
+      );
+    }
     const session = sessionFor(transport, settings);
     session.adopt(server);
-    return new TaskClient(session, server, settings, undefined);
+    return new TaskClient(session, server, settings, undefined, undefined, undefined);
   }
 
   /** What the server said about itself when the client connected. */
@@ -268,6 +287,7 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
       options.signal,
     );
     this.runs.add(run);
+    this.telemetry?.taskStarted(run.handle, { toolName: name, resumed: false });
     run.start();
     return run.handle;
   }
@@ -288,6 +308,7 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
       ref,
     );
     this.runs.add(run);
+    this.telemetry?.taskStarted(run.handle, { toolName: ref.toolName, resumed: true });
     run.start(ref.taskId);
     return run.handle;
   }
@@ -352,6 +373,7 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
       this.context.scheduler.close();
       this.context.alarms.close();
       await this.session.close();
+      this.telemetry?.close();
       while (this.writes.size > 0) await Promise.allSettled([...this.writes]);
       await this.context.store?.close?.();
     })();

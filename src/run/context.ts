@@ -34,8 +34,9 @@ export interface RunContext {
   /**
    * Sends the call itself (a tools/call over HTTP gets its `Mcp-Param-*` headers), with no per-request timeout:
    * the handle's deadline, signal and the client's `close()` bound a call, and its answer always reaches the run.
+   * `owner` is the run's handle.
    */
-  sendCall(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>>;
+  sendCall(method: string, params: Record<string, unknown>, owner?: object): Promise<Record<string, unknown>>;
   tasks: TaskRequests;
   /** How calls are framed and answers read on this server's protocol generation. */
   dialect: CallDialect;

@@ -314,7 +314,9 @@ export class TaskRun implements TaskController, PollJob, TaskInputTarget, AlarmT
     const failed = (error: unknown) => this.dispatch({ type: "callFailed", error });
     // tools/call is not retried: a lost answer may hide a task the server already created (no tasks/list).
     const send = (call: CallSpec) =>
-      void this.context.sendCall(call.method, call.params).then((raw) => this.answered(call, raw), failed);
+      void this.context
+        .sendCall(call.method, call.params, this.handle)
+        .then((raw) => this.answered(call, raw), failed);
     // The era's framing (2025: task augmentation from the tool list); a 2026 call goes out synchronously.
     prepareThen(this.context.dialect, this.call as CallSpec, send, failed);
   }
@@ -342,7 +344,7 @@ export class TaskRun implements TaskController, PollJob, TaskInputTarget, AlarmT
     this.rounds = { abort, rounds };
     // No abort signal on the resent calls: an answer may carry a task id that must not be lost.
     rounds
-      .run(first, (retry) => this.context.sendCall(call.method, { ...call.params, ...retry }))
+      .run(first, (retry) => this.context.sendCall(call.method, { ...call.params, ...retry }, this.handle))
       .then(
         (raw) => {
           this.rounds = undefined;

@@ -6,7 +6,7 @@
  */
 import type { DiscoverResult } from "../schema/index.js";
 import { Method, PROTOCOL_VERSION } from "../protocol/constants.js";
-import { buildEnvelope, withEnvelope, type RequestEnvelope } from "../protocol/envelope.js";
+import { buildEnvelope, withEnvelope, withExtraMeta, type RequestEnvelope } from "../protocol/envelope.js";
 import {
   advertisesTasks,
   errorFromRpc,
@@ -27,7 +27,9 @@ import { IncomingRequests, paramsOf, type IncomingHandler, type RequestClaim } f
 import type {
   McpTransport,
   OutgoingMessage,
+  RequestObserver,
   RequestOptions,
+  RequestWatch,
   RpcChannel,
   SendOptions,
   ServerInfo,
@@ -68,6 +70,8 @@ export class Session implements RpcChannel {
   private connecting: Promise<ServerInfo> | undefined;
   private info: ServerInfo | undefined;
   private closed = false;
+  /** Telemetry's view of the requests; undefined (one branch per request) when it is off. */
+  private observer: RequestObserver | undefined;
 
   constructor(
     private readonly transport: McpTransport,
@@ -92,6 +96,21 @@ export class Session implements RpcChannel {
   /** Whether `close()` was called or the transport closed. */
   get isClosed(): boolean {
     return this.closed;
+  }
+
+  /** How the transport reaches the server, as far as the session can tell. */
+  get transportKind(): TransportKind {
+    return this.kind;
+  }
+
+  /** The transport's session id (Streamable HTTP, when the server assigned one). */
+  get sessionId(): string | undefined {
+    return this.transport.sessionId;
+  }
+
+  /** Installs the one observer of every request sent from now on (telemetry). */
+  observe(observer: RequestObserver): void {
+    this.observer = observer;
   }
 
   /**
@@ -139,15 +158,27 @@ export class Session implements RpcChannel {
   ): Promise<Record<string, unknown>> {
     if (this.closed) return Promise.reject(closedError(method));
     const id = `${this.idPrefix}${++this.nextId}`;
-    const framed = this.framing === undefined ? params : withEnvelope(params, this.framing);
+    const watch = this.observer?.request({
+      id,
+      method,
+      params,
+      owner: options?.owner,
+      signal: options?.signal,
+    });
+    const framed =
+      watch?.meta !== undefined
+        ? withExtraMeta(params, this.framing, watch.meta)
+        : this.framing === undefined
+          ? params
+          : withEnvelope(params, this.framing);
     const message: OutgoingMessage = { jsonrpc: "2.0", id, method, params: framed };
     return new Promise((resolve, reject) => {
       const timeoutMs = options?.timeoutMs ?? this.timeoutMs;
       const entry = this.pending.add(
         id,
         method,
-        resolve,
-        reject,
+        watch === undefined ? resolve : watched(watch, resolve),
+        watch === undefined ? reject : failed(watch, reject),
         timeoutMs,
         options?.signal,
         taskIdOf(method, params),
@@ -404,4 +435,23 @@ export class Session implements RpcChannel {
       }
     }
   }
+}
+
+/** `resolve`, telling the request's watch first. */
+function watched(
+  watch: RequestWatch,
+  resolve: (result: Record<string, unknown>) => void,
+): (result: Record<string, unknown>) => void {
+  return (result) => {
+    watch.answered(result);
+    resolve(result);
+  };
+}
+
+/** `reject`, telling the request's watch first. */
+function failed(watch: RequestWatch, reject: (error: unknown) => void): (error: unknown) => void {
+  return (error) => {
+    watch.failed(error);
+    reject(error);
+  };
 }

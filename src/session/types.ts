@@ -12,6 +12,37 @@ export interface RequestOptions {
   timeoutMs?: number;
   /** Told the JSON-RPC id just before the request is sent (a listen's id is its subscription id). */
   onId?: (id: string) => void;
+  /** Whom the request is for (a task handle), passed to the session's `RequestObserver` as is. */
+  owner?: object;
+}
+
+/**
+ * Watches a session's requests (telemetry, when it is on). The session asks it once per request, as the request
+ * is framed; without an observer, the request path costs one branch more. It must not throw.
+ */
+export interface RequestObserver {
+  /** A request is about to be sent. Returns what it carries and hears, or undefined to leave it alone. */
+  request(request: ObservedRequest): RequestWatch | undefined;
+}
+
+export interface ObservedRequest {
+  readonly id: string;
+  readonly method: string;
+  /** The params as the caller passed them (before the envelope). */
+  readonly params: Record<string, unknown>;
+  /** `RequestOptions.owner`. */
+  readonly owner: object | undefined;
+  /** `RequestOptions.signal`: when it fired, a failure is the caller giving up (a listen closed on purpose). */
+  readonly signal: AbortSignal | undefined;
+}
+
+export interface RequestWatch {
+  /** Extra `_meta` entries for the request (trace context). The caller's own entries and the envelope win. */
+  readonly meta: Readonly<Record<string, string>> | undefined;
+  /** The answer arrived. */
+  answered(result: Record<string, unknown>): void;
+  /** The request failed: an error answer, a transport fault, a timeout, an abort, the session closing. */
+  failed(error: unknown): void;
 }
 
 /**

@@ -11,8 +11,9 @@ import type { TaskServer, TaskServerEra } from "./server-core.js";
 import { startStdioTaskServer } from "./stdio-server.js";
 import { TOOL_DEFAULTS, type ToolDefinition } from "./tool.js";
 import { checkAuthOptions, type ServerAuthOptions } from "./auth/options.js";
+import { stderrTracerProvider } from "./stderr-spans.js";
 
-const OPTIONS = `Usage: mcp-tasks-server [--era E] [--port N] [--host H] [--path /mcp] [--auth A] [--time-scale X] | --stdio [--era E] [--time-scale X]
+const OPTIONS = `Usage: mcp-tasks-server [--era E] [--port N] [--host H] [--path /mcp] [--auth A] [--time-scale X] [--otel] | --stdio [--era E] [--time-scale X] [--otel]
 
 Serves the MCP Tasks extension (2026-07-28) with the conformance fixture tools.
   --era E           2026-07-28 (default) or 2025-11-25: the same tools as 2025-11-25 tasks
@@ -26,6 +27,9 @@ Serves the MCP Tasks extension (2026-07-28) with the conformance fixture tools.
   --token-lifetime T  --auth oauth: how long access tokens live, e.g. 30s, 10m (default 1h)
   --stdio           serve newline-delimited JSON-RPC on stdin/stdout instead of HTTP
   --time-scale X    multiply the fixtures' delays (default 1)
+  --otel            OpenTelemetry: a span per request, continuing the client's traceparent from _meta,
+                    written as one JSON line each on stderr; needs @opentelemetry/api and
+                    @opentelemetry/sdk-trace-base
   -h, --help        print this help
 `;
 
@@ -123,6 +127,7 @@ export async function runTaskServerCli(
         auth: { type: "string" },
         "token-lifetime": { type: "string" },
         "time-scale": { type: "string" },
+        otel: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -137,10 +142,12 @@ export async function runTaskServerCli(
   if (!TASK_SERVER_ERAS.includes(era as TaskServerEra)) {
     throw new CliUsageError(`invalid --era: ${era} (use ${TASK_SERVER_ERAS.join(" or ")})`);
   }
+  const write = (line: string) => void process.stderr.write(line);
   const common = {
     era: era as TaskServerEra,
     tools: fixtureTools({ timeScale }),
-    onError: (error: Error) => process.stderr.write(`mcp-tasks-server: ${error.message}\n`),
+    onError: (error: Error) => write(`mcp-tasks-server: ${error.message}\n`),
+    ...(values.otel === true && { tracerProvider: await stderrTracerProvider(write) }),
   };
   const auth = values.auth === undefined ? undefined : authOption(values.auth, values["token-lifetime"]);
   if (auth === undefined && values["token-lifetime"] !== undefined) {

@@ -25,6 +25,7 @@ import {
   type TaskServerAuth,
 } from "./auth/index.js";
 import { checkAuthOptions, type ServerAuthOptions } from "./auth/options.js";
+import { answerOf, loadServerTracing } from "./server-tracing.js";
 
 export interface HttpTaskServerOptions extends TaskServerOptions {
   /** Interface to bind. Default `127.0.0.1`. */
@@ -129,6 +130,7 @@ export async function startTaskServer(options: HttpTaskServerOptions = {}): Prom
     const esm = await import("mcp-tasks/testing");
     return esm.startTaskServer(options);
   }
+  const tracing = await loadServerTracing(options.tracerProvider);
   const core = createServerCore(options);
   const host = options.host ?? "127.0.0.1";
   const path = options.path ?? "/mcp";
@@ -193,8 +195,16 @@ export async function startTaskServer(options: HttpTaskServerOptions = {}): Prom
     const admitted = await admitRequest(req, res, { host, path, log: core.log, clock: core.clock });
     if (admitted === undefined) return;
     const { headers, text, body, url } = admitted;
+    const arrival = { headers, clientAddress: req.socket.remoteAddress, clientPort: req.socket.remotePort };
+    const endSpan = tracing?.start(body, { transport: "http", ...arrival });
+    // Whatever answers the request (a listen's stream and a refusal included), its span ends with the response at
+    // the latest.
+    if (endSpan !== undefined) res.on("close", () => endSpan({ httpStatus: res.statusCode }));
     const refusal = options.auth === undefined ? undefined : await refuse(gate, headers);
-    if (refusal !== undefined) return writeWebResponse(refusal, res);
+    if (refusal !== undefined) {
+      await writeWebResponse(refusal, res);
+      return;
+    }
     const listen = req.method === "POST" ? asTaskListenRequest(body) : undefined;
     if (listen !== undefined) return serveListen(headers, res, listen);
 
@@ -202,6 +212,7 @@ export async function startTaskServer(options: HttpTaskServerOptions = {}): Prom
     if (paramProblem !== undefined) {
       const id = (body as { id?: unknown }).id ?? null;
       const error = { code: ErrorCode.headerMismatch, message: paramProblem };
+      endSpan?.({ errorCode: error.code, errorMessage: paramProblem, httpStatus: 400 });
       return writeJson(res, 400, { jsonrpc: "2.0", id, error });
     }
     const aborted = new AbortController();
@@ -209,7 +220,11 @@ export async function startTaskServer(options: HttpTaskServerOptions = {}): Prom
     res.on("close", () => {
       if (!res.writableFinished) aborted.abort();
     });
-    await writeWebResponse(await handler.fetch(toWebRequest(req, url, headers, text, aborted.signal)), res);
+    const written = await writeWebResponse(
+      await handler.fetch(toWebRequest(req, url, headers, text, aborted.signal)),
+      res,
+    );
+    endSpan?.({ ...answerOf(written), httpStatus: res.statusCode });
   }
 
   const server = createServer((req, res) => {

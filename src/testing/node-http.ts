@@ -75,19 +75,23 @@ export function sseFrame(message: unknown): string {
   return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
 }
 
-/** Write the SDK's response; JSON bodies pass through {@link polishOutgoing}, streams are piped. */
-export async function writeWebResponse(response: Response, res: ServerResponse): Promise<void> {
+/**
+ * Write the SDK's response; JSON bodies pass through {@link polishOutgoing}, streams are piped. Resolves with the
+ * JSON message written, if the body was one (a request's span reads its error).
+ */
+export async function writeWebResponse(response: Response, res: ServerResponse): Promise<unknown> {
   const headers = Object.fromEntries(response.headers.entries());
   if (response.body === null) {
     res.writeHead(response.status, headers).end();
-    return;
+    return undefined;
   }
   if (headers["content-type"]?.includes("application/json")) {
-    const text = JSON.stringify(polishOutgoing(parseJson(await response.text())));
+    const message = polishOutgoing(parseJson(await response.text()));
+    const text = JSON.stringify(message);
     res
       .writeHead(response.status, { ...headers, "content-length": String(Buffer.byteLength(text)) })
       .end(text);
-    return;
+    return message;
   }
   res.writeHead(response.status, headers);
   const reader = response.body.getReader();
@@ -98,4 +102,5 @@ export async function writeWebResponse(response: Response, res: ServerResponse):
     res.write(value);
   }
   res.end();
+  return undefined;
 }

@@ -10,6 +10,7 @@ import { createServerFactory } from "./sdk-server.js";
 import type { TaskStoreView } from "./task-store.js";
 import type { ToolDefinition } from "./tool.js";
 import type { ListenBehaviour } from "./listen-behaviour.js";
+import type { TracerProviderLike } from "../telemetry/options.js";
 
 /** The task generations the reference server speaks. */
 export type TaskServerEra = "2026-07-28" | "2025-11-25";
@@ -41,6 +42,11 @@ export interface TaskServerOptions {
   readonly taskShapedPrompt?: boolean;
   /** Misbehave on task listen streams: partial acknowledgements, refusals, delays, duplicates, reordering, drops. */
   readonly listen?: ListenBehaviour;
+  /**
+   * Emit OpenTelemetry spans here: one SERVER span per JSON-RPC request, a child of the trace context the client
+   * sent in `params._meta` (`traceparent`, `tracestate`, `baggage`). Needs `@opentelemetry/api`. Default: none.
+   */
+  readonly tracerProvider?: TracerProviderLike;
 }
 
 /** What a running server offers a test, whatever the transport. */

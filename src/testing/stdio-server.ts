@@ -20,6 +20,7 @@ import { asTaskListenRequest, listenClosing, openTaskListen } from "./listen.js"
 import type { ServerCore, TaskServer, TaskServerOptions } from "./server-core.js";
 import { createServerCore } from "./server-core.js";
 import { polishOutgoing } from "./wire-polish.js";
+import { loadServerTracing, SpansById } from "./server-tracing.js";
 
 export interface StdioTaskServerOptions extends TaskServerOptions {
   /** Where requests arrive. Default `process.stdin`. */
@@ -34,28 +35,35 @@ class TaskListenTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
   private readonly listens = new Map<string | number, () => void>();
+  private spans = new SpansById(undefined);
 
   constructor(
     private readonly inner: Transport,
     private readonly core: ServerCore,
+    private readonly options: StdioTaskServerOptions,
   ) {}
 
   async start(): Promise<void> {
+    // Before the first message can arrive: the tracer (and @opentelemetry/api) only with `tracerProvider`.
+    this.spans = new SpansById(await loadServerTracing(this.options.tracerProvider));
     this.inner.onmessage = (message, extra) => this.receive(message, extra);
     this.inner.onerror = (error) => this.onerror?.(error);
     this.inner.onclose = () => {
       this.closeListens();
+      this.spans.close();
       this.onclose?.();
     };
     await this.inner.start();
   }
 
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    this.spans.sent(message);
     return this.inner.send(polishOutgoing(message), options);
   }
 
   async close(): Promise<void> {
     this.closeListens();
+    this.spans.close();
     await this.inner.close();
   }
 
@@ -69,6 +77,7 @@ class TaskListenTransport implements Transport {
       body: message,
       receivedAt: this.core.clock.now(),
     });
+    this.spans.received(message);
     const listen = asTaskListenRequest(message);
     if (listen !== undefined) return this.serveListen(listen);
     if (this.endsListen(message)) return;
@@ -76,8 +85,10 @@ class TaskListenTransport implements Transport {
   }
 
   private serveListen(listen: NonNullable<ReturnType<typeof asTaskListenRequest>>): void {
-    const write = (out: ListenMessage) =>
+    const write = (out: ListenMessage) => {
+      this.spans.sent(out);
       void this.inner.send(out as JSONRPCMessage).catch((error: Error) => this.core.reportError(error));
+    };
     const core = this.core;
     const notify = (out: ListenMessage) => {
       core.sent.record(listen.id, out, core.clock.now());
@@ -121,6 +132,7 @@ class TaskListenTransport implements Transport {
     if (close === undefined) return false;
     close();
     this.listens.delete(requestId as string | number);
+    this.spans.ended(requestId as string | number);
     return true;
   }
 
@@ -143,7 +155,11 @@ export function startStdioTaskServer(options?: StdioTaskServerOptions): TaskServ
 export function startStdioTaskServer(options: StdioTaskServerOptions = {}): TaskServer | Promise<TaskServer> {
   if (checkEra(options) === "2025-11-25") return startLegacyStdioServer(options);
   const core = createServerCore(options);
-  const transport = new TaskListenTransport(new StdioServerTransport(options.stdin, options.stdout), core);
+  const transport = new TaskListenTransport(
+    new StdioServerTransport(options.stdin, options.stdout),
+    core,
+    options,
+  );
   const handle = serveStdio(core.factory, { transport, legacy: "reject", onerror: core.reportError });
   let closing: Promise<void> | undefined;
   return {

@@ -24,25 +24,26 @@ export class ParamMirror {
     private readonly requestHeaders: RequestHeaders,
   ) {}
 
-  /** Sends one `tools/call` whose params are `params` (with `name` and `arguments`). */
-  async call(params: Record<string, unknown>): Promise<Record<string, unknown>> {
+  /** Sends one `tools/call` whose params are `params` (with `name` and `arguments`); `owner` as in `RequestOptions`. */
+  async call(params: Record<string, unknown>, owner?: object): Promise<Record<string, unknown>> {
     try {
-      return await this.send(params);
+      return await this.send(params, owner);
     } catch (error) {
       if (!isHeaderMismatch(error)) throw error;
       await this.catalog.refresh();
-      return this.send(params);
+      return this.send(params, owner);
     }
   }
 
-  private send(params: Record<string, unknown>): Promise<Record<string, unknown>> {
+  private send(params: Record<string, unknown>, owner: object | undefined): Promise<Record<string, unknown>> {
     const name = typeof params.name === "string" ? params.name : "";
     const args = isRecord(params.arguments) ? params.arguments : {};
     const headers = paramHeaderValues(this.catalog.paramHeaders(name), args);
-    if (Object.keys(headers).length === 0) return this.channel.request("tools/call", params, CALL);
+    if (Object.keys(headers).length === 0)
+      return this.channel.request("tools/call", params, callOptions(owner));
     let filed: string | undefined;
     const answer = this.channel.request("tools/call", params, {
-      ...CALL,
+      ...callOptions(owner),
       onId: (id) => {
         filed = id;
         this.requestHeaders.file(id, headers);
@@ -71,9 +72,17 @@ export function callSender(
   channel: RpcChannel,
   catalog: ToolCatalog,
   requestHeaders: RequestHeaders | undefined,
-): (method: string, params: Record<string, unknown>) => Promise<Record<string, unknown>> {
-  if (requestHeaders === undefined) return (method, params) => channel.request(method, params, CALL);
+): (method: string, params: Record<string, unknown>, owner?: object) => Promise<Record<string, unknown>> {
+  if (requestHeaders === undefined)
+    return (method, params, owner) => channel.request(method, params, callOptions(owner));
   const mirror = new ParamMirror(channel, catalog, requestHeaders);
-  return (method, params) =>
-    method === "tools/call" ? mirror.call(params) : channel.request(method, params, CALL);
+  return (method, params, owner) =>
+    method === "tools/call"
+      ? mirror.call(params, owner)
+      : channel.request(method, params, callOptions(owner));
+}
+
+/** The call's request options, naming the owner when there is one (no object per call while telemetry is off). */
+function callOptions(owner: object | undefined): Readonly<RequestOptions> {
+  return owner === undefined ? CALL : { ...CALL, owner };
 }

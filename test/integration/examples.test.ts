@@ -9,11 +9,13 @@ import { fixtureTools, startTaskServer, type HttpTaskServer } from "mcp-tasks/te
 import { awaitResult } from "../../examples/await-result.js";
 import { cancelWithSignal } from "../../examples/cancel-with-signal.js";
 import { streamStatus } from "../../examples/stream-status.js";
+import { traceTree, tracerProvider } from "../../examples/trace-tree.js";
 
 describe.each(["2026-07-28", "2025-11-25"] as const)("against a %s server", (era) => {
   let server: HttpTaskServer;
   beforeAll(async () => {
-    server = await startTaskServer({ era, tools: fixtureTools({ timeScale: 0.1 }) });
+    // The trace-tree example's provider: the server's spans join the trace it prints.
+    server = await startTaskServer({ era, tools: fixtureTools({ timeScale: 0.1 }), tracerProvider });
   });
   afterAll(async () => {
     await server.close();
@@ -35,6 +37,24 @@ describe.each(["2026-07-28", "2025-11-25"] as const)("against a %s server", (era
 
   it("stream-status logs each status, then the verdict", async () => {
     expect(await run(streamStatus)).toEqual(["working", "completed", "done: ok"]);
+  });
+
+  it("trace-tree prints the task's span with its status events, the call, and the server's spans under them", async () => {
+    const lines = await run(traceTree);
+    expect(lines.slice(0, 5)).toEqual([
+      "outcome: completed",
+      "task slow_compute (internal)",
+      "  · mcp_tasks.task.created",
+      "  · mcp_tasks.task.status working",
+      "  · mcp_tasks.task.status completed",
+    ]);
+    // The call is the task's child, and the server's span for it is the call's child.
+    const call = lines.indexOf("  tools/call slow_compute (client)");
+    expect(call).toBeGreaterThan(4);
+    expect(lines[call + 1]).toBe("    tools/call slow_compute (server)");
+    // 2026-07-28: the listen that pushes the task's changes; 2025-11-25: the tasks/result that fetches the result.
+    const follow = era === "2026-07-28" ? "subscriptions/listen" : "tasks/result";
+    expect(lines).toContain(`  ${follow} slow_compute (client)`);
   });
 
   it("cancel-with-signal gives up after 500 ms, and the server confirms the cancellation", async () => {

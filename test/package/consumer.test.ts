@@ -3,7 +3,8 @@
  * entry loads from ESM and CJS without `@modelcontextprotocol/server`; `mcp-tasks/testing` and the
  * `mcp-tasks-server` command fail naming the package to install; an error from the CJS copy is an
  * `instanceof` the ESM copy's class and the other way round; the declarations compile for a strict consumer
- * with `exactOptionalPropertyTypes`, without `@types/node` and without the DOM lib; `npx mcp-tasks --help` runs.
+ * with `exactOptionalPropertyTypes`, without `@types/node` and without the DOM lib; `npx mcp-tasks --help` runs;
+ * `telemetry: true` without `@opentelemetry/api` fails naming the package.
  */
 import { execFile } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
@@ -74,6 +75,28 @@ describe("a production install (no @modelcontextprotocol/server)", () => {
       /^mcp-tasks-server: mcp-tasks\/testing and mcp-tasks-server need @modelcontextprotocol\/server/,
     );
   });
+
+  it.each([
+    ["ESM", "telemetry.mjs", `import { TaskClient } from "mcp-tasks";`],
+    ["CJS", "telemetry.cjs", `const { TaskClient } = require("mcp-tasks");`],
+  ])(
+    "%s: `telemetry: true` without @opentelemetry/api fails naming the package, before connecting",
+    async (_, file, head) => {
+      const result = await node(
+        file,
+        `${head}
+       // Port 9 (discard): a connection attempt would fail differently.
+       TaskClient.connect("http://127.0.0.1:9/mcp", { telemetry: true }).then(
+         () => console.log("connected"),
+         (error) => console.log(error.message),
+       );`,
+      );
+      expect(result.stdout).toMatch(
+        /^TaskClient's `telemetry` option needs @opentelemetry\/api, an optional peer dependency/,
+      );
+      expect(result.stdout).toContain("npm install @opentelemetry/api");
+    },
+  );
 
   it("`npx mcp-tasks --help` prints the usage and the exit codes", async () => {
     // npm links a dependency's bins into node_modules/.bin on install, executable; the unpacked tarball gets the same.

@@ -39,6 +39,7 @@ import * as mcpTasksTesting from "mcp-tasks/testing";
 import * as v1Client from "@modelcontextprotocol/sdk/client/index.js";
 import * as v1Http from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import * as v1Types from "@modelcontextprotocol/sdk/types.js";
+import * as otelTraceBase from "@opentelemetry/sdk-trace-base";
 import { describeTools, fixtureTools, startTaskServer, type HttpTaskServer } from "mcp-tasks/testing";
 import {
   ROOT,
@@ -59,6 +60,8 @@ const MODULES = {
   "@modelcontextprotocol/sdk/client/index.js": v1Client,
   "@modelcontextprotocol/sdk/client/streamableHttp.js": v1Http,
   "@modelcontextprotocol/sdk/types.js": v1Types,
+  // The OpenTelemetry SDK, for the Observability snippet that prints a task's spans.
+  "@opentelemetry/sdk-trace-base": otelTraceBase,
 };
 
 const SERVED = fixtureTools().map((tool) => tool.name);

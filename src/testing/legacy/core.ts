@@ -10,9 +10,12 @@ import type { LegacyCore } from "./connection.js";
 import { InputRelay } from "./input-relay.js";
 import { pageSizeOf, refuse2026Options } from "./options.js";
 import { loadLegacySdk } from "./sdk.js";
+import { loadServerTracing, type ServerTracing } from "../server-tracing.js";
 
 export interface LegacyServerCore extends LegacyCore {
   readonly log: RequestLog;
+  /** The server's spans (`tracerProvider`), or undefined. */
+  readonly tracing: ServerTracing | undefined;
   /** Abort waits, stop timers and forget tasks. */
   shutdown(): void;
 }
@@ -26,6 +29,7 @@ export async function createLegacyCore(options: TaskServerOptions & object): Pro
   refuse2026Options(options, tools);
   const pageSize = pageSizeOf(options.taskListPageSize);
   const sdk = await loadLegacySdk();
+  const tracing = await loadServerTracing(options.tracerProvider);
   const clock = options.clock ?? systemClock;
   const reportError = (error: Error) => options.onError?.(error);
   const engine = new TaskEngine({ tools, clock, onError: reportError });
@@ -41,6 +45,7 @@ export async function createLegacyCore(options: TaskServerOptions & object): Pro
     closing: closing.signal,
     log: new RequestLog(),
     sent: new NotificationLog(),
+    tracing,
     shutdown: () => {
       closing.abort();
       engine.close();

@@ -17,10 +17,13 @@ import { createLegacyServer } from "./connection.js";
 import { createLegacyCore } from "./core.js";
 import { createAuthGate, refuse, type AuthGate } from "../auth/gate.js";
 import { checkAuthOptions } from "../auth/options.js";
+import { SpansById } from "../server-tracing.js";
 
 interface Session {
   readonly transport: StreamableHTTPServerTransport;
   readonly server: LegacyServer;
+  /** Request ids are unique within a session: each one ends its spans as its answers go out. */
+  readonly spans: SpansById;
 }
 
 function isInitialize(body: unknown): boolean {
@@ -44,8 +47,15 @@ export async function startLegacyHttpServer(options: HttpTaskServerOptions): Pro
     });
     const server = createLegacyServer(core);
     server.onerror = (error) => core.reportError(error);
-    const session: Session = { transport, server };
+    const session: Session = { transport, server, spans: new SpansById(core.tracing) };
     await server.connect(transport);
+    if (core.tracing !== undefined) {
+      const send = transport.send.bind(transport);
+      transport.send = (message, options) => {
+        session.spans.sent(message);
+        return send(message, options);
+      };
+    }
     return session;
   }
 
@@ -56,7 +66,10 @@ export async function startLegacyHttpServer(options: HttpTaskServerOptions): Pro
     if (admitted === undefined) return;
     const { headers, body } = admitted;
     const refusal = options.auth === undefined ? undefined : await refuse(gate, headers);
-    if (refusal !== undefined) return writeWebResponse(refusal, res);
+    if (refusal !== undefined) {
+      await writeWebResponse(refusal, res);
+      return;
+    }
 
     const sessionId = headers["mcp-session-id"];
     let session = sessionId === undefined ? undefined : sessions.get(sessionId);
@@ -67,6 +80,14 @@ export async function startLegacyHttpServer(options: HttpTaskServerOptions): Pro
       }
       session = await openSession();
     }
+    const endSpan = session.spans.received(body, {
+      transport: "http",
+      headers,
+      clientAddress: req.socket.remoteAddress,
+      clientPort: req.socket.remotePort,
+    });
+    // An answer the SDK streams ends the span as it is sent; a request answered otherwise, with the response.
+    if (endSpan !== undefined) res.on("close", () => endSpan({ httpStatus: res.statusCode }));
     await session.transport.handleRequest(req, res, body);
   }
 

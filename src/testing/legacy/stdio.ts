@@ -6,6 +6,7 @@ import type { TaskServer } from "../server-core.js";
 import type { StdioTaskServerOptions } from "../stdio-server.js";
 import { createLegacyServer } from "./connection.js";
 import { createLegacyCore } from "./core.js";
+import { SpansById } from "../server-tracing.js";
 
 /** {@link startStdioTaskServer} with `era: "2025-11-25"`. */
 export async function startLegacyStdioServer(options: StdioTaskServerOptions): Promise<TaskServer> {
@@ -14,7 +15,8 @@ export async function startLegacyStdioServer(options: StdioTaskServerOptions): P
   const server = createLegacyServer(core);
   server.onerror = (error) => core.reportError(error);
   await server.connect(transport);
-  // connect() installed the SDK's receiver; the log goes in front of it.
+  const spans = new SpansById(core.tracing);
+  // connect() installed the SDK's receiver; the log (and the request's span) goes in front of it.
   const receive = transport.onmessage;
   transport.onmessage = (message) => {
     core.log.record({
@@ -24,8 +26,16 @@ export async function startLegacyStdioServer(options: StdioTaskServerOptions): P
       body: message,
       receivedAt: core.clock.now(),
     });
+    spans.received(message);
     receive?.(message);
   };
+  if (core.tracing !== undefined) {
+    const send = transport.send.bind(transport);
+    transport.send = (message) => {
+      spans.sent(message);
+      return send(message);
+    };
+  }
   let closing: Promise<void> | undefined;
   return {
     tasks: core.engine.store,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildEnvelope, withEnvelope } from "../../../src/protocol/envelope.js";
+import { buildEnvelope, withEnvelope, withExtraMeta } from "../../../src/protocol/envelope.js";
 
 const clientInfo = { name: "agent", version: "2.1.0" };
 
@@ -73,6 +73,31 @@ describe("the request envelope", () => {
       "io.modelcontextprotocol/clientInfo": clientInfo,
       "io.modelcontextprotocol/clientCapabilities": envelope["io.modelcontextprotocol/clientCapabilities"],
       "io.modelcontextprotocol/relatedTaskIds": ["t-0"],
+    });
+  });
+});
+
+describe("extra _meta entries (trace context)", () => {
+  const envelope = buildEnvelope({ clientInfo });
+
+  it("go under the caller's entries and the envelope's: neither is ever overwritten", () => {
+    const params = { taskId: "t-1", _meta: { traceparent: "caller's", other: 1 } };
+    const framed = withExtraMeta(params, envelope, {
+      traceparent: "ours",
+      baggage: "k=v",
+      "io.modelcontextprotocol/protocolVersion": "1999-01-01",
+    });
+    expect(framed).toEqual({
+      taskId: "t-1",
+      _meta: { traceparent: "caller's", other: 1, baggage: "k=v", ...envelope },
+    });
+    expect(params._meta).toEqual({ traceparent: "caller's", other: 1 }); // the caller's object is untouched
+  });
+
+  it("are the whole _meta on the legacy era (no envelope) when the caller gave none", () => {
+    expect(withExtraMeta({ taskId: "t-1" }, undefined, { traceparent: "ours" })).toEqual({
+      taskId: "t-1",
+      _meta: { traceparent: "ours" },
     });
   });
 });

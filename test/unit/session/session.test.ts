@@ -182,6 +182,66 @@ describe("a session's requests", () => {
   });
 });
 
+describe("a session's request observer (telemetry)", () => {
+  function observing(session: Session, meta: Record<string, string> | undefined) {
+    const seen: { id: string; method: string; owner: object | undefined; ended?: string }[] = [];
+    session.observe({
+      request: ({ id, method, owner }) => {
+        const entry: (typeof seen)[number] = { id, method, owner };
+        seen.push(entry);
+        return {
+          meta,
+          answered: (result) => void (entry.ended = `answered ${JSON.stringify(result)}`),
+          failed: (error) => void (entry.ended = `failed ${(error as Error).name}`),
+        };
+      },
+    });
+    return seen;
+  }
+
+  it("puts its _meta entries under the caller's and the envelope's, which win on the same key", async () => {
+    const { session, transport } = await connected();
+    observing(session, {
+      traceparent: "00-trace-span-01",
+      ["io.modelcontextprotocol/protocolVersion"]: "1999-01-01",
+      mine: "x",
+    });
+    void session.request("tools/call", { name: "report", _meta: { mine: "caller's" } });
+    const meta = transport.last("tools/call").params?._meta as Record<string, unknown>;
+    expect(meta.traceparent).toBe("00-trace-span-01");
+    expect(meta.mine).toBe("caller's");
+    expect(meta["io.modelcontextprotocol/protocolVersion"]).toBe("2026-07-28");
+  });
+
+  it("hears each request's owner, its answer or its failure", async () => {
+    const { session, transport } = await connected();
+    const seen = observing(session, undefined);
+    const owner = {};
+    const answered = session.request("tools/call", { name: "a" }, { owner });
+    transport.answer(transport.last("tools/call").id, { ok: 1 });
+    await answered;
+    const failing = session.request("tasks/get", { taskId: "t" });
+    transport.fail(transport.last("tasks/get").id, -32602, "no such task");
+    await expect(failing).rejects.toBeInstanceOf(RpcError);
+    expect(seen).toEqual([
+      { id: expect.any(String), method: "tools/call", owner, ended: 'answered {"ok":1}' },
+      { id: expect.any(String), method: "tasks/get", owner: undefined, ended: "failed RpcError" },
+    ]);
+    expect(seen[0]?.id).toBe(transport.sent.find((message) => message.method === "tools/call")?.id);
+  });
+
+  it("sends the params untouched when it adds nothing, and nothing changes without one", async () => {
+    const { session, transport } = await connected();
+    void session.request("tasks/get", { taskId: "a" });
+    const before = transport.last("tasks/get").params?._meta as Record<string, unknown>;
+    observing(session, undefined);
+    void session.request("tasks/get", { taskId: "b" });
+    const after = transport.last("tasks/get").params?._meta as Record<string, unknown>;
+    expect(Object.keys(after)).toEqual(Object.keys(before));
+    expect(Object.keys(after)).not.toContain("traceparent");
+  });
+});
+
 describe("a session's notifications and server requests", () => {
   it("fan every notification out to every listener until it unsubscribes", async () => {
     const { session, transport } = await connected();
