@@ -68,6 +68,11 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
   private readonly serverInfo: ServerInfo;
   private readonly url: string | undefined;
   private closing: Promise<void> | undefined;
+  /**
+   * Set as `close()` begins. `closing` itself is assigned only once the shutdown has run up to its first await,
+   * and what runs before that (a handle's listeners, the transport's `onclose`) must already see the client closed.
+   */
+  private closed = false;
   /** Task status notifications; undefined with `notifications: "off"` or on a 2025-era server. */
   private readonly subscriptions: Subscriptions | undefined;
   /** The adoption loop (`adopt: true`): resumes lapsed tasks of the store now and then. */
@@ -179,7 +184,7 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
     session.onClose(() => {
       this.subscriptions?.close();
       this.stopLegacyStatus?.();
-      if (!this.closing)
+      if (!this.closed)
         log.error("the connection to the server ended; open tasks will fail on their next request");
       this.emit("closed");
     });
@@ -333,7 +338,7 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
     const handles: TaskHandle<CallToolResult>[] = [];
     for (const claim of await Promise.all(claims)) {
       if (claim instanceof TaskRun) handles.push(claim.handle);
-      else if (claim !== undefined && !this.closing) handles.push(this.task(claim, options));
+      else if (claim !== undefined && !this.closed) handles.push(this.task(claim, options));
     }
     return handles;
   }
@@ -363,6 +368,7 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
    * its pending writes).
    */
   close(): Promise<void> {
+    this.closed = true;
     this.closing ??= (async () => {
       if (this.adoption !== undefined) clearInterval(this.adoption);
       // An adoption still running is not waited for (a hung store would hang close): it makes no handle once
@@ -387,12 +393,12 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
   /** Every `everyMs`, takes over the store's tasks whose owner stopped renewing their lease. */
   private startAdoption(everyMs: number): void {
     this.adoption = setInterval(() => {
-      if (this.closing || this.resuming) return;
+      if (this.closed || this.resuming) return;
       const store = this.context.store;
       const adopting = store?.claimLapsed
         ? store.claimLapsed(this.serverRef()).then((refs) => {
             const live = new Set([...this.runs].map((run) => run.taskId));
-            for (const ref of refs) if (!this.closing && !live.has(ref.taskId)) this.task(ref);
+            for (const ref of refs) if (!this.closed && !live.has(ref.taskId)) this.task(ref);
           })
         : this.resume();
       this.resuming = adopting
@@ -412,7 +418,7 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
   }
 
   private assertOpen(): void {
-    if (this.closing) throw new McpTasksError("TaskClient is closed");
+    if (this.closed) throw new McpTasksError("TaskClient is closed");
   }
 
   private serverRef(): TaskRef["server"] {

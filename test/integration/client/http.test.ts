@@ -122,3 +122,22 @@ describe.each(transports)("over Streamable HTTP through %s", (_label, target) =>
     expect(server.tasks.get(taskId as string)?.status).toBe("cancelled");
   });
 });
+
+describe("close()", () => {
+  it.each(transports)(
+    "through %s: logs nothing, emits closed once, then refuses new work",
+    async (_label, target) => {
+      const logged: string[] = [];
+      const note = (level: string) => (message: string) => void logged.push(`${level}: ${message}`);
+      const logger = { debug: () => undefined, info: note("info"), warn: note("warn"), error: note("error") };
+      const client = await TaskClient.connect(target(), { ...fastClient, logger });
+      let closed = 0;
+      client.on("closed", () => closed++);
+      await client.close();
+      // Our own close is not "the connection to the server ended".
+      expect(logged).toEqual([]);
+      expect(closed).toBe(1);
+      expect(() => client.callTool("greet", { name: "Ada" })).toThrow("TaskClient is closed");
+    },
+  );
+});
