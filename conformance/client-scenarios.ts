@@ -171,7 +171,7 @@ export const CLIENT_SCENARIOS: readonly ClientScenario[] = [
   {
     // A tool call with numeric arguments.
     name: "tools_call",
-    versions: ["2026-07-28"],
+    versions: ["2026-07-28", "2025-11-25"],
     async run({ connect }) {
       await using client = await connect();
       await client.listTools();
