@@ -9,7 +9,9 @@
  * - one refresh per refresh token: concurrent 401s (every poll of every task at once) share one token request,
  *   so a server that rotates refresh tokens does not see the old one twice and revoke the grant;
  * - with `authorizationResponse`, an interactive authorization started during a request is completed and the
- *   request sent again (after checking `state`; the SDK checks `iss`).
+ *   request sent again (after checking `state`; the SDK checks `iss`), at most twice per request;
+ * - a token the server refused (401) makes the SDK discover the authorization server again instead of reading it
+ *   from the provider's saved discovery state (see `watchRedirects`).
  */
 import type { OAuthClientProvider } from "@modelcontextprotocol/client";
 import type { FetchLike } from "../protocol/headers.js";
