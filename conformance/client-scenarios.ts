@@ -8,7 +8,8 @@
  *
  * Only the public API (`mcp-tasks`), exactly as an agent would use it.
  */
-import { TaskClient, type TaskClientOptions, type ToolInfo } from "mcp-tasks";
+import { AuthError, TaskClient, type TaskClientOptions, type ToolInfo } from "mcp-tasks";
+import { approve, ConformanceOAuthProvider } from "./oauth-provider.js";
 
 /** What `client.ts` prints last when a scenario ran to its end (the runner looks for it in `stdout.txt`). */
 export const DONE_LINE = "mcp-tasks conformance client: done";
@@ -37,11 +38,140 @@ export interface ClientScenario {
   run(scenario: ScenarioContext): Promise<void>;
 }
 
+/** Authorization: every scenario's MCP server answers 401 until the client brings a token from the flow. */
+const BOTH: readonly SpecVersion[] = ["2025-11-25", "2026-07-28"];
+const LATEST: readonly SpecVersion[] = ["2026-07-28"];
+/** The client ID metadata document URL `auth/basic-cimd` expects (the suite never fetches it). */
+const CIMD_URL = "https://conformance-test.local/client-metadata.json";
+
+/** Connects through the OAuth flow with `provider`, lists the tools and calls the scenario server's one tool. */
+async function authorized(
+  { connect }: ScenarioContext,
+  provider = new ConformanceOAuthProvider(),
+): Promise<void> {
+  await using client = await connect({ authProvider: provider, authorizationResponse: approve });
+  await client.listTools();
+  await client.callTool("test-tool");
+}
+
+interface ExpectedRefusal {
+  reason: AuthError["reason"];
+  status?: number;
+  /** What the underlying error's message must say. */
+  cause?: RegExp;
+}
+
+/** `authorized`, for a scenario in which the client must refuse to go on: it must end with this `AuthError`. */
+async function refused(scenario: ScenarioContext, expected: ExpectedRefusal): Promise<void> {
+  try {
+    await authorized(scenario);
+  } catch (error) {
+    const cause = error instanceof AuthError && error.cause instanceof Error ? error.cause.message : "";
+    if (
+      error instanceof AuthError &&
+      error.reason === expected.reason &&
+      (expected.status === undefined || error.status === expected.status) &&
+      (expected.cause === undefined || expected.cause.test(cause))
+    ) {
+      console.error(`refused as expected: ${error.message} (${cause})`);
+      return;
+    }
+    throw new Error(`expected an AuthError ${JSON.stringify(expected)}, got: ${String(error)} (${cause})`, {
+      cause: error,
+    });
+  }
+  throw new Error(`expected an AuthError ${JSON.stringify(expected)}, but the client went on`);
+}
+
+const AUTH_SCENARIOS: ClientScenario[] = [
+  ...["metadata-default", "metadata-var1", "metadata-var2", "metadata-var3"].map((name) => ({
+    name: `auth/${name}`,
+    versions: BOTH,
+    run: (scenario: ScenarioContext) => authorized(scenario),
+  })),
+  {
+    // SEP-991: the server accepts client ID metadata documents, so the client's ID is its document's URL.
+    name: "auth/basic-cimd",
+    versions: BOTH,
+    run: (scenario) => authorized(scenario, new ConformanceOAuthProvider({ clientMetadataUrl: CIMD_URL })),
+  },
+  {
+    // A client registered ahead of time: its ID and secret come in the context, and nothing is registered.
+    name: "auth/pre-registration",
+    versions: BOTH,
+    run: (scenario) => {
+      const { client_id, client_secret } = scenario.context;
+      if (typeof client_id !== "string" || typeof client_secret !== "string") {
+        throw new Error("MCP_CONFORMANCE_CONTEXT has no client_id and client_secret");
+      }
+      return authorized(scenario, new ConformanceOAuthProvider({ client: { client_id, client_secret } }));
+    },
+  },
+  ...[
+    "scope-from-www-authenticate",
+    "scope-from-scopes-supported",
+    "scope-omitted-when-undefined",
+    "scope-step-up",
+    "token-endpoint-auth-basic",
+    "token-endpoint-auth-post",
+    "token-endpoint-auth-none",
+  ].map((name) => ({
+    name: `auth/${name}`,
+    versions: BOTH,
+    run: (scenario: ScenarioContext) => authorized(scenario),
+  })),
+  {
+    // The server keeps answering 403 insufficient_scope however often the client is authorized: it stops after
+    // a bounded number of authorizations and reports the refusal.
+    name: "auth/scope-retry-limit",
+    versions: BOTH,
+    run: (scenario) => refused(scenario, { reason: "insufficient_scope", status: 403 }),
+  },
+  {
+    // The protected-resource metadata names another resource: no authorization is asked for.
+    name: "auth/resource-mismatch",
+    versions: LATEST,
+    run: (scenario) =>
+      refused(scenario, { reason: "authorization_failed", cause: /^Protected resource .* does not match/ }),
+  },
+  {
+    // The authorization server's metadata names another issuer than the one it was fetched for.
+    name: "auth/metadata-issuer-mismatch",
+    versions: LATEST,
+    run: (scenario) =>
+      refused(scenario, {
+        reason: "authorization_failed",
+        cause: /^Issuer mismatch in authorization server metadata/,
+      }),
+  },
+  // RFC 9207: the authorization response's `iss` is checked before the code is sent to the token endpoint.
+  ...["iss-supported-missing", "iss-wrong-issuer", "iss-unexpected", "iss-normalized"].map((name) => ({
+    name: `auth/${name}`,
+    versions: LATEST,
+    run: (scenario: ScenarioContext) =>
+      refused(scenario, {
+        reason: "authorization_failed",
+        cause: /^Issuer mismatch in authorization response/,
+      }),
+  })),
+  ...[
+    "offline-access-scope",
+    "offline-access-not-supported",
+    "authorization-server-migration",
+    "iss-supported",
+    "iss-not-advertised",
+  ].map((name) => ({
+    name: `auth/${name}`,
+    versions: LATEST,
+    run: (scenario: ScenarioContext) => authorized(scenario),
+  })),
+];
+
 export const CLIENT_SCENARIOS: readonly ClientScenario[] = [
   {
     // A tool call with numeric arguments.
     name: "tools_call",
-    versions: ["2026-07-28"],
+    versions: ["2026-07-28", "2025-11-25"],
     async run({ connect }) {
       await using client = await connect();
       await client.listTools();
@@ -155,6 +285,7 @@ export const CLIENT_SCENARIOS: readonly ClientScenario[] = [
       await client.callTool("test_reconnection");
     },
   },
+  ...AUTH_SCENARIOS,
 ];
 
 function toolCalls(context: Record<string, unknown>): { name: string; arguments: Record<string, never> }[] {

@@ -1,8 +1,10 @@
 /**
- * The client under test for the conformance suite's client scenarios. `npm run conformance` has the suite launch
- * it as `conformance client --command "<node> --import tsx conformance/client.ts" --scenario <name>`; the suite
- * appends the scenario server's URL and sets `MCP_CONFORMANCE_SCENARIO`, `MCP_CONFORMANCE_PROTOCOL_VERSION`
- * and (for some scenarios) `MCP_CONFORMANCE_CONTEXT`. What it does per scenario is in `client-scenarios.ts`.
+ * The client under test for the conformance suite's client scenarios. `npm run conformance` bundles it (with
+ * esbuild, into `.conformance/<time>/client.mjs`) and has the suite launch it as
+ * `conformance client --command "<node> client.mjs" …`; the suite appends the scenario server's URL and sets
+ * `MCP_CONFORMANCE_SCENARIO`, `MCP_CONFORMANCE_PROTOCOL_VERSION` and (for some scenarios)
+ * `MCP_CONFORMANCE_CONTEXT`. What it does per scenario is in `client-scenarios.ts`. It also runs as it is:
+ * `node --import tsx conformance/client.ts <url>` with those variables set.
  *
  * On success it prints `DONE_LINE` and exits 0; the runner checks for that line in the suite's `stdout.txt`, since
  * the suite itself does not fail a scenario whose client crashed once a baseline is given. Any error exits 1 with

@@ -10,7 +10,12 @@
  * `scripts/conformance/verdict.ts`); everything is written under `.conformance/<time>/`. Exits non-zero on any
  * problem, and when the suite cannot run at all (no usable Node 22).
  *
- * `npm run conformance -- <name>…` runs only the scenarios named (server or client, all their revisions).
+ * The client runs of a revision that `conformance client --requirements <revision>` covers share one suite process
+ * (the suite's start-up costs about a CPU second, and there are dozens of client runs); the client under test is
+ * bundled once per run rather than loaded through `tsx` by each of them.
+ *
+ * `npm run conformance -- <name>…` runs only the scenarios named (server or client, all their revisions), each in a
+ * suite process of its own.
  */
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -20,6 +25,7 @@ import { readBaseline, suiteExpectedFailures, type Baseline } from "./conformanc
 import {
   findNode22,
   killRunningSuites,
+  listRequiredClientScenarios,
   listScenarios,
   readResults,
   ROOT,
@@ -31,6 +37,14 @@ const BASELINE = join(ROOT, "conformance/baseline.yml");
 const CLIENT_ENTRY = join(ROOT, "conformance/client.ts");
 /** How long the suite lets the client under test run (its default, 30 s, is tight with every run in parallel on 2 cores). */
 const CLIENT_TIMEOUT_MS = 60_000;
+/**
+ * In a batch (one suite process, every scenario of a revision at once): how long each client may run, and the
+ * whole batch. Generous, for a loaded machine: they only bound a run that hangs. (The suite process serves every
+ * scenario and reaps every client; while dozens of clients start it gets little CPU, and it may count a client
+ * that finished long before as timed out. That does not fail a run: the client's done line and the checks do.)
+ */
+const BATCH_CLIENT_TIMEOUT_MS = 120_000;
+const BATCH_TIMEOUT_MS = 240_000;
 
 interface Plan {
   server: string[];
@@ -91,8 +105,64 @@ async function runServerScenario(
   return { side: "server", scenario, exitCode: code, durationMs: Date.now() - started, checks, log } as const;
 }
 
+/**
+ * The client under test, bundled once per run into `<outDir>/client.mjs` (esbuild, as for the package): each
+ * scenario run starts it again, and a bundle starts in a fraction of the time and CPU that `tsx` takes to load
+ * the sources, which counts with dozens of runs in parallel on 2 cores. Same code, same Node (20).
+ */
+async function bundleClient(outDir: string): Promise<string> {
+  const { build } = await import("esbuild");
+  const outfile = join(outDir, "client.mjs");
+  await build({
+    entryPoints: [CLIENT_ENTRY],
+    outfile,
+    bundle: true,
+    platform: "node",
+    target: "node20", // lowers `await using`, which Node 20 cannot run
+    format: "esm",
+    tsconfig: join(ROOT, "tsconfig.json"), // its paths map "mcp-tasks" to src/, as tsx did
+    // Bundled CommonJS dependencies call require() for Node's modules.
+    banner: {
+      js: 'import { createRequire } from "node:module"; const require = createRequire(import.meta.url);',
+    },
+    logLevel: "warning",
+  });
+  return outfile;
+}
+
+/** The client under test, as the suite runs it: on this process's Node (20, the oldest this library supports). */
+function clientCommand(client: string): string {
+  // The suite splits the command on spaces and hands it to a shell, so the paths are quoted.
+  return `"${process.execPath}" "${client}"`;
+}
+
+/** One client run, judged from what the suite wrote for it under `dir`. */
+async function clientRun(
+  dir: string,
+  scenario: string,
+  specVersion: string,
+  suite: { code: number | null; started: number; log: string },
+): Promise<ScenarioRun> {
+  const { checks, stdout, stderr } = await readResults(dir, scenario, "client");
+  const clientFinished = stdout.split("\n").some((line) => line.trim() === DONE_LINE);
+  const run: ScenarioRun = {
+    side: "client",
+    scenario,
+    specVersion,
+    exitCode: suite.code,
+    durationMs: Date.now() - suite.started,
+    checks,
+    clientFinished,
+    log: suite.log,
+  };
+  const lastLines = stderr.trim().split("\n").slice(0, 3).join(" | ");
+  if (!clientFinished && lastLines !== "") run.clientError = lastLines;
+  return run;
+}
+
 async function runClientScenario(
   node: string,
+  client: string,
   outDir: string,
   scenario: string,
   specVersion: string,
@@ -102,13 +172,10 @@ async function runClientScenario(
   const dir = join(outDir, `client-${specVersion}`);
   const log = join(dir, `${scenario.replaceAll("/", "_")}.log`);
   await mkdir(dir, { recursive: true });
-  // The client under test runs on this process's Node (20, the oldest this library supports). The suite splits
-  // the command on spaces and hands it to a shell, so the paths are quoted.
-  const command = `"${process.execPath}" --import tsx "${CLIENT_ENTRY}"`;
   const args = [
     "client",
     "--command",
-    command,
+    clientCommand(client),
     "--scenario",
     scenario,
     "--spec-version",
@@ -117,21 +184,74 @@ async function runClientScenario(
     String(CLIENT_TIMEOUT_MS),
   ];
   const { code } = await runSuite(node, [...args, "-o", dir, "--expected-failures", expected], log);
-  const { checks, stdout, stderr } = await readResults(dir, scenario, "client");
-  const clientFinished = stdout.split("\n").some((line) => line.trim() === DONE_LINE);
-  const run: ScenarioRun = {
-    side: "client",
-    scenario,
+  return clientRun(dir, scenario, specVersion, { code, started, log });
+}
+
+/**
+ * Every client run at `specVersion` in one suite process: `--requirements <revision>` runs the scenarios the
+ * revision requires (and its unscored ones) in parallel, each in its own directory as a single run would. One
+ * process instead of one per scenario saves the suite's start-up (about a CPU second each) dozens of times. The
+ * scenarios it runs that `client-scenarios.ts` does not list (extensions) end at once: the client knows no such
+ * scenario, and nothing judges them.
+ */
+async function runClientBatch(
+  node: string,
+  client: string,
+  outDir: string,
+  specVersion: string,
+  scenarios: readonly string[],
+  expected: string,
+): Promise<ScenarioRun[]> {
+  const started = Date.now();
+  const dir = join(outDir, `client-${specVersion}`);
+  const log = join(dir, "requirements.log");
+  await mkdir(dir, { recursive: true });
+  const args = [
+    "client",
+    "--command",
+    clientCommand(client),
+    "--requirements",
     specVersion,
-    exitCode: code,
-    durationMs: Date.now() - started,
-    checks,
-    clientFinished,
-    log,
-  };
-  const lastLines = stderr.trim().split("\n").slice(0, 3).join(" | ");
-  if (!clientFinished && lastLines !== "") run.clientError = lastLines;
-  return run;
+    "--timeout",
+    String(BATCH_CLIENT_TIMEOUT_MS),
+    "-o",
+    dir,
+    "--expected-failures",
+    expected,
+  ];
+  const { code } = await runSuite(node, args, log, BATCH_TIMEOUT_MS);
+  return Promise.all(
+    scenarios.map((scenario) => clientRun(dir, scenario, specVersion, { code, started, log })),
+  );
+}
+
+/**
+ * The planned client runs as suite invocations: on a full run, the runs at a revision that `--requirements` covers
+ * go in one batch per revision; the others (and every run of a partial run) go one by one.
+ */
+async function clientJobs(
+  node: string,
+  runs: Plan["client"],
+  batch: boolean,
+): Promise<{ batches: Map<string, string[]>; single: Plan["client"] }> {
+  const batches = new Map<string, string[]>();
+  const single: Plan["client"] = [];
+  const revisions = batch ? [...new Set(runs.map((run) => run.specVersion))] : [];
+  const covered = new Map(
+    await Promise.all(
+      revisions.map(
+        async (revision) => [revision, await listRequiredClientScenarios(node, revision)] as const,
+      ),
+    ),
+  );
+  for (const run of runs) {
+    if (covered.get(run.specVersion)?.has(run.scenario) === true) {
+      batches.set(run.specVersion, [...(batches.get(run.specVersion) ?? []), run.scenario]);
+    } else {
+      single.push(run);
+    }
+  }
+  return { batches, single };
 }
 
 function report(runs: readonly ScenarioRun[], baseline: Baseline): void {
@@ -177,15 +297,23 @@ async function main(only: readonly string[]): Promise<number> {
   const expected = join(outDir, "expected-failures.yml");
   await writeFile(expected, suiteExpectedFailures(baseline));
 
+  const [client, jobs] = await Promise.all([
+    work.client.length > 0 ? bundleClient(outDir) : "",
+    clientJobs(node, work.client, only.length === 0),
+  ]);
   const server = await startTaskServer({ port: 0 });
   let runs: ScenarioRun[];
   try {
-    runs = await Promise.all([
+    const done = await Promise.all([
       ...work.server.map((scenario) => runServerScenario(node, server.url, serverDir, scenario, expected)),
-      ...work.client.map(({ scenario, specVersion }) =>
-        runClientScenario(node, outDir, scenario, specVersion, expected),
+      ...[...jobs.batches].map(([specVersion, scenarios]) =>
+        runClientBatch(node, client, outDir, specVersion, scenarios, expected),
+      ),
+      ...jobs.single.map(({ scenario, specVersion }) =>
+        runClientScenario(node, client, outDir, scenario, specVersion, expected),
       ),
     ]);
+    runs = done.flat();
   } finally {
     await server.close();
   }

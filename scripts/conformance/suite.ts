@@ -71,7 +71,12 @@ export function killRunningSuites(): void {
 }
 
 /** Runs the suite with `args`, in its own process group so that a timeout kills the client it started too. */
-export function runSuite(node: string, args: readonly string[], logFile?: string): Promise<SuiteResult> {
+export function runSuite(
+  node: string,
+  args: readonly string[],
+  logFile?: string,
+  timeoutMs = RUN_TIMEOUT_MS,
+): Promise<SuiteResult> {
   return new Promise((done, fail) => {
     const child = spawn(node, [SUITE, ...args], {
       cwd: ROOT,
@@ -84,9 +89,9 @@ export function runSuite(node: string, args: readonly string[], logFile?: string
     child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
     const timer = setTimeout(() => {
-      output += `\n[npm run conformance: killed after ${RUN_TIMEOUT_MS} ms]\n`;
+      output += `\n[npm run conformance: killed after ${timeoutMs} ms]\n`;
       if (group !== undefined) process.kill(-group, "SIGKILL");
-    }, RUN_TIMEOUT_MS);
+    }, timeoutMs);
     child.on("error", fail);
     child.on("close", (code) => {
       clearTimeout(timer);
@@ -114,6 +119,29 @@ export async function listScenarios(node: string): Promise<ListedScenarios> {
     server: entries(serverPart).map((match) => match[1] as string),
     client: new Map(entries(clientPart).map((match) => [match[1] as string, (match[2] ?? "").split(",")])),
   };
+}
+
+/**
+ * The client scenarios that `conformance client --requirements <revision>` runs: those the revision requires and
+ * those it runs without scoring them (extensions, scenarios added after the release).
+ */
+export async function listRequiredClientScenarios(node: string, revision: string): Promise<Set<string>> {
+  const { code, output } = await runSuite(node, ["list", "--client", "--requirements", revision]);
+  if (code !== 0)
+    throw new Error(`conformance list --requirements ${revision} exited with ${code}:\n${output}`);
+  const names = parseRequiredClientScenarios(output);
+  if (names.size === 0)
+    throw new Error(`conformance list --requirements ${revision} listed no client scenarios`);
+  return names;
+}
+
+/** The client scenarios in the output of `conformance list --client --requirements <revision>`. */
+export function parseRequiredClientScenarios(output: string): Set<string> {
+  const [required = "", unscored = ""] = output.split(/^Run and reported, but never scored:$/m);
+  const scored = required.split(/^Client scenarios.*$/m)[1] ?? "";
+  const names = [...scored.matchAll(/^ {2}-\s+(\S+)\s*$/gm)].map((match) => match[1] as string);
+  for (const match of unscored.matchAll(/^\s+-\s+(\S+)\s+\[client\]/gm)) names.push(match[1] as string);
+  return new Set(names);
 }
 
 /**

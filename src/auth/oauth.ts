@@ -9,13 +9,15 @@
  * - one refresh per refresh token: concurrent 401s (every poll of every task at once) share one token request,
  *   so a server that rotates refresh tokens does not see the old one twice and revoke the grant;
  * - with `authorizationResponse`, an interactive authorization started during a request is completed and the
- *   request sent again (after checking `state`; the SDK checks `iss`).
+ *   request sent again (after checking `state`; the SDK checks `iss`), at most twice per request;
+ * - a token the server refused (401) makes the SDK discover the authorization server again instead of reading it
+ *   from the provider's saved discovery state (see `watchRedirects`).
  */
 import type { OAuthClientProvider } from "@modelcontextprotocol/client";
 import type { FetchLike } from "../protocol/headers.js";
 import type { McpTransport } from "../session/types.js";
 import { AuthError } from "../protocol/errors.js";
-import { describeSent, type RefusalLog } from "./challenge.js";
+import { describeSent, refusalError, type RefusalLog } from "./challenge.js";
 import { authFailure, type AuthorizationResponse, type OAuthProviderLike } from "./failures.js";
 
 export interface OAuthTransportParts {
@@ -36,7 +38,12 @@ export async function oauthTransport(parts: OAuthTransportParts): Promise<McpTra
   const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/client");
   // The option's type names the provider structurally; it is the SDK's OAuthClientProvider.
   const watched = watchRedirects(parts.provider as unknown as OAuthClientProvider);
-  const fetch = routed(parts.url, parts.endpoint, oneRefreshPerToken(parts.base));
+  const endpoint: FetchLike = async (input, init) => {
+    const response = await parts.endpoint(input, init);
+    if (response.status === 401 && new Headers(init?.headers).has("authorization")) watched.tokenRejected();
+    return response;
+  };
+  const fetch = routed(parts.url, endpoint, oneRefreshPerToken(parts.base));
   const transport = new StreamableHTTPClientTransport(parts.url, { authProvider: watched.provider, fetch });
   const send = transport.send.bind(transport);
   transport.send = async (message, options) => {
@@ -51,7 +58,14 @@ export async function oauthTransport(parts: OAuthTransportParts): Promise<McpTra
         const redirected = watched.redirects > redirectsBefore ? watched.lastUrl : undefined;
         const refusal = parts.refusals.take(request.id);
         const finish = parts.authorizationResponse;
-        if (redirected === undefined || finish === undefined || round >= MAX_INTERACTIVE_ROUNDS) {
+        if (redirected !== undefined && finish !== undefined && round >= MAX_INTERACTIVE_ROUNDS) {
+          // Authorized again and again, and still refused (a scope the server never grants): the refusal is
+          // the failure, not the authorization started for yet another round.
+          throw refusal === undefined
+            ? authFailure(error, request, { refusal, oauth: true, reason: "authorization_failed" })
+            : refusalError(request, refusal, error);
+        }
+        if (redirected === undefined || finish === undefined) {
           throw authFailure(error, request, { refusal, oauth: true, redirected: redirected !== undefined });
         }
         try {
@@ -69,22 +83,39 @@ export async function oauthTransport(parts: OAuthTransportParts): Promise<McpTra
   return transport;
 }
 
-/** The provider as the SDK sees it, counting its redirects to the authorization page and keeping the last URL. */
+/**
+ * The provider as the SDK sees it, counting its redirects to the authorization page and keeping the last URL.
+ *
+ * It also hides a saved discovery state once the server rejected a token, until the SDK saves a fresh one: the SDK
+ * takes the authorization server from a saved state without asking the resource again, so a server that moved to
+ * another authorization server (SEP-2352; its protected-resource metadata names the new one) would otherwise be
+ * sent back to the old one for ever, each new token refused in turn.
+ */
 function watchRedirects(provider: OAuthClientProvider): {
   provider: OAuthClientProvider;
   readonly redirects: number;
   readonly lastUrl: URL | undefined;
+  tokenRejected(): void;
 } {
   let redirects = 0;
   let lastUrl: URL | undefined;
+  let rediscover = false;
   const redirectToAuthorization = async (url: URL): Promise<void> => {
     redirects++;
     lastUrl = url;
     await provider.redirectToAuthorization(url);
   };
+  const discoveryState: OAuthClientProvider["discoveryState"] = async () =>
+    rediscover ? undefined : provider.discoveryState?.();
+  const saveDiscoveryState: OAuthClientProvider["saveDiscoveryState"] = async (state) => {
+    rediscover = false;
+    await provider.saveDiscoveryState?.(state);
+  };
   const proxy = new Proxy(provider, {
     get(target, key) {
       if (key === "redirectToAuthorization") return redirectToAuthorization;
+      if (key === "discoveryState" && target.discoveryState !== undefined) return discoveryState;
+      if (key === "saveDiscoveryState" && target.saveDiscoveryState !== undefined) return saveDiscoveryState;
       const value: unknown = Reflect.get(target, key, target);
       return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },
@@ -96,6 +127,9 @@ function watchRedirects(provider: OAuthClientProvider): {
     },
     get lastUrl() {
       return lastUrl;
+    },
+    tokenRejected() {
+      rediscover = true;
     },
   };
 }

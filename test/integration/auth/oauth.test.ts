@@ -2,7 +2,8 @@
  * `connect(url, { authProvider })` against the reference server with `auth: { type: "oauth" }` over real HTTP:
  * discovery, dynamic registration, PKCE, the approval page walked as a browser would (`server.auth.approve`), a
  * refresh when a token expires mid-task, one refresh for many concurrent 401s, a revoked grant that ends the handle
- * (not the task), and `Mcp-Param-*` mirroring on a request resent after a refresh.
+ * (not the task), `Mcp-Param-*` mirroring on a request resent after a refresh, and a server whose authorization
+ * server is not the one the provider remembers.
  *
  * Token expiry is driven by the server's clock (`skew`), not by waiting.
  */
@@ -244,6 +245,42 @@ describe("routing headers under an authProvider", () => {
       expect(call.headers["mcp-param-region"]).toBe("eu-west");
       expect(call.headers["mcp-method"]).toBe("tools/call");
       expect(call.headers["mcp-name"]).toBe("routed");
+    }
+  });
+});
+
+describe("a server that moved to another authorization server (SEP-2352)", () => {
+  it("a refused token makes the client discover again: it registers and authorizes at the new server only", async () => {
+    const running = await start();
+    // The authorization server the provider remembers for this endpoint: another reference server's.
+    const former = await startTaskServer({ tools, auth: { type: "oauth" } });
+    try {
+      const formerIssuer = former.auth!.issuer!;
+      const formerMetadata = (await (
+        await fetch(`${formerIssuer}/.well-known/oauth-authorization-server`)
+      ).json()) as Record<string, unknown>;
+      const provider = new MemoryProvider();
+      provider.saveDiscoveryState({
+        authorizationServerUrl: formerIssuer,
+        resourceMetadataUrl: running.auth!.resourceMetadataUrl!,
+        resourceMetadata: { resource: running.url, authorization_servers: [formerIssuer] },
+        authorizationServerMetadata: formerMetadata as never,
+      });
+      await provider.saveTokens({ access_token: "issued-by-the-former-server", token_type: "Bearer" });
+      const servers = [running, former];
+      const client = await connect(running, provider, {
+        authorizationResponse: (url) =>
+          servers.find((one) => one.auth!.issuer === url.origin)!.auth!.approve(url),
+      });
+      expect(await client.callTool("polled")).toMatchObject({ content: [{ text: "polled done" }] });
+
+      expect(provider.redirects.map((url) => url.origin)).toEqual([running.auth!.issuer]);
+      expect(running.auth!.clientCount).toBe(1);
+      expect(former.auth!.clientCount).toBe(0);
+      expect(former.auth!.tokenRequests).toEqual([]);
+      expect(provider.discoveryState()?.authorizationServerUrl).toBe(running.auth!.issuer);
+    } finally {
+      await former.close();
     }
   });
 });
