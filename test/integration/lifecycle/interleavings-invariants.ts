@@ -20,7 +20,7 @@
  * 7. a 2025-11-25 `notifications/tasks/status`: not reachable here (the property speaks the tasks extension).
  *
  * Each event allows one poll to come early: the first poll that starts after it, or the one right after that
- * when it follows within 25 ms of its answer (the client may have heard of the event only once the first was in
+ * when it follows within 50 ms of its answer (the client may have heard of the event only once the first was in
  * flight, because its timer fired first or the event loop was busy while the proxy passed the event on; it then
  * owes one more as soon as the first answers). No poll answers more than one event.
  */
@@ -32,7 +32,7 @@ const SLACK_MS = 2;
  * An owed poll goes out as soon as the poll in flight answers: one that starts this soon after the previous one
  * ended may be the owed one (on a loaded machine, "as soon as" takes a while).
  */
-const OWED_WITHIN_MS = 25;
+const OWED_WITHIN_MS = 50;
 
 const ended = (exchange: Exchange): exchange is Exchange & { endedAt: number } =>
   exchange.endedAt !== undefined;
@@ -134,7 +134,11 @@ export function cadenceViolations(
         unused.splice(unused.indexOf(allowing), 1);
         continue;
       }
-      const after = failed(previous) ? `failed (${previous.end ?? "open"})` : "answered";
+      const after = !failed(previous)
+        ? "answered"
+        : previous.end === "answered"
+          ? "was answered with an error"
+          : `failed (${previous.end ?? "still open"})`;
       violations.push(
         `task ${taskId}: tasks/get #${index + 1} went out ${gap.toFixed(1)} ms after #${index} ${after}, ` +
           `sooner than the server's ${interval} ms, and no one-shot allowed it ` +

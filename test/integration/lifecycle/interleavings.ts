@@ -154,7 +154,14 @@ export function scenarios(): fc.Arbitrary<Scenario> {
       ),
       faults: fc.array(
         fc.record({
-          method: fc.constantFrom<FaultedMethod>("tools/call", "tasks/get", "tasks/cancel", "tasks/update"),
+          // tasks/get twice as often: a failed poll and its retry are what the cadence must hold to the interval.
+          method: fc.constantFrom<FaultedMethod>(
+            "tools/call",
+            "tasks/get",
+            "tasks/get",
+            "tasks/cancel",
+            "tasks/update",
+          ),
           // Early requests more often: a handle sends few of each method before it ends.
           index: fc.constantFrom(0, 0, 1, 1, 2, 3, 4),
           kind: fc.constantFrom<FaultKind>("hang", "drop", "http500", "rpcError"),
