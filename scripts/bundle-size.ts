@@ -10,8 +10,11 @@
  *   or a Worker loads before the first request. Lazily loaded parts (the 2025-11-25 generation, the SDK's HTTP
  *   transport for `authProvider`, …) come in later chunks, only when used.
  *
- * The main entry is bundled for the browser with no externals. The other entries are bundled for the browser too,
- * with `node:` built-ins and the package's optional peers left out (the runtime or the app provides them).
+ * The main entry is bundled for the browser with no externals, except for what only an opt-in option loads: the
+ * SDK's client package, which `connect(url, { authProvider })` imports on first use for its OAuth flows (a client
+ * without `authProvider` never loads it). That figure is measured too, as `withOptIn`. The other entries are
+ * bundled for the browser, with `node:` built-ins and the package's optional peers left out (the runtime or the
+ * app provides them).
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -27,6 +30,8 @@ export interface SizedEntry {
   source: string;
   whole: { bytes: number; gzip: number };
   firstLoad: { bytes: number; gzip: number };
+  /** The whole bundle with the opt-in packages inlined too (entries that have some). */
+  withOptIn?: { what: string; bytes: number; gzip: number };
   /** Bytes in the whole bundle per package (`mcp-tasks` for our own files), largest first. */
   byPackage: Array<[string, number]>;
 }
@@ -36,7 +41,12 @@ interface EntrySpec {
   source: string;
   /** Leave out `node:` built-ins and optional peers. */
   externals: boolean;
+  /** Packages that only an opt-in option loads (lazily): left out of the two figures, measured separately. */
+  optIn?: { what: string; packages: readonly string[] };
 }
+
+/** The package only `connect(url, { authProvider })` loads (the SDK's transport and its OAuth flows). */
+const AUTH_PROVIDER_ONLY = ["@modelcontextprotocol/client"];
 
 /** The entries measured: the main entry as the client a page uses, every other public entry whole. */
 export function entrySpecs(packageJson = readPackageJson()): EntrySpec[] {
@@ -45,6 +55,7 @@ export function entrySpecs(packageJson = readPackageJson()): EntrySpec[] {
       entry: "mcp-tasks",
       source: 'import { TaskClient } from "mcp-tasks";\nglobalThis.TaskClient = TaskClient;',
       externals: false,
+      optIn: { what: "authProvider", packages: AUTH_PROVIDER_ONLY },
     },
   ];
   for (const key of Object.keys(packageJson.exports)) {
@@ -74,7 +85,8 @@ function readPackageJson(): PackageJson {
  */
 export async function measureEntry(dir: string, spec: EntrySpec): Promise<SizedEntry> {
   const peers = Object.keys(readPackageJson().peerDependencies ?? {});
-  const external = spec.externals ? ["node:*", ...peers] : [];
+  // What only `authProvider` loads stays out of every entry's figures (the bridges reach it through the client).
+  const external = spec.externals ? ["node:*", ...peers, ...AUTH_PROVIDER_ONLY] : AUTH_PROVIDER_ONLY;
   const common = {
     stdin: { contents: spec.source, resolveDir: dir, sourcefile: "entry.js" },
     bundle: true,
@@ -101,13 +113,26 @@ export async function measureEntry(dir: string, spec: EntrySpec): Promise<SizedE
     firstBytes += file.contents.length;
     firstGzip += gzipSync(file.contents, { level: 9 }).length;
   }
-  return {
+  const sized: SizedEntry = {
     entry: spec.entry,
     source: spec.source,
     whole: { bytes: wholeBytes.length, gzip: gzipSync(wholeBytes, { level: 9 }).length },
     firstLoad: { bytes: firstBytes, gzip: firstGzip },
     byPackage: byPackage(whole.metafile),
   };
+  if (spec.optIn !== undefined) {
+    const everything = await build({
+      ...common,
+      external: external.filter((name) => !spec.optIn?.packages.includes(name)),
+    });
+    const bytes = everything.outputFiles[0]?.contents ?? new Uint8Array();
+    sized.withOptIn = {
+      what: spec.optIn.what,
+      bytes: bytes.length,
+      gzip: gzipSync(bytes, { level: 9 }).length,
+    };
+  }
+  return sized;
 }
 
 /** The entry chunk and, transitively, every chunk it imports statically (absolute paths, as outputFiles name them). */
@@ -162,6 +187,12 @@ export function sizeTable(sized: SizedEntry[]): string {
     rows.push(
       `| ${what} | ${kb(entry.firstLoad.bytes)} | ${kb(entry.firstLoad.gzip)} | ${kb(entry.whole.bytes)} | ${kb(entry.whole.gzip)} |`,
     );
+    const optIn = entry.withOptIn;
+    if (optIn !== undefined) {
+      rows.push(
+        `| \`${entry.entry}\` with \`${optIn.what}\` | ${kb(entry.firstLoad.bytes)} | ${kb(entry.firstLoad.gzip)} | ${kb(optIn.bytes)} | ${kb(optIn.gzip)} |`,
+      );
+    }
   }
   return rows.join("\n");
 }

@@ -270,7 +270,23 @@ export async function startTaskServer(options: HttpTaskServerOptions = {}): Prom
     get listenStreams() {
       return openListens.size;
     },
-    auth: gate?.view,
+    auth: gate === undefined ? undefined : endingStreamsOnRevoke(gate.view, openListens),
     close,
   };
+}
+
+/**
+ * `revokeAll()` also ends the open listen streams: they were all opened with tokens now revoked, and a server
+ * that checks a stream's credentials stops pushing on it. The clients' next requests (the re-listen, the poll a
+ * broken stream brings) then meet the 401.
+ */
+function endingStreamsOnRevoke(
+  view: TaskServerAuth,
+  openListens: ReadonlyMap<ServerResponse, unknown>,
+): TaskServerAuth {
+  const revokeAll = (): void => {
+    view.revokeAll();
+    for (const res of [...openListens.keys()]) res.destroy();
+  };
+  return Object.defineProperty(Object.create(view) as TaskServerAuth, "revokeAll", { value: revokeAll });
 }

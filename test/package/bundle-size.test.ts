@@ -12,7 +12,9 @@ import { packedConsumer, type Consumer } from "./packed.js";
  * Budgets in gzip bytes (level 9): 60 KB, the issue's target (the main entry was 152.6 KB gzip whole before the
  * library had its own HTTP transport and zod/mini validators; 47.2 KB after). Both figures count: a lazy
  * `import()` does not leave a one-file bundle, so code loaded only when used (say, an SDK transport for OAuth)
- * must stay out of the main entry's module graph, not merely behind an `await import()`.
+ * must stay out of the main entry's module graph, not merely behind an `await import()`. The one exception is
+ * what an opt-in option needs and nothing else loads: the SDK's client package for `authProvider` (its OAuth
+ * flows), which the whole figure leaves out and the README's size table shows as its own row.
  */
 const BUDGET = {
   /** The entry chunk and its static imports: what loads before the first request. */
@@ -39,7 +41,13 @@ describe("the main entry's browser bundle", () => {
     expect(main.firstLoad.gzip).toBeLessThanOrEqual(BUDGET.firstLoad);
   });
 
-  it(`is at most ${BUDGET.whole / 1024} KB gzip with every lazy part inlined`, () => {
+  it(`is at most ${BUDGET.whole / 1024} KB gzip with every lazy part inlined but authProvider's SDK`, () => {
     expect(main.whole.gzip).toBeLessThanOrEqual(BUDGET.whole);
+  });
+
+  it("leaves the SDK's client package to authProvider: it is in no chunk a page loads first", () => {
+    // Loaded statically, it would be in the first load, which is then far over budget (the SDK alone is ~60 KB).
+    expect(main.withOptIn?.gzip).toBeGreaterThan(main.whole.gzip + 20 * 1024);
+    expect(main.firstLoad.gzip).toBeLessThanOrEqual(main.whole.gzip);
   });
 });

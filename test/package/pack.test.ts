@@ -1,7 +1,7 @@
 /**
  * What `npm pack` / `npm publish` ship: the build, the server launcher, the README and the licence, and
  * nothing a consumer does not need (sources, tests, benchmarks, sourcemaps, the schema sources that
- * `dist/schema` already declares). Prints the tarball's size; the budget is 320 KB packed.
+ * `dist/schema` already declares). Prints the tarball's size; the budget is 430 KB packed.
  *
  * The budget was 250 KB for the library alone; the `mcp-tasks` command (about 9 KB packed), the 2025-11-25
  * generation in the client and in the test server (about 15 KB) and their README sections took it to about
@@ -13,6 +13,13 @@
  * the main entry (about 8 KB packed), the reference server's authorization server (about 6 KB, in the ESM build
  * only: the CommonJS build gets it from there), the command's `login`/`logout`/`--header` (about 4 KB) and the
  * README sections (about 5 KB).
+ *
+ * Then, together 416 KB (measured with `npm pack --dry-run` at each merge): the seams work (store contract,
+ * cadence owner, their README sections; main went to 327 KB), telemetry (its own `#telemetry` file in both
+ * formats and the reference server's spans, about 10 KB, and the Observability section), and the start-up work,
+ * which bundles zod/mini, p-retry, p-limit, dequal and eventemitter3 into the main entry's ESM and CJS files so
+ * that Node loads one file (`dist/index.js` 169 -> 250 KB unpacked, about 40 KB packed for both formats; p-retry,
+ * p-limit and dequal are no longer installed beside it).
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -20,7 +27,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { packDryRun, ROOT, type PackResult } from "./packed.js";
 
-const BUDGET_BYTES = 320 * 1024;
+const BUDGET_BYTES = 430 * 1024;
 let pack: PackResult;
 let paths: string[];
 

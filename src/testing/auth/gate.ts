@@ -33,7 +33,10 @@ export interface TaskServerAuth {
    * redirect URI with `code`, `state` and `iss` (or `error`) — without following it.
    */
   approve(authorizationUrl: string | URL, options?: { deny?: boolean }): Promise<URL>;
-  /** Revokes every token issued so far, access and refresh: requests with them get 401 from now on. */
+  /**
+   * Revokes every token issued so far, access and refresh: requests with them get 401 from now on, and the listen
+   * streams open now end.
+   */
   revokeAll(): void;
   /** OAuth: every token endpoint request so far (grant type, whether tokens were issued). */
   readonly tokenRequests: readonly TokenRequest[];

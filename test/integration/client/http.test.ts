@@ -1,6 +1,6 @@
 /**
  * A TaskClient against the reference server over real Streamable HTTP on 127.0.0.1, through each transport a
- * host may use: a URL (the v2 SDK transport built for it), an explicit v2 `StreamableHTTPClientTransport`, and
+ * host may use: a URL (the library's own transport built for it), an explicit v2 `StreamableHTTPClientTransport`, and
  * the v1 SDK transport with our fetch wrappers. Besides each fixture's behaviour, the server's request log shows
  * what went over the wire: routing headers, the `_meta` envelope, and `tasks/cancel` on abort.
  */
@@ -24,7 +24,7 @@ afterAll(async () => {
 });
 
 const transports: Array<[string, () => ConnectTarget]> = [
-  ["a URL (v2 SDK transport)", () => server.url],
+  ["a URL (the built-in transport)", () => server.url],
   ["an explicit v2 StreamableHTTPClientTransport", () => new V2Transport(new URL(server.url))],
   [
     "the v1 StreamableHTTPClientTransport with withRoutingHeaders(withHttpErrorMapping())",
