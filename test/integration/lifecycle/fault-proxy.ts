@@ -11,7 +11,9 @@
  *
  * A rule applies `times` times (default: forever), then the method is forwarded again. Instead of rules, a
  * `plan(method, index)` given at start decides per request (`index` counts that method's requests from 0).
- * `seen` lists every JSON-RPC method the proxy received, faulted or not, in arrival order.
+ * `seen` lists every JSON-RPC method the proxy received, faulted or not, in arrival order; `exchanges` records each
+ * JSON-RPC request with its task id, when it arrived and when its response ended (on `performance.now()`), how it
+ * ended, the response text, and for a listen the acknowledgements its stream carried and when they passed.
  */
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -29,11 +31,38 @@ export type FaultRule =
 /** Decides the fate of the `index`-th request (from 0) for `method`; undefined forwards it. */
 export type FaultPlan = (method: string, index: number) => FaultRule | undefined;
 
+/** How an exchange ended: answered in full, faulted by a rule, broken upstream, or given up by the client. */
+export type ExchangeEnd = "answered" | "faulted" | "broke" | "clientClosed";
+
+/** One JSON-RPC request through the proxy and what became of it. */
+export interface Exchange {
+  readonly method: string;
+  /** `params.taskId`, when the request names one. */
+  readonly taskId: string | undefined;
+  /** A listen's `params.notifications.taskIds`. */
+  readonly listenTaskIds: readonly string[];
+  /** When the request's body had arrived (`performance.now()`). */
+  readonly startedAt: number;
+  /** When its response ended, however it ended; undefined while open. */
+  endedAt: number | undefined;
+  end: ExchangeEnd | undefined;
+  /** The rule applied to it, if any. */
+  readonly fault: FaultRule | undefined;
+  /** The HTTP status the upstream answered with (forwarded requests). */
+  status: number | undefined;
+  /** The response text forwarded so far (the first 64 kB). */
+  body: string;
+  /** A listen: each `notifications/subscriptions/acknowledged` its stream carried, with when it passed. */
+  readonly acks: Array<{ at: number; taskIds: string[] }>;
+}
+
 export interface FaultProxy {
   /** The proxy's endpoint: the upstream URL with the proxy's host and port. */
   readonly url: string;
   /** Every JSON-RPC method received, in arrival order. */
   readonly seen: string[];
+  /** Every JSON-RPC request received, in arrival order, with what became of it. */
+  readonly exchanges: readonly Exchange[];
   /** How many times a rule was applied to each method. */
   readonly faulted: Map<string, number>;
   /** Requests received whose response has not ended yet (forwarded, held, or streaming). */
@@ -51,10 +80,44 @@ interface ActiveRule {
   left: number;
 }
 
+const BODY_LIMIT = 64 * 1024;
+
+/** Keeps the response text of `exchange` and notes each listen acknowledgement as its SSE frame passes. */
+function tap(exchange: Exchange, answer: IncomingMessage): void {
+  exchange.status = answer.statusCode;
+  let pending = "";
+  answer.on("data", (chunk: Buffer) => {
+    const text = chunk.toString("utf8");
+    if (exchange.body.length < BODY_LIMIT) exchange.body += text;
+    if (exchange.method !== "subscriptions/listen") return;
+    pending += text.replace(/\r\n/g, "\n");
+    let end: number;
+    while ((end = pending.indexOf("\n\n")) >= 0) {
+      const frame = pending.slice(0, end);
+      pending = pending.slice(end + 2);
+      const data = frame
+        .split("\n")
+        .filter((line) => line.startsWith("data:"))
+        .map((line) => line.slice(5).trimStart())
+        .join("\n");
+      let event: { method?: unknown; params?: { notifications?: { taskIds?: unknown } } } | undefined;
+      try {
+        event = JSON.parse(data) as typeof event;
+      } catch {
+        continue;
+      }
+      const ids = event?.params?.notifications?.taskIds;
+      if (event?.method === "notifications/subscriptions/acknowledged" && Array.isArray(ids))
+        exchange.acks.push({ at: performance.now(), taskIds: ids.filter((id) => typeof id === "string") });
+    }
+  });
+}
+
 export async function startFaultProxy(upstream: string, plan?: FaultPlan): Promise<FaultProxy> {
   const target = new URL(upstream);
   const rules = new Map<string, ActiveRule>();
   const seen: string[] = [];
+  const exchanges: Exchange[] = [];
   const faulted = new Map<string, number>();
   const held = new Set<ServerResponse>();
   const counts = new Map<string, number>();
@@ -97,7 +160,7 @@ export async function startFaultProxy(upstream: string, plan?: FaultPlan): Promi
     res.end(JSON.stringify({ jsonrpc: "2.0", id: id ?? null, error }));
   }
 
-  function forward(req: IncomingMessage, body: Buffer, res: ServerResponse): void {
+  function forward(req: IncomingMessage, body: Buffer, res: ServerResponse, exchange?: Exchange): void {
     const headers = { ...req.headers, host: target.host };
     const out = httpRequest(
       {
@@ -109,19 +172,58 @@ export async function startFaultProxy(upstream: string, plan?: FaultPlan): Promi
       },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
+        if (exchange !== undefined) tap(exchange, answer);
         answer.pipe(res);
         answer.on("error", () => res.destroy());
+        // The upstream broke the response (a dropped stream): break the client's too.
+        answer.on("close", () => {
+          if (answer.complete) return;
+          if (exchange !== undefined) exchange.end ??= "broke";
+          res.destroy();
+        });
+        answer.on("end", () => {
+          if (exchange !== undefined) exchange.end ??= "answered";
+        });
       },
     );
     out.on("error", () => {
+      if (exchange !== undefined) exchange.end ??= "broke";
       if (!res.headersSent) res.writeHead(502).end();
       else res.destroy();
     });
     // The client went away (aborted, timed out): stop the upstream request too.
     res.on("close", () => {
-      if (!res.writableFinished) out.destroy();
+      if (!res.writableFinished) {
+        if (exchange !== undefined) exchange.end ??= "clientClosed";
+        out.destroy();
+      }
     });
     out.end(body);
+  }
+
+  function record(
+    method: string,
+    message: { params?: unknown } | undefined,
+    fault: FaultRule | undefined,
+    res: ServerResponse,
+  ): Exchange {
+    const params = (message?.params ?? {}) as { taskId?: unknown; notifications?: { taskIds?: unknown } };
+    const listed = params.notifications?.taskIds;
+    const exchange: Exchange = {
+      method,
+      taskId: typeof params.taskId === "string" ? params.taskId : undefined,
+      listenTaskIds: Array.isArray(listed) ? listed.filter((id): id is string => typeof id === "string") : [],
+      startedAt: performance.now(),
+      endedAt: undefined,
+      end: fault === undefined ? undefined : "faulted",
+      fault,
+      status: undefined,
+      body: "",
+      acks: [],
+    };
+    exchanges.push(exchange);
+    res.on("close", () => (exchange.endedAt = performance.now()));
+    return exchange;
   }
 
   const server = createServer((req, res) => {
@@ -131,7 +233,7 @@ export async function startFaultProxy(upstream: string, plan?: FaultPlan): Promi
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
       const body = Buffer.concat(chunks);
-      let message: { method?: unknown; id?: unknown } | undefined;
+      let message: { method?: unknown; id?: unknown; params?: unknown } | undefined;
       if (req.method === "POST" && body.length > 0) {
         try {
           message = JSON.parse(body.toString("utf8")) as typeof message;
@@ -142,8 +244,9 @@ export async function startFaultProxy(upstream: string, plan?: FaultPlan): Promi
       const method = typeof message?.method === "string" ? message.method : undefined;
       if (method !== undefined) seen.push(method);
       const rule = take(method);
+      const exchange = method === undefined ? undefined : record(method, message, rule, res);
       if (rule !== undefined) apply(rule, message?.id, res);
-      else forward(req, body, res);
+      else forward(req, body, res, exchange);
     });
   });
   await new Promise<void>((resolve, reject) => {
@@ -158,6 +261,7 @@ export async function startFaultProxy(upstream: string, plan?: FaultPlan): Promi
   return {
     url: url.href,
     seen,
+    exchanges,
     faulted,
     get open() {
       return open;
@@ -176,4 +280,9 @@ export async function startFaultProxy(upstream: string, plan?: FaultPlan): Promi
         server.closeAllConnections();
       })),
   };
+}
+
+/** Whether an exchange failed: faulted, broken, given up, answered with an HTTP error or a JSON-RPC error. */
+export function failed(exchange: Exchange): boolean {
+  return exchange.end !== "answered" || (exchange.status ?? 200) >= 400 || /"error"\s*:/.test(exchange.body);
 }
