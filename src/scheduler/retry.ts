@@ -80,7 +80,8 @@ export function retryAfterFault<T>(
     signal,
     shouldRetry: ({ error }) => isTransientError(error),
     onFailedAttempt: async (context: RetryContext) => {
-      if (context.retriesLeft <= 0 || !isTransientError(context.error)) return;
+      // Given up meanwhile (the signal): no retry follows, so none is announced.
+      if (signal?.aborted === true || context.retriesLeft <= 0 || !isTransientError(context.error)) return;
       const attempt = context.retriesConsumed + 1;
       const delayMs = retryDelay(attempt, timing, context.error, random);
       onRetry?.({ error: context.error, attempt, delayMs });

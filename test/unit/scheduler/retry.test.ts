@@ -211,6 +211,30 @@ describe("withTransientRetry", () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
+  it("announces no retry for a fault that comes after the signal aborted (none follows)", async () => {
+    const controller = new AbortController();
+    const retries: number[] = [];
+    // The second attempt is in flight when the caller gives up; it then fails with a transient fault.
+    let failSecond: (error: unknown) => void = () => undefined;
+    let calls = 0;
+    const fn = () => {
+      calls += 1;
+      if (calls === 1) return Promise.reject(transient());
+      return new Promise<string>((_resolve, reject) => (failSecond = reject));
+    };
+    const onRetry = ({ attempt }: RetryAttempt) => void retries.push(attempt);
+    const result = settle(
+      withTransientRetry(fn, { timing, random: longest, signal: controller.signal, onRetry }),
+    );
+    await vi.advanceTimersByTimeAsync(300);
+    expect({ calls, retries }).toEqual({ calls: 2, retries: [1] });
+    controller.abort(new Error("caller gave up"));
+    failSecond(transient());
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect({ calls, retries }).toEqual({ calls: 2, retries: [1] });
+    expect((await result).error).toBeDefined();
+  });
+
   it("does not call the request at all when the signal is already aborted", async () => {
     const { fn, calls } = flaky([]);
     const reason = new Error("already aborted");
