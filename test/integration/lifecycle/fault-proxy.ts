@@ -174,12 +174,19 @@ export async function startFaultProxy(upstream: string, plan?: FaultPlan): Promi
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         if (exchange !== undefined) tap(exchange, answer);
         answer.pipe(res);
-        answer.on("error", () => res.destroy());
-        // The upstream broke the response (a dropped stream): break the client's too.
-        answer.on("close", () => {
-          if (answer.complete) return;
-          if (exchange !== undefined) exchange.end ??= "broke";
+        // The upstream broke the response (a dropped stream): break the client's too. Whichever of 'error' and
+        // 'close' comes first records the break, with its time taken before the client can hear of it (the
+        // response's own 'close' comes later, and under load after the client already reacted).
+        const broke = () => {
+          if (exchange !== undefined) {
+            exchange.end ??= "broke";
+            exchange.endedAt ??= performance.now();
+          }
           res.destroy();
+        };
+        answer.on("error", broke);
+        answer.on("close", () => {
+          if (!answer.complete) broke();
         });
         answer.on("end", () => {
           if (exchange !== undefined) exchange.end ??= "answered";
@@ -187,7 +194,10 @@ export async function startFaultProxy(upstream: string, plan?: FaultPlan): Promi
       },
     );
     out.on("error", () => {
-      if (exchange !== undefined) exchange.end ??= "broke";
+      if (exchange !== undefined) {
+        exchange.end ??= "broke";
+        exchange.endedAt ??= performance.now();
+      }
       if (!res.headersSent) res.writeHead(502).end();
       else res.destroy();
     });
@@ -222,7 +232,7 @@ export async function startFaultProxy(upstream: string, plan?: FaultPlan): Promi
       acks: [],
     };
     exchanges.push(exchange);
-    res.on("close", () => (exchange.endedAt = performance.now()));
+    res.on("close", () => (exchange.endedAt ??= performance.now()));
     return exchange;
   }
 
