@@ -203,26 +203,32 @@ function withSkippedLibraries(record: ScenarioRecord, old: ScenarioRecord | unde
   return merged;
 }
 
-/** The store overhead (bench/store.ts) in its own process; printed and written beside the results. */
-function runStoreBench(flags: Flags): Promise<void> {
-  const count = flags.quick ? 50 : 200;
-  const redisTasks = flags.quick ? 2000 : 10_000;
-  const args = ["--import", "tsx", join(BENCH_DIR, "store.ts"), String(count), String(redisTasks)];
+/** A benchmark that runs in its own process and reports one `<MARKER> <json>` line after its printed tables. */
+interface SideBench {
+  script: string;
+  args: string[];
+  marker: string;
+  title: string;
+  /** The results file's name without extension; `--quick` runs write `<name>.local.json`. */
+  resultsFile: string;
+}
+
+/** Runs a side benchmark, prints its tables under `title`, and writes its figures beside the results. */
+function runSideBench(bench: SideBench, flags: Flags): Promise<void> {
+  const args = ["--import", "tsx", join(BENCH_DIR, bench.script), ...bench.args];
   return new Promise((resolve) => {
     const child = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "inherit"] });
     let stdout = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
     child.on("close", (code) => {
-      const line = stdout.split("\n").find((text) => text.startsWith("STORE_RESULT "));
+      const line = stdout.split("\n").find((text) => text.startsWith(`${bench.marker} `));
       if (!line) {
-        console.log(`store overhead: FAILED (exit ${code})`);
+        console.log(`${bench.title}: FAILED (exit ${code})`);
         return resolve();
       }
-      const figures: unknown = JSON.parse(line.slice("STORE_RESULT ".length));
-      console.log(
-        `\n## Task store overhead (per operation) and Redis throughput\n\n${stdout.split("STORE_RESULT")[0]?.trim()}\n`,
-      );
-      const file = join(BENCH_DIR, flags.quick ? "store-results.local.json" : "store-results.json");
+      const figures: unknown = JSON.parse(line.slice(bench.marker.length + 1));
+      console.log(`\n## ${bench.title}\n\n${stdout.split(bench.marker)[0]?.trim()}\n`);
+      const file = join(BENCH_DIR, `${bench.resultsFile}${flags.quick ? ".local" : ""}.json`);
       const record = {
         measuredAt: new Date().toISOString(),
         node: process.version,
@@ -235,34 +241,34 @@ function runStoreBench(flags: Flags): Promise<void> {
   });
 }
 
-/** The bridges' overhead per tool call (bench/bridges.ts) in its own process; printed and written beside the results. */
+/** The store overhead (bench/store.ts). */
+function runStoreBench(flags: Flags): Promise<void> {
+  const count = flags.quick ? 50 : 200;
+  const redisTasks = flags.quick ? 2000 : 10_000;
+  return runSideBench(
+    {
+      script: "store.ts",
+      args: [String(count), String(redisTasks)],
+      marker: "STORE_RESULT",
+      title: "Task store overhead (per operation) and Redis throughput",
+      resultsFile: "store-results",
+    },
+    flags,
+  );
+}
+
+/** The bridges' overhead per tool call (bench/bridges.ts). */
 function runBridgeBench(flags: Flags): Promise<void> {
-  const args = ["--import", "tsx", join(BENCH_DIR, "bridges.ts"), String(flags.quick ? 500 : 2000)];
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "inherit"] });
-    let stdout = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.on("close", (code) => {
-      const line = stdout.split("\n").find((text) => text.startsWith("BRIDGE_RESULT "));
-      if (!line) {
-        console.log(`bridge overhead: FAILED (exit ${code})`);
-        return resolve();
-      }
-      const figures: unknown = JSON.parse(line.slice("BRIDGE_RESULT ".length));
-      console.log(
-        `\n## Agent framework bridges: overhead per tool call\n\n${stdout.split("BRIDGE_RESULT")[0]?.trim()}\n`,
-      );
-      const file = join(BENCH_DIR, flags.quick ? "bridge-results.local.json" : "bridge-results.json");
-      const record = {
-        measuredAt: new Date().toISOString(),
-        node: process.version,
-        machine: MACHINE,
-        figures,
-      };
-      writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`);
-      resolve();
-    });
-  });
+  return runSideBench(
+    {
+      script: "bridges.ts",
+      args: [String(flags.quick ? 500 : 2000)],
+      marker: "BRIDGE_RESULT",
+      title: "Agent framework bridges: overhead per tool call",
+      resultsFile: "bridge-results",
+    },
+    flags,
+  );
 }
 
 async function main(): Promise<void> {
