@@ -31,6 +31,7 @@ export const Method = {
   discover: "server/discover",
   initialize: "initialize",
   initialized: "notifications/initialized",
+  toolsList: "tools/list",
   toolsCall: "tools/call",
   tasksGet: "tasks/get",
   tasksUpdate: "tasks/update",

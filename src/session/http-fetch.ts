@@ -28,7 +28,7 @@ export function withHttpErrorMapping(fetchImpl?: FetchLike): FetchLike {
       // An abort is the transport's own decision (close, or a request's signal); it must see it as such.
       if (error instanceof Error && error.name === "AbortError") throw error;
       if (error instanceof TransportError) throw error;
-      throw new TransportError(`network error: ${error instanceof Error ? error.message : String(error)}`, {
+      throw new TransportError(`network error: ${describeNetworkFailure(error)}`, {
         transient: true,
         cause: error,
       });
@@ -38,6 +38,20 @@ export function withHttpErrorMapping(fetchImpl?: FetchLike): FetchLike {
     }
     return answerOrThrow(response, init.body);
   };
+}
+
+/**
+ * The failure's message with its cause's, when there is one: undici (Node's `fetch`) says only "fetch failed" and
+ * keeps what happened ("other side closed", ECONNRESET, a DNS failure) in `cause`.
+ */
+function describeNetworkFailure(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause;
+  if (!(cause instanceof Error)) return error.message;
+  const code = (cause as { code?: unknown }).code;
+  const detail =
+    typeof code === "string" && !cause.message.includes(code) ? `${cause.message}, ${code}` : cause.message;
+  return `${error.message} (${detail})`;
 }
 
 function isAuthStatus(status: number): boolean {

@@ -3,7 +3,8 @@
  * go through one `fetch` chain, outermost first:
  *
  *   error mapping (http-fetch.ts) → refusals noted (401/403 with their challenge) → `Mcp-Param-*` headers of
- *   the request → the connection's `headers` → the caller's (or the global) `fetch`
+ *   the request → the connection's `headers` → one resend on a dead pooled connection (http-resend.ts) → the
+ *   caller's (or the global) `fetch`
  *
  * A failed send that was about authorization becomes an `AuthError` (src/auth/failures.ts). Without an
  * `authProvider` the chain feeds this library's own transport (./streamable-http.ts) and nothing of OAuth runs;
@@ -11,6 +12,7 @@
  */
 import type { FetchLike } from "../protocol/headers.js";
 import { withHttpErrorMapping } from "./http-fetch.js";
+import { withDeadConnectionResend } from "./http-resend.js";
 import type { RequestHeaders } from "./request-headers.js";
 import type { McpTransport } from "./types.js";
 import { StreamableHttpTransport } from "./streamable-http.js";
@@ -37,7 +39,9 @@ export async function buildHttpTransport(
   url: URL,
   options: HttpTransportOptions = {},
 ): Promise<McpTransport> {
-  const base: FetchLike = (input, init) => (options.fetch ?? globalThis.fetch)(input, init);
+  const base: FetchLike = withDeadConnectionResend((input, init) =>
+    (options.fetch ?? globalThis.fetch)(input, init),
+  );
   const refusals = new RefusalLog();
   let endpoint = base;
   if (options.headers !== undefined) endpoint = withConnectionHeaders(endpoint, options.headers);

@@ -6,6 +6,7 @@
  */
 import type { RpcChannel } from "../session/types.js";
 import { ProtocolError } from "../protocol/errors.js";
+import { Method } from "../protocol/constants.js";
 import { scanParamHeaders, type ParamHeader } from "../protocol/param-headers.js";
 
 /** One tool as the server lists it. Fields this library does not read are kept as they came. */
@@ -105,9 +106,9 @@ export class ToolCatalog implements ToolSchemas {
     const tools = new Map<string, Entry>();
     let cursor: string | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
-      const raw = await this.channel.request("tools/list", cursor === undefined ? {} : { cursor });
+      const raw = await this.channel.request(Method.toolsList, cursor === undefined ? {} : { cursor });
       if (!Array.isArray(raw.tools))
-        throw new ProtocolError("tools/list answer has no tools array", "tools/list", raw);
+        throw new ProtocolError("tools/list answer has no tools array", Method.toolsList, raw);
       for (const entry of raw.tools) this.admit(entry, tools);
       cursor = typeof raw.nextCursor === "string" && raw.nextCursor !== "" ? raw.nextCursor : undefined;
       if (cursor === undefined) return tools;
