@@ -292,7 +292,7 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
       options.signal,
     );
     this.runs.add(run);
-    this.telemetry?.taskStarted(run.handle, { toolName: name, resumed: false });
+    this.telemetry?.taskStarted(run, { toolName: name, resumed: false });
     run.start();
     return run.handle;
   }
@@ -313,7 +313,7 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
       ref,
     );
     this.runs.add(run);
-    this.telemetry?.taskStarted(run.handle, { toolName: ref.toolName, resumed: true });
+    this.telemetry?.taskStarted(run, { toolName: ref.toolName, resumed: true });
     run.start(ref.taskId);
     return run.handle;
   }

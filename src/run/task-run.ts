@@ -13,7 +13,7 @@ import { nextPollDelay, type CadenceState, type PollCause } from "../scheduler/c
 import type { PollJob } from "../scheduler/types.js";
 import { Alarm, type AlarmTarget } from "../scheduler/alarm-clock.js";
 import { createTask, type TaskHandle, type TaskSink } from "../task/handle.js";
-import type { CancelResult, TaskController, TaskOutcome } from "../task/types.js";
+import type { CancelResult, TaskController, TaskOutcome, TaskWatcher } from "../task/types.js";
 import type { TaskRef } from "../task/ref.js";
 import { InputRespondError, type InputCoordinator, type InputRounds } from "../input/index.js";
 import type { TaskInputTarget } from "../input/server-requests.js";
@@ -87,6 +87,11 @@ export class TaskRun implements TaskController, PollJob, TaskInputTarget, AlarmT
       this.removeAbortListener = () => signal.removeEventListener("abort", onAbort);
     }
     this.dispatch(taskId === undefined ? { type: "start" } : { type: "resume", taskId });
+  }
+
+  /** Installs the handle's internal watcher (telemetry's task trace); see `TaskSink.watch`. */
+  watch(watcher: TaskWatcher<CallToolResult>): void {
+    this.sink.watch(watcher);
   }
 
   /** The task id, once the call's answer (or the ref resumed from) brought it. */

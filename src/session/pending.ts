@@ -2,12 +2,14 @@
  * The requests of a session that await an answer. Every poll of every task passes through here, so an entry
  * costs one object, one timer and (only when the caller gave a signal) one abort listener: the entry itself is
  * the listener (`handleEvent`), and the timer gets the entry as its argument, so no closure is made per request.
+ * With telemetry on, the entry also tells the request's watch how it ended (again without a closure).
  * On a transport with one HTTP exchange per request the entry also owns that exchange's signal (`exchange`):
  * fetch keeps a listener on the signal it is given until the request is garbage-collected, so one signal shared
  * by every request (the transport's own) would gather thousands of them; and a request given up locally (timed
  * out, aborted) should close its exchange rather than leave it open.
  */
 import { RequestTimeoutError, redactError } from "../protocol/errors.js";
+import type { RequestWatch } from "./types.js";
 
 type Resolve = (result: Record<string, unknown>) => void;
 type Reject = (error: unknown) => void;
@@ -22,16 +24,42 @@ export class PendingRequest {
     readonly table: PendingTable,
     readonly id: string,
     readonly method: string,
-    readonly resolve: Resolve,
-    readonly reject: Reject,
+    private readonly resolve: Resolve,
+    private readonly reject: Reject,
     readonly signal: AbortSignal | undefined,
     /** The task a `tasks/*` request is about: its id is redacted from the text of every error this rejects with. */
     readonly taskId: string | undefined,
+    /** Telemetry's watch of the request, told first how it ended. */
+    private readonly watch: RequestWatch | undefined,
   ) {}
+
+  /** Resolves with the answer's result. */
+  answer(result: Record<string, unknown>): void {
+    if (this.watch !== undefined) {
+      try {
+        this.watch.answered(result);
+      } catch {
+        // Telemetry must never keep an answer from its caller.
+      }
+    }
+    this.resolve(result);
+  }
 
   /** Rejects with an error this library made, with the task id (if any) redacted from its text. */
   fail(error: unknown): void {
-    this.reject(this.taskId === undefined ? error : redactError(error, this.taskId));
+    this.rejectWith(this.taskId === undefined ? error : redactError(error, this.taskId));
+  }
+
+  /** Rejects with `error` as it is (an abort reason is the caller's own). */
+  rejectWith(error: unknown): void {
+    if (this.watch !== undefined) {
+      try {
+        this.watch.failed(error);
+      } catch {
+        // As in `answer`.
+      }
+    }
+    this.reject(error);
   }
 
   /** The caller's signal fired: abandon the request locally. */
@@ -65,12 +93,13 @@ export class PendingTable {
     timeoutMs: number,
     signal: AbortSignal | undefined,
     taskId?: string,
+    watch?: RequestWatch,
   ): PendingRequest | undefined {
+    const entry = new PendingRequest(this, id, method, resolve, reject, signal, taskId, watch);
     if (signal?.aborted) {
-      reject(abortReason(signal));
+      entry.rejectWith(abortReason(signal));
       return undefined;
     }
-    const entry = new PendingRequest(this, id, method, resolve, reject, signal, taskId);
     // A listen waits as long as its stream lasts: an infinite timeout sets no timer.
     if (Number.isFinite(timeoutMs)) entry.timer = setTimeout(expire, timeoutMs, entry, timeoutMs);
     signal?.addEventListener("abort", entry, { once: true });
@@ -91,7 +120,7 @@ export class PendingTable {
   abort(entry: PendingRequest): void {
     if (this.take(entry.id) !== entry) return;
     entry.exchange?.abort(entry.signal?.reason);
-    entry.reject(abortReason(entry.signal));
+    entry.rejectWith(abortReason(entry.signal));
   }
 
   /** Rejects every request still waiting, with the error `reason` builds for its method. */

@@ -29,7 +29,6 @@ import type {
   OutgoingMessage,
   RequestObserver,
   RequestOptions,
-  RequestWatch,
   RpcChannel,
   SendOptions,
   ServerInfo,
@@ -158,13 +157,7 @@ export class Session implements RpcChannel {
   ): Promise<Record<string, unknown>> {
     if (this.closed) return Promise.reject(closedError(method));
     const id = `${this.idPrefix}${++this.nextId}`;
-    const watch = this.observer?.request({
-      id,
-      method,
-      params,
-      owner: options?.owner,
-      signal: options?.signal,
-    });
+    const watch = this.observer?.request(id, method, params, options);
     const framed =
       watch?.meta !== undefined
         ? withExtraMeta(params, this.framing, watch.meta)
@@ -177,11 +170,12 @@ export class Session implements RpcChannel {
       const entry = this.pending.add(
         id,
         method,
-        watch === undefined ? resolve : watched(watch, resolve),
-        watch === undefined ? reject : failed(watch, reject),
+        resolve,
+        reject,
         timeoutMs,
         options?.signal,
         taskIdOf(method, params),
+        watch,
       );
       if (entry === undefined) return;
       options?.onId?.(id);
@@ -373,7 +367,7 @@ export class Session implements RpcChannel {
     if ("error" in frame) {
       entry.fail(errorFromRpc(entry.method, frame.error));
     } else if (typeof frame.result === "object" && frame.result !== null && !Array.isArray(frame.result)) {
-      entry.resolve(frame.result as Record<string, unknown>);
+      entry.answer(frame.result as Record<string, unknown>);
     } else {
       entry.fail(
         new ProtocolError("answered with a response that has no result object", entry.method, frame),
@@ -435,23 +429,4 @@ export class Session implements RpcChannel {
       }
     }
   }
-}
-
-/** `resolve`, telling the request's watch first. */
-function watched(
-  watch: RequestWatch,
-  resolve: (result: Record<string, unknown>) => void,
-): (result: Record<string, unknown>) => void {
-  return (result) => {
-    watch.answered(result);
-    resolve(result);
-  };
-}
-
-/** `reject`, telling the request's watch first. */
-function failed(watch: RequestWatch, reject: (error: unknown) => void): (error: unknown) => void {
-  return (error) => {
-    watch.failed(error);
-    reject(error);
-  };
 }

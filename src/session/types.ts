@@ -21,19 +21,18 @@ export interface RequestOptions {
  * is framed; without an observer, the request path costs one branch more. It must not throw.
  */
 export interface RequestObserver {
-  /** A request is about to be sent. Returns what it carries and hears, or undefined to leave it alone. */
-  request(request: ObservedRequest): RequestWatch | undefined;
-}
-
-export interface ObservedRequest {
-  readonly id: string;
-  readonly method: string;
-  /** The params as the caller passed them (before the envelope). */
-  readonly params: Record<string, unknown>;
-  /** `RequestOptions.owner`. */
-  readonly owner: object | undefined;
-  /** `RequestOptions.signal`: when it fired, a failure is the caller giving up (a listen closed on purpose). */
-  readonly signal: AbortSignal | undefined;
+  /**
+   * A request is about to be sent: its JSON-RPC id, its method, its params as the caller passed them (before the
+   * envelope) and the caller's options (`owner`; `signal`, which when fired makes a failure the caller giving up,
+   * as when a listen is closed on purpose). Returns what the request carries and hears, or undefined to leave it
+   * alone. Positional, so a request telemetry leaves alone costs no object.
+   */
+  request(
+    id: string,
+    method: string,
+    params: Record<string, unknown>,
+    options: RequestOptions | undefined,
+  ): RequestWatch | undefined;
 }
 
 export interface RequestWatch {

@@ -1,6 +1,6 @@
 /**
  * Everything one task handle knows, in one place: the task id, the state machine, the latest update, the
- * outcome, and who is watching (iterators, event listeners, awaiting code). The driver writes to it through the
+ * outcome, and who is watching (iterators, event listeners, awaiting code, telemetry's watcher). The driver writes to it through the
  * `TaskSink` methods; the public `TaskHandle` only reads from it.
  *
  * It is built to be cheap when nobody watches (a benchmark keeps 100,000 in flight): promises, the event
@@ -21,6 +21,7 @@ import type {
   TaskOutcome,
   TaskSink,
   TaskUpdate,
+  TaskWatcher,
   UnansweredInputAction,
 } from "./types.js";
 
@@ -33,6 +34,7 @@ export class TaskCore<T> implements TaskSink<T>, CursorOwner<T> {
   outcome: TaskOutcome<T> | undefined = undefined;
   private state: TaskState | undefined = undefined;
   private emitter: EventEmitter<TaskHandleEvents<T>> | undefined = undefined;
+  private watcher: TaskWatcher<T> | undefined = undefined;
   private cursors: Set<UpdateCursor<T>> | undefined = undefined;
   private outcomePromise: Promise<TaskOutcome<T>> | undefined = undefined;
   private resolveOutcome: ((outcome: TaskOutcome<T>) => void) | undefined = undefined;
@@ -119,7 +121,12 @@ export class TaskCore<T> implements TaskSink<T>, CursorOwner<T> {
     // Nothing is emitted after `settled`: free the listeners of a handle the app may keep for a long time.
     this.emitter?.removeAllListeners();
     this.emitter = undefined;
+    this.watcher = undefined;
     return true;
+  }
+
+  watch(watcher: TaskWatcher<T>): void {
+    if (this.outcome === undefined) this.watcher = watcher;
   }
 
   emitInput(event: InputRequestEvent): void {
@@ -210,6 +217,14 @@ export class TaskCore<T> implements TaskSink<T>, CursorOwner<T> {
    * called in, so its error is reported on its own (like an uncaught error in any callback).
    */
   private emit<E extends EventName>(event: E, arg: Parameters<TaskHandleEvents<T>[E]>[0]): void {
+    const watcher = this.watcher;
+    if (watcher !== undefined) {
+      try {
+        (watcher[event] as (arg: unknown) => void).call(watcher, arg);
+      } catch (error) {
+        reportListenerError(error);
+      }
+    }
     const emitter = this.emitter;
     if (emitter === undefined) return;
     try {

@@ -188,4 +188,12 @@ export interface TaskSink<T = CallToolResult> {
   emitInput(event: InputRequestEvent): void;
   emitInputUnanswered(event: InputRequestEvent & { reason: string; action: UnansweredInputAction }): void;
   emitRetry(event: RetryEvent): void;
+  /**
+   * Installs the handle's one internal watcher (telemetry): it hears every event before the listeners, without
+   * the event emitter a listener costs. Replaces any earlier watcher.
+   */
+  watch(watcher: TaskWatcher<T>): void;
 }
+
+/** An internal observer of one handle: one method per event, called as listeners are (see {@link TaskSink.watch}). */
+export type TaskWatcher<T = CallToolResult> = TaskHandleEvents<T>;

@@ -4,20 +4,24 @@
  * listen by its first task id); it is then a child of the task's span and carries that trace in `_meta`, so
  * the server's spans join it. Any other request (the connection's probe, `tools/list`, `client.cancel()` of a
  * task no handle follows) is a child of the caller's active context.
+ *
+ * A task with nothing to record (its span does not record, there is no trace context to pass on, and the meter is
+ * the API's no-op one, as when the host set up no OpenTelemetry SDK) is followed silently: no trace object, and its
+ * requests get no record at all. That is what keeps `telemetry: true` nearly free where nobody collects anything.
  */
 import type * as Otel from "@opentelemetry/api";
 import { Method } from "../protocol/constants.js";
 import { redactTaskId } from "../protocol/logging.js";
+import type { RequestOptions, RequestWatch } from "../session/types.js";
+import type { TaskOutcome, TaskWatcher } from "../task/types.js";
 import type { CallToolResult } from "../schema/index.js";
-import type { ObservedRequest, RequestWatch } from "../session/types.js";
-import type { TaskHandle } from "../task/handle.js";
 import { clientInstruments, type ClientInstruments } from "./metrics.js";
 import type { ResolvedTelemetryOptions } from "./options.js";
 import { metaInjector, type MetaInjector, type OtelApi } from "./propagation.js";
 import { RequestRecord, type RecordHost } from "./request-record.js";
 import { Attr, EXECUTE_TOOL, TaskAttr } from "./semconv.js";
 import { TaskTrace, type TaskTraceHost } from "./task-trace.js";
-import type { ClientTelemetry, StartedCall, TracedConnection } from "./types.js";
+import type { ClientTelemetry, StartedCall, TracedConnection, WatchedTask } from "./types.js";
 
 /** The instrumentation scope: this package. */
 const SCOPE = "mcp-tasks";
@@ -26,12 +30,20 @@ const SCOPE_VERSION = "0.1.0";
 /** Pushed task updates, in both generations. */
 const PUSHED = new Set([Method.tasksNotification, "notifications/tasks/status"]);
 
+/** What a task with nothing to record is filed under (by handle and by task id), instead of a `TaskTrace`. */
+const SILENT = Symbol("silent task");
+type Followed = TaskTrace | typeof SILENT;
+
 export class OtelClientTelemetry implements ClientTelemetry, TaskTraceHost, RecordHost {
   readonly instruments: ClientInstruments;
   readonly inject: MetaInjector;
   private readonly tracer: Otel.Tracer;
-  private readonly byOwner = new WeakMap<object, TaskTrace>();
-  private readonly byTaskId = new Map<string, TaskTrace>();
+  private readonly byOwner = new WeakMap<object, Followed>();
+  private readonly byTaskId = new Map<string, Followed>();
+  /** Whether the meter is the API's no-op one: then only spans and trace context can make a task worth a trace. */
+  private readonly metricsOff: boolean;
+  /** The one watcher of every silent task: it only keeps their ids filed, so their requests are left alone. */
+  private readonly silent: TaskWatcher<CallToolResult>;
   /** Attributes shared by every task of a tool, and of its requests by method (tools and methods are few). */
   private readonly byTool = new Map<string | undefined, Otel.Attributes>();
   private readonly measuredByTool = new Map<string | undefined, Map<string, Otel.Attributes>>();
@@ -47,7 +59,10 @@ export class OtelClientTelemetry implements ClientTelemetry, TaskTraceHost, Reco
     const tracers = (options.tracerProvider as Otel.TracerProvider | undefined) ?? api.trace;
     const meters = (options.meterProvider as Otel.MeterProvider | undefined) ?? api.metrics;
     this.tracer = tracers.getTracer(SCOPE, SCOPE_VERSION);
-    this.instruments = clientInstruments(meters.getMeter(SCOPE, SCOPE_VERSION));
+    const meter = meters.getMeter(SCOPE, SCOPE_VERSION);
+    this.metricsOff = meter === api.createNoopMeter();
+    this.instruments = clientInstruments(meter);
+    this.silent = silentWatcher(this.byTaskId);
     this.inject = metaInjector(api);
     this.stopCounting = connection.session.onNotification((method) => {
       if (PUSHED.has(method)) this.instruments.pushedUpdates.add(1, { [Attr.mcpMethodName]: method });
@@ -60,7 +75,7 @@ export class OtelClientTelemetry implements ClientTelemetry, TaskTraceHost, Reco
 
   /* ---- Tasks --------------------------------------------------------------------------------------- */
 
-  taskStarted(handle: TaskHandle<CallToolResult>, call: StartedCall): void {
+  taskStarted(task: WatchedTask, call: StartedCall): void {
     const parent = this.api.context.active();
     const attributes: Otel.Attributes = {
       ...this.connectionAttributesNow(),
@@ -69,9 +84,19 @@ export class OtelClientTelemetry implements ClientTelemetry, TaskTraceHost, Reco
     if (call.resumed) attributes[TaskAttr.resumed] = true;
     const name = call.toolName === undefined ? "task" : `task ${call.toolName}`;
     const span = this.tracer.startSpan(name, { kind: this.api.SpanKind.INTERNAL, attributes }, parent);
+    if (
+      this.metricsOff &&
+      !span.isRecording() &&
+      this.inject(this.api.trace.setSpan(parent, span)) === undefined
+    ) {
+      span.end();
+      this.byOwner.set(task.handle, SILENT);
+      task.watch(this.silent);
+      return;
+    }
     const trace = new TaskTrace(this, span, parent, call.toolName);
-    this.byOwner.set(handle, trace);
-    trace.follow(handle);
+    this.byOwner.set(task.handle, trace);
+    task.watch(trace);
   }
 
   toolAttributes(toolName: string | undefined): Otel.Attributes {
@@ -97,18 +122,30 @@ export class OtelClientTelemetry implements ClientTelemetry, TaskTraceHost, Reco
 
   /* ---- Requests (RequestObserver) ------------------------------------------------------------------ */
 
-  request(request: ObservedRequest): RequestWatch | undefined {
+  request(
+    id: string,
+    method: string,
+    params: Record<string, unknown>,
+    options: RequestOptions | undefined,
+  ): RequestWatch | undefined {
     try {
-      return this.record(request);
+      return this.record(id, method, params, options);
     } catch {
       // Telemetry must never break a request; a broken tracer or meter costs the request its record only.
       return undefined;
     }
   }
 
-  private record(request: ObservedRequest): RequestWatch {
-    const { method, params } = request;
-    const task = this.taskOf(method, params, request.owner);
+  private record(
+    id: string,
+    method: string,
+    params: Record<string, unknown>,
+    options: RequestOptions | undefined,
+  ): RequestWatch | undefined {
+    const found = this.taskOf(method, params, options?.owner);
+    if (found === SILENT) return undefined;
+    const task = found;
+    const signal = options?.signal;
     const toolName =
       method === Method.toolsCall && typeof params.name === "string" ? params.name : task?.toolName;
     const measured =
@@ -117,26 +154,29 @@ export class OtelClientTelemetry implements ClientTelemetry, TaskTraceHost, Reco
     if (method === Method.tasksGet && this.options.pollSpans !== "all") {
       const meta = task !== undefined ? task.taskMeta() : this.inject(parent);
       const late = this.options.pollSpans === "errors" ? parent : undefined;
-      return new RequestRecord(this, request, meta, undefined, measured, task?.toolAttributes ?? {}, late);
+      const polled = task?.toolAttributes ?? {};
+      return new RequestRecord(this, id, method, params, signal, meta, undefined, measured, polled, late);
     }
-    const span = this.startSpan(request, measured, parent, undefined);
+    const span = this.startSpan(id, method, params, measured, parent, undefined);
     const meta = this.inject(this.api.trace.setSpan(parent, span));
     const polled = method === Method.tasksGet ? (task?.toolAttributes ?? {}) : undefined;
-    return new RequestRecord(this, request, meta, span, measured, polled, undefined);
+    return new RequestRecord(this, id, method, params, signal, meta, span, measured, polled, undefined);
   }
 
   lateSpan(
-    request: ObservedRequest,
+    record: RequestRecord,
     measured: Otel.Attributes,
     parent: Otel.Context,
     startTime: number,
   ): Otel.Span {
-    return this.startSpan(request, measured, parent, startTime);
+    return this.startSpan(record.id, record.method, record.params, measured, parent, startTime);
   }
 
   /** A CLIENT span named `{mcp.method.name} {target}`, the target being the tool when there is one. */
   private startSpan(
-    { id, method, params }: ObservedRequest,
+    id: string,
+    method: string,
+    params: Record<string, unknown>,
     measured: Otel.Attributes,
     parent: Otel.Context,
     startTime: number | undefined,
@@ -157,29 +197,32 @@ export class OtelClientTelemetry implements ClientTelemetry, TaskTraceHost, Reco
     return this.tracer.startSpan(name, options, parent);
   }
 
-  /** The task a request belongs to: its owner's, the task it names, or a listen's first task. */
+  /**
+   * The task a request belongs to: its owner's, the task it names, or a listen's first traced task (a listen is
+   * the connection's, so silent tasks never silence it).
+   */
   private taskOf(
     method: string,
     params: Record<string, unknown>,
     owner: object | undefined,
-  ): TaskTrace | undefined {
+  ): Followed | undefined {
     if (owner !== undefined) return this.byOwner.get(owner);
     if (typeof params.taskId === "string") return this.byTaskId.get(params.taskId);
     if (method === Method.listen) {
       for (const taskId of listenIds(params)) {
         const trace = this.byTaskId.get(taskId);
-        if (trace !== undefined) return trace;
+        if (trace instanceof TaskTrace) return trace;
       }
     }
     return undefined;
   }
 
-  /** A listen carries many tasks: it is linked to each one's span. */
+  /** A listen carries many tasks: it is linked to each traced one's span. */
   private listenLinks(params: Record<string, unknown>): Otel.Link[] {
     const links: Otel.Link[] = [];
     for (const taskId of listenIds(params)) {
       const trace = this.byTaskId.get(taskId);
-      if (trace !== undefined) links.push({ context: trace.span.spanContext() });
+      if (trace instanceof TaskTrace) links.push({ context: trace.span.spanContext() });
     }
     return links;
   }
@@ -214,6 +257,21 @@ export class OtelClientTelemetry implements ClientTelemetry, TaskTraceHost, Reco
     this.connectionAttributes = Object.freeze(attributes);
     return attributes;
   }
+}
+
+/** Files a silent task's id while its handle lives, so requests naming the id are left alone too. */
+function silentWatcher(byTaskId: Map<string, Followed>): TaskWatcher<CallToolResult> {
+  const nothing = () => {};
+  return {
+    task: (taskId) => void byTaskId.set(taskId, SILENT),
+    settled: ({ taskId }: TaskOutcome<CallToolResult>) => {
+      if (taskId !== undefined && byTaskId.get(taskId) === SILENT) byTaskId.delete(taskId);
+    },
+    update: nothing,
+    input: nothing,
+    inputUnanswered: nothing,
+    retry: nothing,
+  };
 }
 
 function listenIds(params: Record<string, unknown>): string[] {

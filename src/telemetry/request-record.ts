@@ -5,7 +5,7 @@
  * the hot path, so a record is one object and nothing is computed for a poll that succeeds.
  */
 import type * as Otel from "@opentelemetry/api";
-import type { ObservedRequest, RequestWatch } from "../session/types.js";
+import type { RequestWatch } from "../session/types.js";
 import { requestError, type ErrorFacts } from "./errors.js";
 import type { ClientInstruments } from "./metrics.js";
 import type { OtelApi } from "./propagation.js";
@@ -17,7 +17,7 @@ export interface RecordHost {
   readonly instruments: ClientInstruments;
   /** Starts the span of a request that had none (a failed poll), with the request's start time. */
   lateSpan(
-    request: ObservedRequest,
+    record: RequestRecord,
     measured: Otel.Attributes,
     parent: Otel.Context,
     startTime: number,
@@ -29,7 +29,11 @@ export class RequestRecord implements RequestWatch {
 
   constructor(
     private readonly host: RecordHost,
-    private readonly request: ObservedRequest,
+    readonly id: string,
+    readonly method: string,
+    readonly params: Record<string, unknown>,
+    /** The caller's signal: when it fired, a failure is the caller giving up. */
+    private readonly signal: AbortSignal | undefined,
     readonly meta: Readonly<Record<string, string>> | undefined,
     /** The request's own span, or undefined. */
     private readonly span: Otel.Span | undefined,
@@ -43,13 +47,13 @@ export class RequestRecord implements RequestWatch {
 
   answered(result: Record<string, unknown>): void {
     // A tool that ran and reported an error answered well on the JSON-RPC level; the conventions still mark it.
-    const toolError = this.request.method === "tools/call" && result.isError === true;
+    const toolError = this.method === "tools/call" && result.isError === true;
     this.finish(toolError ? { type: TOOL_ERROR, code: undefined, message: "" } : undefined);
   }
 
   failed(error: unknown): void {
     // The caller gave up on purpose (a listen closed because its tasks ended): an ending, not a failure.
-    this.finish(this.request.signal?.aborted === true ? undefined : requestError(error));
+    this.finish(this.signal?.aborted === true ? undefined : requestError(error));
   }
 
   private finish(error: ErrorFacts | undefined): void {
@@ -63,7 +67,7 @@ export class RequestRecord implements RequestWatch {
       measured = { ...measured, ...marks };
       if (span === undefined && this.lateParent !== undefined) {
         const startTime = performance.timeOrigin + this.startedAt;
-        span = this.host.lateSpan(this.request, this.measured, this.lateParent, startTime);
+        span = this.host.lateSpan(this, this.measured, this.lateParent, startTime);
       }
       span?.setAttributes(marks);
       span?.setStatus({

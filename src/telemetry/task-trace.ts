@@ -3,11 +3,20 @@
  * handle's own events: an event when the task is created, at every status change, for every input round, every
  * unanswered input and every retry; the outcome as `mcp_tasks.task.outcome`, the span status and `error.type`.
  * The requests of the task (the call, polls, updates, cancels) are its children.
+ *
+ * It hears the events as the handle's internal watcher (one method per event), not as listeners: listeners would
+ * give every handle an event emitter and three closures, which is most of what telemetry costs per task.
  */
 import type * as Otel from "@opentelemetry/api";
 import type { CallToolResult } from "../schema/index.js";
-import type { TaskHandle } from "../task/handle.js";
-import type { InputRequestEvent, RetryEvent, TaskOutcome, TaskUpdate } from "../task/types.js";
+import type {
+  InputRequestEvent,
+  RetryEvent,
+  TaskOutcome,
+  TaskUpdate,
+  TaskWatcher,
+  UnansweredInputAction,
+} from "../task/types.js";
 import { outcomeError, requestError } from "./errors.js";
 import type { ClientInstruments } from "./metrics.js";
 import type { MetaInjector, OtelApi } from "./propagation.js";
@@ -28,12 +37,17 @@ export interface TaskTraceHost {
   unbind(taskId: string | undefined, trace: TaskTrace): void;
 }
 
-export class TaskTrace {
+export class TaskTrace implements TaskWatcher<CallToolResult> {
   /** The span's context: the parent of every request of the task. */
   readonly context: Otel.Context;
   /** `gen_ai.tool.name`, shared by the task's metrics. */
   readonly toolAttributes: Otel.Attributes;
   private readonly startedAt = performance.now();
+  /**
+   * Whether the span records. One that does not (the API's no-op tracer, a sampler that dropped it) needs no
+   * attributes and no events: only what the metrics and the requests' parents use.
+   */
+  private readonly recording: boolean;
   private meta: Readonly<Record<string, string>> | undefined | null = null;
   private taskId: string | undefined;
   private status: string | undefined;
@@ -48,28 +62,9 @@ export class TaskTrace {
     readonly toolName: string | undefined,
   ) {
     this.context = host.api.trace.setSpan(parent, span);
+    this.recording = span.isRecording();
     this.toolAttributes = host.toolAttributes(toolName);
     host.instruments.activeTasks.add(1, this.toolAttributes);
-  }
-
-  /**
-   * Follows the handle's events until it ends. A span that records nothing (the API's no-op tracer, a sampler
-   * that dropped it) needs no status or input events: only what the metrics and the requests' parents use.
-   */
-  follow(handle: TaskHandle<CallToolResult>): void {
-    handle.on("task", (taskId) => this.created(taskId));
-    handle.on("retry", (event) => this.retried(event));
-    handle.on("settled", (outcome) => this.settled(outcome));
-    if (!this.span.isRecording()) return;
-    handle.on("update", (update) => this.updated(update));
-    handle.on("input", (event) => this.inputRequested(event));
-    handle.on("inputUnanswered", (event) =>
-      this.span.addEvent(TaskEvent.inputUnanswered, {
-        [TaskAttr.inputKeys]: [event.key],
-        [TaskAttr.inputMethods]: [event.request.method],
-        [TaskAttr.inputAction]: event.action,
-      }),
-    );
   }
 
   /** The `_meta` trace context of requests that belong to the task but have no span of their own (polls). */
@@ -78,28 +73,40 @@ export class TaskTrace {
     return this.meta;
   }
 
-  private created(taskId: string): void {
+  /* ---- TaskWatcher: the handle's events ----------------------------------------------------------- */
+
+  task(taskId: string): void {
     this.taskId = taskId;
     this.host.bind(taskId, this);
-    if (!this.span.isRecording()) return;
+    if (!this.recording) return;
     const shown = this.host.shownTaskId(taskId);
     this.span.setAttribute(TaskAttr.taskId, shown);
     this.span.addEvent(TaskEvent.created, { [TaskAttr.taskId]: shown });
   }
 
-  private updated(update: TaskUpdate<CallToolResult>): void {
-    if (update.status === this.status) return;
+  update(update: TaskUpdate<CallToolResult>): void {
+    if (!this.recording || update.status === this.status) return;
     this.status = update.status;
     this.span.addEvent(TaskEvent.status, { [TaskAttr.status]: update.status });
   }
 
   /** The requests of one round arrive together: one event for the round, once they are all in. */
-  private inputRequested(event: InputRequestEvent): void {
+  input(event: InputRequestEvent): void {
+    if (!this.recording) return;
     if (this.round === undefined) {
       this.round = [];
       queueMicrotask(() => this.closeRound());
     }
     this.round.push(event);
+  }
+
+  inputUnanswered(event: InputRequestEvent & { reason: string; action: UnansweredInputAction }): void {
+    if (!this.recording) return;
+    this.span.addEvent(TaskEvent.inputUnanswered, {
+      [TaskAttr.inputKeys]: [event.key],
+      [TaskAttr.inputMethods]: [event.request.method],
+      [TaskAttr.inputAction]: event.action,
+    });
   }
 
   private closeRound(): void {
@@ -113,9 +120,9 @@ export class TaskTrace {
     });
   }
 
-  private retried(event: RetryEvent): void {
+  retry(event: RetryEvent): void {
     const errorType = requestError(event.error).type;
-    if (this.span.isRecording())
+    if (this.recording)
       this.span.addEvent(TaskEvent.retry, {
         [Attr.mcpMethodName]: event.method,
         [TaskAttr.retryAttempt]: event.attempt,
@@ -124,13 +131,13 @@ export class TaskTrace {
     this.host.instruments.retries.add(1, { [Attr.mcpMethodName]: event.method, [Attr.errorType]: errorType });
   }
 
-  private settled(outcome: TaskOutcome<CallToolResult>): void {
+  settled(outcome: TaskOutcome<CallToolResult>): void {
     this.closeRound();
     const span = this.span;
     const error = outcomeError(outcome);
     const measured: Otel.Attributes = { ...this.toolAttributes, [TaskAttr.outcome]: outcome.kind };
     if (error !== undefined) measured[Attr.errorType] = error.type;
-    if (span.isRecording()) {
+    if (this.recording) {
       span.setAttribute(TaskAttr.outcome, outcome.kind);
       if (this.status !== undefined) span.setAttribute(TaskAttr.status, this.status);
       if (error !== undefined) {

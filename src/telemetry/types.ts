@@ -6,15 +6,24 @@ import type { CallToolResult } from "../schema/index.js";
 import type { RequestObserver, ServerInfo } from "../session/types.js";
 import type { TransportKind } from "../session/negotiate.js";
 import type { TaskHandle } from "../task/handle.js";
+import type { TaskWatcher } from "../task/types.js";
 
 export interface ClientTelemetry extends RequestObserver {
   /**
    * A handle was made (`callTool`, `client.task()`), before its first request: its span starts now, as a child
    * of the caller's active context, and follows the handle's events until it ends.
    */
-  taskStarted(handle: TaskHandle<CallToolResult>, call: StartedCall): void;
+  taskStarted(task: WatchedTask, call: StartedCall): void;
   /** Stops listening to the session. */
   close(): void;
+}
+
+/** A new handle as telemetry follows it (a `TaskRun` is one). */
+export interface WatchedTask {
+  /** The handle: requests made for it name it as their owner. */
+  readonly handle: TaskHandle<CallToolResult>;
+  /** Installs the handle's one internal watcher, which hears its events without listeners. */
+  watch(watcher: TaskWatcher<CallToolResult>): void;
 }
 
 export interface StartedCall {

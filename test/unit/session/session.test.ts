@@ -186,8 +186,8 @@ describe("a session's request observer (telemetry)", () => {
   function observing(session: Session, meta: Record<string, string> | undefined) {
     const seen: { id: string; method: string; owner: object | undefined; ended?: string }[] = [];
     session.observe({
-      request: ({ id, method, owner }) => {
-        const entry: (typeof seen)[number] = { id, method, owner };
+      request: (id, method, _params, options) => {
+        const entry: (typeof seen)[number] = { id, method, owner: options?.owner };
         seen.push(entry);
         return {
           meta,
@@ -239,6 +239,20 @@ describe("a session's request observer (telemetry)", () => {
     const after = transport.last("tasks/get").params?._meta as Record<string, unknown>;
     expect(Object.keys(after)).toEqual(Object.keys(before));
     expect(Object.keys(after)).not.toContain("traceparent");
+  });
+
+  it("delivers the answer and the failure to the caller even when the watch throws", async () => {
+    const { session, transport } = await connected();
+    const broken = () => {
+      throw new Error("broken meter");
+    };
+    session.observe({ request: () => ({ meta: undefined, answered: broken, failed: broken }) });
+    const answered = session.request("tools/call", { name: "a" });
+    transport.answer(transport.last("tools/call").id, { ok: 1 });
+    await expect(answered).resolves.toEqual({ ok: 1 });
+    const failing = session.request("tasks/get", { taskId: "t" });
+    transport.fail(transport.last("tasks/get").id, -32602, "no such task");
+    await expect(failing).rejects.toBeInstanceOf(RpcError);
   });
 });
 
