@@ -30,6 +30,11 @@ const SCOPE_VERSION = "0.1.0";
 /** Pushed task updates, in both generations. */
 const PUSHED = new Set([Method.tasksNotification, "notifications/tasks/status"]);
 
+interface TaskSpanStart {
+  readonly name: string;
+  readonly attributes: Otel.Attributes;
+}
+
 /** What a task with nothing to record is filed under (by handle and by task id), instead of a `TaskTrace`. */
 const SILENT = Symbol("silent task");
 type Followed = TaskTrace | typeof SILENT;
@@ -47,6 +52,7 @@ export class OtelClientTelemetry implements ClientTelemetry, TaskTraceHost, Reco
   /** Attributes shared by every task of a tool, and of its requests by method (tools and methods are few). */
   private readonly byTool = new Map<string | undefined, Otel.Attributes>();
   private readonly measuredByTool = new Map<string | undefined, Map<string, Otel.Attributes>>();
+  private readonly taskSpans = new Map<string | undefined, TaskSpanStart>();
   /** The connection's attributes, once the protocol version is known. */
   private connectionAttributes: Otel.Attributes | undefined;
   private readonly stopCounting: () => void;
@@ -77,12 +83,7 @@ export class OtelClientTelemetry implements ClientTelemetry, TaskTraceHost, Reco
 
   taskStarted(task: WatchedTask, call: StartedCall): void {
     const parent = this.api.context.active();
-    const attributes: Otel.Attributes = {
-      ...this.connectionAttributesNow(),
-      ...this.toolAttributes(call.toolName),
-    };
-    if (call.resumed) attributes[TaskAttr.resumed] = true;
-    const name = call.toolName === undefined ? "task" : `task ${call.toolName}`;
+    const { name, attributes } = this.taskSpanOf(call.toolName, call.resumed);
     const span = this.tracer.startSpan(name, { kind: this.api.SpanKind.INTERNAL, attributes }, parent);
     if (
       this.metricsOff &&
@@ -97,6 +98,21 @@ export class OtelClientTelemetry implements ClientTelemetry, TaskTraceHost, Reco
     const trace = new TaskTrace(this, span, parent, call.toolName);
     this.byOwner.set(task.handle, trace);
     task.watch(trace);
+  }
+
+  /** A task span's name and attributes, the same for every task of a tool (kept once the connection is known). */
+  private taskSpanOf(toolName: string | undefined, resumed: boolean): TaskSpanStart {
+    let start = this.taskSpans.get(toolName);
+    if (start === undefined) {
+      const attributes = { ...this.connectionAttributesNow(), ...this.toolAttributes(toolName) };
+      start = {
+        name: toolName === undefined ? "task" : `task ${toolName}`,
+        attributes: Object.freeze(attributes),
+      };
+      if (this.connectionAttributes !== undefined) this.taskSpans.set(toolName, start);
+    }
+    if (!resumed) return start;
+    return { name: start.name, attributes: { ...start.attributes, [TaskAttr.resumed]: true } };
   }
 
   toolAttributes(toolName: string | undefined): Otel.Attributes {

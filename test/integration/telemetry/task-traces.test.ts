@@ -349,6 +349,26 @@ describe("against a 2026-07-28 server", () => {
     },
   );
 
+  it("two tasks of one tool share the task span's attributes; one followed by ref is marked resumed", async () => {
+    const c = await connect(server);
+    const first = c.callTool("build", {});
+    const ref = await first.ref;
+    await first.outcome();
+    await c.task(ref).outcome();
+    await c.callTool("build", {}).outcome();
+    const tasks = otel.spans().filter((span) => span.name === "task build" && span.kind === INTERNAL);
+    expect(tasks).toHaveLength(3);
+    const [fresh, resumed, again] = tasks.map((span) => span.attributes);
+    expect(fresh).toMatchObject({ ...connection(), "gen_ai.tool.name": "build" });
+    expect(fresh).not.toHaveProperty("mcp_tasks.task.resumed");
+    expect(resumed).toMatchObject({
+      ...connection(),
+      "gen_ai.tool.name": "build",
+      "mcp_tasks.task.resumed": true,
+    });
+    expect(again).not.toHaveProperty("mcp_tasks.task.resumed");
+  });
+
   it("the task span is a child of the caller's active span, and the caller's baggage goes along", async () => {
     const manager = new AsyncLocalStorageContextManager().enable();
     context.setGlobalContextManager(manager);

@@ -94,6 +94,28 @@ describe("extra _meta entries (trace context)", () => {
     expect(params._meta).toEqual({ traceparent: "caller's", other: 1 }); // the caller's object is untouched
   });
 
+  it("go under the envelope when the caller gave none; every such request shares one frozen _meta", () => {
+    const trace = { traceparent: "ours", "io.modelcontextprotocol/protocolVersion": "1999-01-01" };
+    const first = withExtraMeta({ taskId: "t-1" }, envelope, trace);
+    const second = withExtraMeta({ taskId: "t-1", extra: 2 }, envelope, trace);
+    expect(first).toEqual({ taskId: "t-1", _meta: { traceparent: "ours", ...envelope } });
+    expect(second._meta).toBe(first._meta);
+    expect(Object.isFrozen(first._meta)).toBe(true);
+    // Another envelope (another session) gets its own.
+    const other = buildEnvelope({ clientInfo: { name: "other", version: "2" } });
+    expect(withExtraMeta({ taskId: "t-1" }, other, trace)._meta).toEqual({ traceparent: "ours", ...other });
+  });
+
+  it("keep a caller's __proto__ entry as an own entry without touching any prototype", () => {
+    const callerMeta = JSON.parse('{"__proto__": {"polluted": true}, "mine": 1}') as Record<string, unknown>;
+    const framed = withExtraMeta({ taskId: "t-1", _meta: callerMeta }, envelope, { traceparent: "ours" });
+    const meta = framed._meta as Record<string, unknown>;
+    expect(Object.getPrototypeOf(meta)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(meta, "__proto__")?.value).toEqual({ polluted: true });
+    expect(meta.mine).toBe(1);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
   it("are the whole _meta on the legacy era (no envelope) when the caller gave none", () => {
     expect(withExtraMeta({ taskId: "t-1" }, undefined, { traceparent: "ours" })).toEqual({
       taskId: "t-1",
