@@ -1,7 +1,7 @@
 /**
  * Everything one task handle knows, in one place: the task id, the state machine, the latest update, the
- * outcome, and who is watching (iterators, event listeners, awaiting code, telemetry's watcher). The driver writes to it through the
- * `TaskSink` methods; the public `TaskHandle` only reads from it.
+ * outcome, and who is watching (iterators, event listeners, awaiting code, telemetry's watcher). The driver
+ * writes to it through the `TaskSink` methods; the public `TaskHandle` only reads from it.
  *
  * It is built to be cheap when nobody watches (a benchmark keeps 100,000 in flight): promises, the event
  * emitter, the set of iterators and even the state machine are created on first use, and nothing is retained
