@@ -353,6 +353,7 @@ describe("against a 2026-07-28 server", () => {
     const c = await connect(server);
     const first = c.callTool("build", {});
     const ref = await first.ref;
+    if (ref === undefined) throw new Error("the server made no task for build");
     await first.outcome();
     await c.task(ref).outcome();
     await c.callTool("build", {}).outcome();
