@@ -23,7 +23,12 @@ const tools = [
   defineTool({
     name: "build",
     task: "required",
-    steps: [step.pollInterval(5), step.working("compiling"), step.idle(2), step.complete(textResult("built"))],
+    steps: [
+      step.pollInterval(5),
+      step.working("compiling"),
+      step.idle(2),
+      step.complete(textResult("built")),
+    ],
   }),
 ];
 
