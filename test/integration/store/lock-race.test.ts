@@ -7,51 +7,32 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fileStore } from "mcp-tasks/store";
+import { bundleChild, runChild, type ChildBundle } from "./child-bundle.js";
 
-const root = fileURLToPath(new URL("../../..", import.meta.url));
-const cache = `${root}node_modules/.cache/mcp-tasks-tests`;
-const children = {
-  race: { source: "./lock-race-child.ts", bundle: `${cache}/lock-race-child-${process.pid}.mjs` },
-  takeover: { source: "./lock-takeover-child.ts", bundle: `${cache}/lock-takeover-child-${process.pid}.mjs` },
+const sources = {
+  race: new URL("./lock-race-child.ts", import.meta.url),
+  takeover: new URL("./lock-takeover-child.ts", import.meta.url),
 };
+const children: Partial<Record<keyof typeof sources, ChildBundle>> = {};
 
 beforeAll(async () => {
-  for (const { source, bundle } of Object.values(children)) {
-    await build({
-      entryPoints: [fileURLToPath(new URL(source, import.meta.url))],
-      outfile: bundle,
-      bundle: true,
-      platform: "node",
-      format: "esm",
-      target: "node20",
-      tsconfig: `${root}tsconfig.json`,
-      logLevel: "warning",
-    });
-  }
+  for (const [which, source] of Object.entries(sources))
+    children[which as keyof typeof sources] = await bundleChild(source);
 });
 afterAll(() => {
-  for (const { bundle } of Object.values(children)) rmSync(bundle, { force: true });
+  for (const bundle of Object.values(children)) bundle.remove();
 });
 
-function run(
-  which: keyof typeof children,
+async function run(
+  which: keyof typeof sources,
   args: string[],
 ): Promise<{ code: number | null; lines: string[]; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [children[which].bundle, ...args], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    proc.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    proc.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    proc.on("error", reject);
-    proc.on("close", (code) => resolve({ code, lines: stdout.trim().split("\n"), stderr }));
-  });
+  const bundle = children[which];
+  if (bundle === undefined) throw new Error(`${which}: not bundled`);
+  const { code, stdout, stderr } = await runChild(bundle, args);
+  return { code, lines: stdout.trim().split("\n"), stderr };
 }
 
 async function deadPid(): Promise<number> {

@@ -3,20 +3,16 @@
  * owner of each task, and a dead worker's tasks are taken over within the lease time by the others.
  */
 import { spawn } from "node:child_process";
-import { rmSync } from "node:fs";
-import { build } from "esbuild";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TaskRef } from "mcp-tasks";
 import { LeaseLostError, redisStore, type RedisTaskStore } from "mcp-tasks/store/redis";
 import { defineTool, startTaskServer, step, textResult, type HttpTaskServer } from "mcp-tasks/testing";
 import { startRedis, type RedisServer } from "./redis-server.js";
+import { bundleChild, root, type ChildBundle } from "./child-bundle.js";
 
-const root = fileURLToPath(new URL("../../..", import.meta.url));
-const worker = fileURLToPath(new URL("./redis-worker.ts", import.meta.url));
 // The workers run one bundle of the worker and the sources: four processes loading every module through tsx
-// spent more CPU starting than the whole run of 2,000 tasks. It sits under node_modules so `redis` resolves.
-const workerBundle = `${root}node_modules/.cache/mcp-tasks-tests/redis-worker-${process.pid}.mjs`;
+// spent more CPU starting than the whole run of 2,000 tasks.
+let workerBundle: ChildBundle | undefined;
 
 let redis: RedisServer;
 beforeAll(async () => {
@@ -93,7 +89,8 @@ afterAll(() => {
 });
 
 function startWorker(args: string[]): Worker {
-  const proc = spawn(process.execPath, [workerBundle, ...args], {
+  if (workerBundle === undefined) throw new Error("the worker is not bundled");
+  const proc = spawn(process.execPath, [workerBundle.path, ...args], {
     cwd: root,
     stdio: ["ignore", "pipe", "inherit"],
   });
@@ -139,17 +136,7 @@ const LEASE_MS = 4000;
 describe("four workers share tasks through Redis", () => {
   let taskServer: HttpTaskServer;
   beforeAll(async () => {
-    await build({
-      entryPoints: [worker],
-      outfile: workerBundle,
-      bundle: true,
-      platform: "node",
-      format: "esm",
-      target: "node20",
-      external: ["redis"],
-      tsconfig: `${root}tsconfig.json`,
-      logLevel: "warning",
-    });
+    workerBundle = await bundleChild(new URL("./redis-worker.ts", import.meta.url), { external: ["redis"] });
     taskServer = await startTaskServer({
       tools: [
         defineTool({
@@ -166,7 +153,7 @@ describe("four workers share tasks through Redis", () => {
   });
   afterAll(async () => {
     await taskServer?.close();
-    rmSync(workerBundle, { force: true });
+    workerBundle?.remove();
   });
 
   it("one is killed mid-run: every task completes, never polled by two workers at once, taken over in time", async () => {

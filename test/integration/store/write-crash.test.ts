@@ -7,33 +7,20 @@
  * test/unit/store/file-store-crash.test.ts: a SIGKILL leaves the page cache, so only the order of operations
  * matters here.)
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TaskRef } from "mcp-tasks";
 import { fileStore } from "mcp-tasks/store";
+import { bundleChild, runChild as runBundle, type ChildBundle } from "./child-bundle.js";
 
-const root = fileURLToPath(new URL("../../..", import.meta.url));
-const child = fileURLToPath(new URL("./write-crash-child.ts", import.meta.url));
 // One bundle, run by plain node: each of the ~50 processes starts in a fraction of a second.
-const bundle = `${root}node_modules/.cache/mcp-tasks-tests/write-crash-child-${process.pid}.mjs`;
-
+let child: ChildBundle;
 beforeAll(async () => {
-  await build({
-    entryPoints: [child],
-    outfile: bundle,
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    logLevel: "warning",
-  });
+  child = await bundleChild(new URL("./write-crash-child.ts", import.meta.url));
 });
-afterAll(() => rmSync(bundle, { force: true }));
+afterAll(() => child.remove());
 
 const server = { url: "http://127.0.0.1:9/mcp", name: "ref", protocolVersion: "2026-07-28" };
 function ref(taskId: string, keys: string[] = []): TaskRef {
@@ -47,18 +34,9 @@ interface Run {
   stderr: string;
 }
 
-function runChild(dir: string, scenario: string, killBefore: number): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [bundle, dir, scenario, String(killBefore)], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    proc.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    proc.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    proc.on("error", reject);
-    proc.on("close", (code, signal) => resolve({ code, signal, lines: stdout.split("\n"), stderr }));
-  });
+async function runChild(dir: string, scenario: string, killBefore: number): Promise<Run> {
+  const { code, signal, stdout, stderr } = await runBundle(child, [dir, scenario, String(killBefore)]);
+  return { code, signal, lines: stdout.split("\n"), stderr };
 }
 
 /** A directory holding `refs`, written by a store that has closed. */
