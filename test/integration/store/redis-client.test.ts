@@ -92,6 +92,32 @@ function sentBy(worker: string, method: string, taskId: string | undefined): num
   }).length;
 }
 
+/**
+ * Marks every HTTP request a worker sends with whether its handle had ended by then (`x-sent-after-end`, kept
+ * by the server's request log): "no poll after the end" is about what the worker sends after it, and a poll
+ * already on its way when the handle ends may reach the server's log later.
+ */
+function endMarker(): { ended: () => void; headers: () => Record<string, string> } {
+  let ended = false;
+  return {
+    ended: () => void (ended = true),
+    headers: () => ({ "x-sent-after-end": ended ? "yes" : "no" }),
+  };
+}
+
+/** The requests of `method` for `taskId` that `worker` sent after its handle had ended. */
+function sentAfterEnd(worker: string, method: string, taskId: string | undefined): number {
+  return server.requests.forMethod(method).filter((request) => {
+    const params = (request.body as { params: Record<string, unknown> }).params;
+    const meta = params._meta as Record<string, { name?: string }> | undefined;
+    return (
+      params.taskId === taskId &&
+      meta?.["io.modelcontextprotocol/clientInfo"]?.name === worker &&
+      request.headers["x-sent-after-end"] === "yes"
+    );
+  }).length;
+}
+
 async function until(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!check()) {
@@ -118,23 +144,27 @@ function worker(name: string, store: ReturnType<typeof storeFor>, extra: Record<
 describe("a worker whose lease is lost while a handle polls", () => {
   it("stolen: the handle detaches, and the worker sends no poll, update or cancel for the task after", async () => {
     const prefix = `stolen-${++prefixes}`;
-    const a = await worker("A-stolen", storeFor(prefix, "A", 300));
-    // No input in this task: only the store's lease-lost notice can stop the handle (the refused write of an
-    // answer would be another way, tested below and in client-store.test.ts).
-    const handle = a.callTool("work");
-    const ref = (await handle.ref) as TaskRef;
-    await until(() => sentBy("A-stolen", "tasks/get", ref.taskId) >= 3, "A to poll");
-    const [leaseKey] = await raw.keys(`${prefix}:lease:*`);
-    await raw.set(leaseKey as string, "thief", { PX: 60_000 });
-    const outcome = await Promise.race([handle.outcome(), pause(10_000).then(() => undefined)]);
-    expect(outcome).toMatchObject({ kind: "detached", taskId: ref.taskId });
-    const polls = sentBy("A-stolen", "tasks/get", ref.taskId);
-    await pause(1000); // 20 poll intervals
-    expect(sentBy("A-stolen", "tasks/get", ref.taskId)).toBe(polls);
-    expect(sentBy("A-stolen", "tasks/update", ref.taskId)).toBe(0);
-    expect(sentBy("A-stolen", "tasks/cancel", ref.taskId)).toBe(0);
-    expect(await raw.get(leaseKey as string)).toBe("thief");
-    await a.close();
+    const marker = endMarker();
+    const a = await worker("A-stolen", storeFor(prefix, "A", 300), { headers: marker.headers });
+    try {
+      // No input in this task: only the store's lease-lost notice can stop the handle (the refused write of an
+      // answer would be another way, tested below and in client-store.test.ts).
+      const handle = a.callTool("work");
+      handle.on("settled", marker.ended);
+      const ref = (await handle.ref) as TaskRef;
+      await until(() => sentBy("A-stolen", "tasks/get", ref.taskId) >= 3, "A to poll");
+      const [leaseKey] = await raw.keys(`${prefix}:lease:*`);
+      await raw.set(leaseKey as string, "thief", { PX: 60_000 });
+      const outcome = await Promise.race([handle.outcome(), pause(10_000).then(() => undefined)]);
+      expect(outcome).toMatchObject({ kind: "detached", taskId: ref.taskId });
+      await pause(1000); // 20 poll intervals, for a poll that should not come
+      expect(sentAfterEnd("A-stolen", "tasks/get", ref.taskId)).toBe(0);
+      expect(sentBy("A-stolen", "tasks/update", ref.taskId)).toBe(0);
+      expect(sentBy("A-stolen", "tasks/cancel", ref.taskId)).toBe(0);
+      expect(await raw.get(leaseKey as string)).toBe("thief");
+    } finally {
+      await a.close();
+    }
   }, 60_000);
 
   it("expired while the worker stalled: another worker adopts the task, answers its input and finishes it; the first stops", async () => {
@@ -151,29 +181,33 @@ describe("a worker whose lease is lost while a handle polls", () => {
       hGetAll: (key) => connection.hGetAll(key),
       hDel: (key, field) => connection.hDel(key, field),
     };
-    const a = await worker("A-expired", storeFor(prefix, "A", 400, stalling));
+    const marker = endMarker();
+    const a = await worker("A-expired", storeFor(prefix, "A", 400, stalling), { headers: marker.headers });
     const b = await worker("B-expired", storeFor(prefix, "B", 400), { adopt: { everyMs: 100 } });
-    const adopted: TaskHandle[] = [];
-    b.on("task", (handle) => adopted.push(handle));
-    const handle = a.callTool("later");
-    const ref = (await handle.ref) as TaskRef;
-    await until(() => sentBy("A-expired", "tasks/get", ref.taskId) >= 3, "A to poll");
-    stalled = true;
-    await until(() => adopted.length === 1, "B to adopt the task");
-    stalled = false;
-    const outcomeOfA = await Promise.race([handle.outcome(), pause(10_000).then(() => undefined)]);
-    expect(outcomeOfA).toMatchObject({ kind: "detached", taskId: ref.taskId });
-    const pollsOfA = sentBy("A-expired", "tasks/get", ref.taskId);
+    try {
+      const adopted: TaskHandle[] = [];
+      b.on("task", (handle) => adopted.push(handle));
+      const handle = a.callTool("later");
+      handle.on("settled", marker.ended);
+      const ref = (await handle.ref) as TaskRef;
+      await until(() => sentBy("A-expired", "tasks/get", ref.taskId) >= 3, "A to poll");
+      stalled = true;
+      await until(() => adopted.length === 1, "B to adopt the task");
+      stalled = false;
+      const outcomeOfA = await Promise.race([handle.outcome(), pause(10_000).then(() => undefined)]);
+      expect(outcomeOfA).toMatchObject({ kind: "detached", taskId: ref.taskId });
 
-    const outcomeOfB = await (adopted[0] as TaskHandle).outcome();
-    expect(outcomeOfB).toMatchObject({ kind: "completed", taskId: ref.taskId, result: textResult("ok") });
-    expect(sentBy("A-expired", "tasks/get", ref.taskId)).toBe(pollsOfA);
-    expect(sentBy("A-expired", "tasks/update", ref.taskId)).toBe(0);
-    expect(sentBy("A-expired", "tasks/cancel", ref.taskId)).toBe(0);
-    expect(sentBy("B-expired", "tasks/update", ref.taskId)).toBe(1);
-    await a.close();
-    await b.close();
-    await connection.close();
+      const outcomeOfB = await (adopted[0] as TaskHandle).outcome();
+      expect(outcomeOfB).toMatchObject({ kind: "completed", taskId: ref.taskId, result: textResult("ok") });
+      expect(sentAfterEnd("A-expired", "tasks/get", ref.taskId)).toBe(0);
+      expect(sentBy("A-expired", "tasks/update", ref.taskId)).toBe(0);
+      expect(sentBy("A-expired", "tasks/cancel", ref.taskId)).toBe(0);
+      expect(sentBy("B-expired", "tasks/update", ref.taskId)).toBe(1);
+    } finally {
+      await a.close();
+      await b.close();
+      await connection.close();
+    }
   }, 60_000);
 });
 
