@@ -32,6 +32,8 @@
  *    output that differs from what is shown.
  * 6. No snippet is lost when text moves between pages: the totals checked and run are at least what the README
  *    alone had before the guides were split out of it (35 type-checked, 9 run).
+ *
+ * Links and anchors are checked by links.test.ts.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
