@@ -8,6 +8,8 @@ import { spawn } from "node:child_process";
 import { createServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { AuthError, TaskClient } from "../index.js";
+import { silentLogger } from "../protocol/logging.js";
+import { withSdkWarningsTo } from "../auth/sdk-console.js";
 import { firstLine, type Invocation } from "./args.js";
 import { credentialsFileFor, CredentialsProvider } from "./credentials.js";
 import { ExitCode, UsageError } from "./exit-codes.js";
@@ -25,23 +27,35 @@ const LOGIN_TIMEOUT_MS = 300_000;
 export async function login(invocation: Invocation, io: Io): Promise<number> {
   const url = onlyUrl(invocation, "login");
   const file = credentialsFileFor(url);
-  const timeoutMs = invocation.options.timeoutMs ?? LOGIN_TIMEOUT_MS;
+  const { timeoutMs = LOGIN_TIMEOUT_MS, scope, json } = invocation.options;
   const callback = await listenForCallback();
+  let asked: URL | undefined;
   const provider = new CredentialsProvider(
     file,
     { v: 1, server: url, redirectUrl: callback.url },
     (authorizationUrl) => {
+      asked = authorizationUrl;
+      // For scripts: one JSON line on stdout with the URL to open.
+      if (json) io.stdout.write(`${JSON.stringify({ event: "authorize", url: authorizationUrl.href })}\n`);
       io.stderr.write(`Open this URL in a browser to authorize mcp-tasks:\n\n  ${authorizationUrl.href}\n\n`);
       if (!invocation.options.noBrowser) openBrowser(authorizationUrl.href);
       io.stderr.write("Waiting for the browser to come back…\n");
     },
   );
+  const log = cliLogger(io);
   try {
+    if (scope !== undefined) {
+      await authorizeScope(provider, url, scope, log, async () => {
+        const response = await callback.response(timeoutMs);
+        return { response, asked };
+      });
+    }
     const client = await TaskClient.connect(url, {
       clientInfo: { name: "mcp-tasks-cli", version: "0.1.0" },
       authProvider: provider,
       authorizationResponse: () => callback.response(timeoutMs),
       requestTimeoutMs: timeoutMs + 30_000,
+      logger: log,
     });
     await client.close();
   } catch (error) {
@@ -55,14 +69,108 @@ export async function login(invocation: Invocation, io: Io): Promise<number> {
   } finally {
     callback.close();
   }
-  if (provider.tokens() === undefined) {
+  const tokens = provider.tokens();
+  if (tokens === undefined) {
     file.remove();
     io.stderr.write(`${url} did not ask for authorization; nothing was stored\n`);
+    if (json) io.stdout.write(`${JSON.stringify({ event: "loggedIn", server: url, stored: false })}\n`);
     return ExitCode.completed;
   }
-  io.stderr.write(`logged in to ${url}; tokens stored in ${file.path} (readable by you only)\n`);
+  const granted = typeof tokens.scope === "string" ? tokens.scope : undefined;
+  io.stderr.write(
+    `logged in to ${url}${granted === undefined ? "" : ` (scope "${granted.replace(/[^\x20-\x7e]/g, "")}")`}; tokens stored in ${file.path} (readable by you only)\n`,
+  );
+  if (json) {
+    io.stdout.write(
+      `${JSON.stringify({ event: "loggedIn", server: url, stored: true, ...(granted !== undefined && { scope: granted }) })}\n`,
+    );
+  }
   return ExitCode.completed;
 }
+
+/** The command's warnings (the OAuth code's among them) as `warning:` lines on stderr. */
+function cliLogger(io: Io): { warn(message: string): void } {
+  return {
+    warn: (message) => io.stderr.write(`warning: ${String(message).replace(/\p{Cc}/gu, " ")}\n`),
+  };
+}
+
+/**
+ * `login --scope`: asks the authorization server for `scope` itself (the SDK's `auth()`), instead of the scope of
+ * the server's first challenge, and exchanges the code. The login's fresh registration registers it too.
+ */
+async function authorizeScope(
+  provider: CredentialsProvider,
+  url: string,
+  scope: string,
+  log: { warn(message: string): void },
+  response: () => Promise<{ response: URL; asked: URL | undefined }>,
+): Promise<void> {
+  const { auth } = await import("@modelcontextprotocol/client");
+  const fail = (cause: unknown): never => {
+    const oauthError = (cause as { code?: unknown } | undefined)?.code;
+    throw new AuthError({
+      method: "authorize",
+      reason: "authorization_failed",
+      scope,
+      ...(typeof oauthError === "string" && { oauthError }),
+      cause,
+    });
+  };
+  const logger = { ...silentLogger, warn: log.warn };
+  try {
+    const started = await withSdkWarningsTo(logger, () =>
+      auth(provider, { serverUrl: url, scope, forceReauthorization: true }),
+    );
+    if (started === "AUTHORIZED") return;
+    const { response: callback, asked } = await response();
+    if (asked === undefined || callback.searchParams.get("state") !== asked.searchParams.get("state")) {
+      fail(new Error("the authorization response's state does not match the request's"));
+    }
+    const code = callback.searchParams.get("code");
+    if (code === null) {
+      const error = callback.searchParams.get("error") ?? "no code";
+      fail(
+        Object.assign(new Error(callback.searchParams.get("error_description") ?? error), { code: error }),
+      );
+    }
+    const iss = callback.searchParams.get("iss") ?? undefined;
+    await withSdkWarningsTo(logger, () =>
+      auth(provider, { serverUrl: url, scope, authorizationCode: code!, ...(iss !== undefined && { iss }) }),
+    );
+  } catch (error) {
+    if (error instanceof AuthError) throw error;
+    fail(error);
+  }
+}
+
+/**
+ * For a command on a terminal with stored credentials: completes a step-up (or a new login) that a request
+ * started, as `login` would — the URL printed (and opened), the redirect awaited on the loopback port the client
+ * registered — so a call that needs a wider scope asks the user once and carries on.
+ */
+export function terminalAuthorization(
+  redirectUrl: string,
+  options: { noBrowser: boolean; timeoutMs: number; say: (text: string) => void },
+): (authorizationUrl: URL) => Promise<URL> {
+  return async (authorizationUrl) => {
+    const port = Number(new URL(redirectUrl).port);
+    const callback = await listenForCallback(port);
+    try {
+      const scope = authorizationUrl.searchParams.get("scope");
+      options.say(
+        `the server asks for authorization${scope === null ? "" : ` (scope "${scope.replace(/[^\x20-\x7e]/g, "")}")`}; open this URL in a browser:\n\n  ${authorizationUrl.href}\n`,
+      );
+      if (!options.noBrowser) openBrowser(authorizationUrl.href);
+      return await callback.response(options.timeoutMs);
+    } finally {
+      callback.close();
+    }
+  };
+}
+
+/** How long a command on a terminal waits for the browser during a step-up. */
+export const STEP_UP_TIMEOUT_MS = LOGIN_TIMEOUT_MS;
 
 export async function logout(invocation: Invocation, io: Io): Promise<number> {
   const url = onlyUrl(invocation, "logout");
@@ -116,7 +224,7 @@ async function revoke(
 }
 
 /** A loopback listener for authorization responses (`/callback?code=…&state=…&iss=…`), one per `response()`. */
-async function listenForCallback(): Promise<{
+async function listenForCallback(wanted = 0): Promise<{
   url: string;
   response(timeoutMs: number): Promise<URL>;
   close(): void;
@@ -145,7 +253,7 @@ async function listenForCallback(): Promise<{
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
+    server.listen(wanted, "127.0.0.1", () => resolve());
   });
   const { port } = server.address() as AddressInfo;
   const timers = new Set<ReturnType<typeof setTimeout>>();
