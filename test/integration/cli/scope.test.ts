@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { defineTool, step, textResult } from "../../../src/testing/index.js";
 import { NARROW, WIDE, startStrictSetup, type StrictSetup } from "../auth/strict-authorization.js";
-import { runCli, spawnCli, stateDir, waitFor } from "./harness.js";
+import { runCli, spawnCli, stateDir, Terminal, waitFor } from "./harness.js";
 
 let setup: StrictSetup;
 let state: ReturnType<typeof stateDir>;
@@ -64,7 +64,7 @@ it("login --json prints the authorization URL and the outcome as JSON lines on s
   expect(new URL(String(lines[0]!["url"])).origin).toBe(setup.issuer);
   expect(lines[1]).toMatchObject({ event: "loggedIn", server: setup.url, stored: true });
   expect(String(lines[1]!["scope"]).split(" ")).toContain(NARROW);
-});
+}, 60_000);
 
 it("a call the stored tokens lack the scope for names the scope and says how to log in for it", async () => {
   expect(await runCli(["call", setup.url, "read_job"], env)).toMatchObject({ code: 0, stdout: "read\n" });
@@ -72,7 +72,7 @@ it("a call the stored tokens lack the scope for names the scope and says how to 
   expect(run.code).toBe(8);
   expect(run.stderr).toContain(`needs scope "${NARROW} ${WIDE}"`);
   expect(run.stderr).toContain(`run \`mcp-tasks login ${setup.url} --scope '${NARROW} ${WIDE}'\``);
-});
+}, 60_000);
 
 it("login --scope asks for that scope, and the call then goes through", async () => {
   const lines = await login(["--scope", `${NARROW} ${WIDE}`]);
@@ -80,4 +80,23 @@ it("login --scope asks for that scope, and the call then goes through", async ()
   expect(asked).toEqual(expect.arrayContaining([NARROW, WIDE]));
   expect(String(lines.at(-1)!["scope"]).split(" ")).toEqual(expect.arrayContaining([NARROW, WIDE]));
   expect(await runCli(["call", setup.url, "write_job"], env)).toMatchObject({ code: 0, stdout: "written\n" });
-});
+}, 60_000);
+
+it("on a terminal, a call that needs a wider scope asks once in the browser and carries on", async () => {
+  await login([]); // stored tokens with the first challenge's scope only
+  const terminal = new Terminal(["call", setup.url, "write_job"], env, config);
+  try {
+    const screen = await terminal.waitForText("open this URL in a browser");
+    expect(screen).toContain(`scope "${NARROW} ${WIDE}`);
+    const url = /(http:\/\/127\.0\.0\.1:\d+\/auth\?\S*?%2Fmcp)/.exec(
+      terminal.screen().replace(/\n/g, ""),
+    )?.[1];
+    expect(url).toBeDefined();
+    const landed = await fetch(await setup.approve(url!)); // the redirect reaches the command's listener
+    expect(landed.status).toBe(200);
+    expect(await terminal.exitCode(30_000)).toBe(0);
+    expect(terminal.screen()).toContain("written");
+  } finally {
+    terminal.close();
+  }
+}, 60_000); // a login, then the call on a terminal with its browser step
