@@ -16,7 +16,6 @@ import {
   type HttpTaskServer,
 } from "../../../src/testing/index.js";
 import type { PrimitiveSchemaDefinition } from "../../../src/schema/index.js";
-import { startV1TasksHttp, type RunningV1Server } from "../legacy/fixtures/v1-tasks-server.js";
 import { runCli, stateDir, Terminal } from "./harness.js";
 import { HOSTILE_SUFFIX, hostileIdProxy, type HostileIdProxy } from "./hostile-ids.js";
 
@@ -62,7 +61,8 @@ let server: HttpTaskServer;
 let proxy: HostileIdProxy;
 let broken: HttpServer;
 let brokenUrl: string;
-let legacy: RunningV1Server;
+let legacy: HttpServer;
+let legacyUrl: string;
 let state: ReturnType<typeof stateDir>;
 const terminals: Terminal[] = [];
 
@@ -70,7 +70,8 @@ beforeAll(async () => {
   state = stateDir();
   server = await startTaskServer({ tools });
   proxy = await hostileIdProxy(server.url);
-  legacy = await startV1TasksHttp();
+  legacy = await startLegacyServer();
+  legacyUrl = `http://127.0.0.1:${(legacy.address() as AddressInfo).port}/mcp`;
   // Answers every request with a JSON-RPC error whose message carries escape sequences.
   broken = createServer((req, res) => {
     let body = "";
@@ -92,8 +93,11 @@ afterEach(() => {
 });
 
 afterAll(async () => {
-  await Promise.all([proxy.close(), server.close(), legacy.close()]);
-  await new Promise((resolve) => broken.close(resolve));
+  await Promise.all([proxy.close(), server.close()]);
+  for (const http of [broken, legacy]) {
+    http.closeAllConnections();
+    await new Promise((resolve) => http.close(resolve));
+  }
   state.remove();
 });
 
@@ -150,11 +154,53 @@ describe("hostile server text", () => {
 
 describe("mcp-tasks tools on a 2025-11-25 server", () => {
   it("labels each tool by its execution.taskSupport, absent meaning forbidden (a plain call)", async () => {
-    const run = await runCli(["tools", legacy.url], state.env);
+    const run = await runCli(["tools", legacyUrl], state.env);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toMatch(/^report {2}\[task: required\]$/m);
-    expect(run.stdout).toMatch(/^maybe {2}\[task: optional\]$/m);
-    expect(run.stdout).toMatch(/^echo {2}\[task: forbidden\]$/m);
-    expect(run.stdout).not.toContain("decided per call");
+    expect(run.stdout).toBe(
+      "report  [task: required]\nmaybe  [task: optional]\nplain  [task: forbidden]\nodd  [task: forbidden]\n",
+    );
   });
 });
+
+/**
+ * A 2025-11-25 server, scripted: it does not know `server/discover`, answers `initialize` with the tasks
+ * capability, and lists four tools: `required`, `optional`, one without `execution` (the schema's default is
+ * `forbidden`) and one with a `taskSupport` the schema does not have.
+ */
+async function startLegacyServer(): Promise<HttpServer> {
+  const tools = [
+    { name: "report", inputSchema: { type: "object" }, execution: { taskSupport: "required" } },
+    { name: "maybe", inputSchema: { type: "object" }, execution: { taskSupport: "optional" } },
+    { name: "plain", inputSchema: { type: "object" } },
+    { name: "odd", inputSchema: { type: "object" }, execution: { taskSupport: "sometimes" } },
+  ];
+  const answers: Record<string, (id: unknown) => unknown> = {
+    initialize: (id) => ({
+      jsonrpc: "2.0",
+      id,
+      result: {
+        protocolVersion: "2025-11-25",
+        capabilities: { tools: {}, tasks: { requests: { tools: { call: {} } } } },
+        serverInfo: { name: "scripted-2025", version: "1.0.0" },
+      },
+    }),
+    "tools/list": (id) => ({ jsonrpc: "2.0", id, result: { tools } }),
+  };
+  const http = createServer((req, res) => {
+    let body = "";
+    req.on("data", (chunk: Buffer) => (body += chunk.toString()));
+    req.on("end", () => {
+      if (req.method !== "POST") return void res.writeHead(405).end();
+      const { id, method } = JSON.parse(body) as { id?: unknown; method: string };
+      if (id === undefined) return void res.writeHead(202).end(); // a notification
+      const answer = answers[method]?.(id) ?? {
+        jsonrpc: "2.0",
+        id,
+        error: { code: -32601, message: `Method not found: ${method}` },
+      };
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer));
+    });
+  });
+  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+  return http;
+}

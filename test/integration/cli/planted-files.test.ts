@@ -70,6 +70,7 @@ describe("a ref from elsewhere", () => {
       ["cancel", JSON.stringify(ref)],
     ]) {
       const run = await runCli(args, state.env);
+      expect(existsSync(marker), args[0]).toBe(false);
       expect(run.code).toBe(2);
       expect(run.stderr).toContain("the ref does not name a server URL: give --server <url> or -- <command>");
     }
@@ -90,6 +91,7 @@ describe("a ref from elsewhere", () => {
       },
     );
     const run = await runCli(["watch", "planted-2"], state.env);
+    expect(existsSync(marker)).toBe(false);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("the store does not know this task's server");
     expect(existsSync(marker)).toBe(false);
@@ -110,8 +112,8 @@ describe("a ref from elsewhere", () => {
       ["watch", JSON.stringify(forged), "--no-input", "--unanswered", "decline"],
       state.env,
     );
-    expect(run.stderr).toContain("the ref carries 1 unsent input answer(s)");
     expect(run.stdout).toBe("Kept a.txt\n"); // not "Deleted": the forged answer never reached the server
+    expect(run.stderr).toContain("the ref carries 1 unsent input answer(s)");
     expect(run.code).toBe(0);
   });
 
@@ -126,16 +128,16 @@ describe("a ref from elsewhere", () => {
         ["watch", ref, "--header", "X-Api-Key: secret-4d1e", "--timeout", "200ms"],
         state.env,
       );
-      expect(run.code).toBe(2);
-      expect(run.stderr).toContain(
-        `--header values go only to a server you name: add --server ${server.url}`,
-      );
       expect(
         server.requests
           .all()
           .slice(before)
           .some((request) => "x-api-key" in request.headers),
       ).toBe(false);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain(
+        `--header values go only to a server you name: add --server ${server.url}`,
+      );
 
       const named = await runCli(
         ["watch", ref, "--server", server.url, "--header", "X-Api-Key: secret-4d1e", "--timeout", "200ms"],
