@@ -1,7 +1,7 @@
 /**
- * From the command line to a connected client: which server (a URL, `--server`, a ref's URL, or the stdio
- * command after `--`), the store, the input handlers. A server that cannot be reached is a usage error: the
- * command cannot do anything else with it.
+ * From the command line to a connected client: a server (a URL or the stdio command after `--`; which one a
+ * task names is task-operand.ts's question), the store, the credentials, the input handlers. A server that
+ * cannot be reached is a usage error: the command cannot do anything else with it.
  */
 import { existsSync } from "node:fs";
 import { AuthError, TaskClient, type ConnectTarget } from "../index.js";
