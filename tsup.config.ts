@@ -8,6 +8,8 @@ const publicEntries = {
   "testing/index": "src/testing/index.ts",
   "store/index": "src/store/index.ts",
   "store/redis": "src/store/redis.ts",
+  // OAuth (the SDK's transport and flows), imported by the app that wants it: never reached from the main entry.
+  "auth/oauth/index": "src/auth/oauth/index.ts",
   // Agent framework bridges: each imports its framework (an optional peer) and the core by the package's name.
   "bridges/ai-sdk": "src/bridges/ai-sdk.ts",
   "bridges/langchain": "src/bridges/langchain.ts",
@@ -86,7 +88,7 @@ const library: Options = {
 
 /**
  * The `mcp-tasks` command (bin/mcp-tasks.js): ESM only, no types. It imports the library through the built
- * entries (dist/index.js, dist/store/index.js) instead of bundling a second copy of the client.
+ * entries (dist/index.js, dist/store/index.js, dist/auth/oauth/index.js) instead of bundling a second copy.
  */
 const cli: Options = {
   entry: { cli: "src/cli/main.ts" },
@@ -102,7 +104,7 @@ const cli: Options = {
     {
       name: "cli-uses-the-built-library",
       setup(build) {
-        build.onResolve({ filter: /^\.\.\/(index|store\/index)\.js$/ }, (args) =>
+        build.onResolve({ filter: /^\.\.\/(index|store\/index|auth\/oauth\/index)\.js$/ }, (args) =>
           args.importer.includes(join("src", "cli"))
             ? { path: args.path.slice(1), external: true }
             : undefined,

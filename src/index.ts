@@ -58,7 +58,7 @@ export type {
   MeterProviderLike,
   PollSpans,
 } from "./telemetry/options.js";
-export type { AuthorizationResponse, OAuthProviderLike } from "./auth/failures.js";
+export type { ConnectionAuth, AuthTransportParts, AuthFailures } from "./auth/connection-auth.js";
 export { UnsupportedError, UnrequestedTaskError } from "./protocol/errors.js";
 export type { TaskSupport } from "./tools/catalog.js";
 export type { ToolInfo } from "./tools/catalog.js";

@@ -11,7 +11,7 @@ import type { CallSpec, LegacyTasksMode } from "../eras/dialect.js";
 import type { TelemetryOptions } from "../telemetry/options.js";
 import { Method } from "../protocol/constants.js";
 import type { ConnectionHeaders } from "../auth/headers.js";
-import type { AuthorizationResponse, OAuthProviderLike } from "../auth/failures.js";
+import type { ConnectionAuth } from "../auth/connection-auth.js";
 
 /** Options of `TaskClient.connect`: the connection, and the defaults of every call made through it. */
 export interface TaskClientOptions {
@@ -25,21 +25,25 @@ export interface TaskClientOptions {
    */
   headers?: ConnectionHeaders;
   /**
-   * URL targets: an OAuth client provider from `@modelcontextprotocol/client` (`OAuthClientProvider`). The SDK's
-   * transport runs the authorization flow with it (discovery, dynamic registration, PKCE) and, on a 401, one
-   * refresh and one retry of the request; a second 401 fails the request with `AuthError` (a task keeps running and
-   * its handle keeps its id). Concurrent 401s share one refresh.
+   * URL targets: OAuth (the MCP authorization spec), as `auth: oauth(provider, { authorizationResponse })` with
+   * `import { oauth } from "mcp-tasks/oauth"`. The SDK's transport runs the flow with your `OAuthClientProvider`
+   * (discovery, dynamic registration, PKCE, step-up) and, on a 401, one refresh and one retry of the request; a
+   * second 401 fails the request with `AuthError` (a task keeps running and its handle keeps its id). Concurrent
+   * 401s share one refresh. The OAuth code and the SDK it drives load only from that entry, so a client without
+   * `auth` carries none of it.
    */
-  authProvider?: OAuthProviderLike;
+  auth?: ConnectionAuth;
   /**
-   * With `authProvider`: completes an interactive authorization that a request started. Called with the URL the
-   * provider was sent to (`redirectToAuthorization`); resolve with the URL the browser came back to (your
-   * `redirectUrl` with `code`, `state`, `iss`). The client checks `state`, exchanges the code (the SDK checks
-   * `iss`), and sends the request again, all within that request's timeout (`requestTimeoutMs`). A bare code is
-   * taken too, but skips the `state` check and fails at authorization servers that send `iss` (RFC 9207).
-   * Without it, such a request fails with `AuthError` (`reason: "authorization_required"`).
+   * @deprecated Moved to `mcp-tasks/oauth`: `auth: oauth(authProvider, { authorizationResponse })`, with
+   * `import { oauth } from "mcp-tasks/oauth"`. Given here, `connect` throws a `TypeError` that says so (a client
+   * never connects without the authorization it was given).
    */
-  authorizationResponse?: AuthorizationResponse;
+  authProvider?: never;
+  /**
+   * @deprecated Moved to `mcp-tasks/oauth`, with `authProvider`: `auth: oauth(authProvider, { authorizationResponse
+   * })`. Given here, `connect` throws a `TypeError` that says so.
+   */
+  authorizationResponse?: never;
   /** Sent as `io.modelcontextprotocol/clientInfo` on every request. */
   clientInfo?: Implementation;
   /**
@@ -74,7 +78,8 @@ export interface TaskClientOptions {
   ttlGraceMs?: number;
   /**
    * Where the client reports what no single handle owns: transport errors, a dropped connection, scheduler
-   * faults, retries, a task created after its handle ended, and (`warn`) the warnings of the SDK's OAuth code.
+   * faults, retries, a task created after its handle ended, and (`warn`) the warnings of the SDK's OAuth code
+   * (with `auth`).
    * Any object with `debug`/`info`/`warn`/`error` (console, pino). Task ids are redacted. Default: silent.
    */
   logger?: Partial<Logger>;

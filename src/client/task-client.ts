@@ -206,9 +206,7 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
     const settings = settingsOf(options); // bad options fail here, before any connection is made
     const url = typeof target === "string" ? target : target instanceof URL ? target.href : undefined;
     if (url === undefined && usesHttpOptions(settings)) {
-      throw new TypeError(
-        "TaskClient.connect: `headers`, `authProvider` and `authorizationResponse` apply to a URL target only",
-      );
+      throw new TypeError("TaskClient.connect: `headers` and `auth` apply to a URL target only");
     }
     // `#telemetry` (package.json "imports"): a file of its own, loaded only with the option; a missing
     // @opentelemetry/api fails here, naming the package. Telemetry off loads nothing of either.

@@ -6,9 +6,11 @@
  *   the request → the connection's `headers` → one resend on a dead pooled connection (http-resend.ts) → the
  *   caller's (or the global) `fetch`
  *
- * A failed send that was about authorization becomes an `AuthError` (src/auth/failures.ts). Without an
- * `authProvider` the chain feeds this library's own transport (./streamable-http.ts) and nothing of OAuth runs;
- * with one, the OAuth glue (src/auth/oauth.ts) hands the chain to the SDK's transport, which runs the flows.
+ * A failed send that was about authorization becomes an `AuthError` (src/auth/failures.ts). Without an `auth`
+ * plug-in the chain feeds this library's own transport (./streamable-http.ts) and nothing of OAuth runs; with one
+ * (`oauth()` of `mcp-tasks/oauth`, src/auth/oauth/), the plug-in hands the chain to the SDK's transport, which runs
+ * the flows. Nothing here imports the plug-in: its code, and the SDK it drives, reach a bundle only when the app
+ * imports `mcp-tasks/oauth`.
  */
 import type { FetchLike } from "../protocol/headers.js";
 import { withHttpErrorMapping } from "./http-fetch.js";
@@ -19,11 +21,8 @@ import { silentLogger, type Logger } from "../protocol/logging.js";
 import { StreamableHttpTransport } from "./streamable-http.js";
 import { withConnectionHeaders, type ConnectionHeaders } from "../auth/headers.js";
 import { describeSent, RefusalLog } from "../auth/challenge.js";
-import { authFailure, type AuthorizationResponse, type OAuthProviderLike } from "../auth/failures.js";
-// Imported statically on purpose: the package is built without code splitting, so a dynamic import of a module of
-// ours would be inlined anyway, and esbuild would then keep everything that module reaches (no tree shaking). The
-// glue is small; the SDK it drives is what loads on demand (`oauthTransport` imports it when called).
-import { oauthTransport } from "../auth/oauth.js";
+import { authFailure } from "../auth/failures.js";
+import { authFailures, type ConnectionAuth } from "../auth/connection-auth.js";
 
 export interface HttpTransportOptions {
   /** The `fetch` under everything. Default: the global `fetch`, looked up per request. */
@@ -32,9 +31,9 @@ export interface HttpTransportOptions {
   requestHeaders?: RequestHeaders;
   /** The connection's headers, on every request to the endpoint. */
   headers?: ConnectionHeaders;
-  authProvider?: OAuthProviderLike;
-  authorizationResponse?: AuthorizationResponse;
-  /** Where the OAuth code's own warnings go (the client's logger). */
+  /** The authorization plug-in (`auth`), which builds the transport instead. */
+  auth?: ConnectionAuth;
+  /** Where the plug-in's own warnings go (the client's logger). */
   log?: Logger;
 }
 
@@ -51,15 +50,14 @@ export async function buildHttpTransport(
   if (options.requestHeaders !== undefined) endpoint = options.requestHeaders.wrap(endpoint);
   endpoint = withHttpErrorMapping(noteRefusals(endpoint, refusals));
 
-  if (options.authProvider !== undefined) {
-    return oauthTransport({
+  if (options.auth !== undefined) {
+    return options.auth.transport({
       url,
-      provider: options.authProvider,
-      authorizationResponse: options.authorizationResponse,
       endpoint,
       base,
       refusals,
       log: options.log ?? silentLogger,
+      failures: authFailures,
     });
   }
   const transport = new StreamableHttpTransport(url, { fetch: endpoint });

@@ -5,7 +5,8 @@
  * requests, `Mcp-Method` and `Mcp-Name` derived from the body; resumption of a dropped stream with
  * `Last-Event-ID`. It behaves as the v2 SDK's `StreamableHTTPClientTransport` does for everything this library
  * sends, without the SDK `Client`, its OAuth code or its schemas in the bundle (a main-entry bundle is a third of
- * the size without them). OAuth flows (an `authProvider`) run in the SDK's transport instead (src/auth/oauth.ts).
+ * the size without them). OAuth flows (`auth: oauth(provider)`) run in the SDK's transport instead
+ * (src/auth/oauth/, the `mcp-tasks/oauth` entry).
  *
  * HTTP failures reach this transport already mapped by `withHttpErrorMapping` (a `TransportError`, or a 4xx
  * JSON-RPC error body turned into an answer); what is left here is 401/403 on a POST, GET failures, and bodies

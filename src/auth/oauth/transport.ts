@@ -1,7 +1,8 @@
 /**
- * The `authProvider` option: the SDK's `OAuthClientProvider` on the SDK's Streamable HTTP transport, which does
- * the OAuth work (protected-resource and authorization-server discovery, dynamic registration, PKCE, refresh on a
- * 401 and one retry, step-up on a 403 `insufficient_scope`). Loaded only when a client is given a provider.
+ * What `auth: oauth(provider)` runs: the SDK's `OAuthClientProvider` on the SDK's Streamable HTTP transport, which
+ * does the OAuth work (protected-resource and authorization-server discovery, dynamic registration, PKCE, refresh
+ * on a 401 and one retry, step-up on a 403 `insufficient_scope`). The SDK loads when the first OAuth transport is
+ * built, so importing `mcp-tasks/oauth` (the command line does) costs little until a provider is used.
  *
  * What this module adds around it:
  * - our HTTP layer (routing and `Mcp-Param-*` headers, `headers`, error mapping) on requests to the MCP endpoint
@@ -14,26 +15,15 @@
  *   from the provider's saved discovery state (see `watchRedirects`).
  */
 import type { OAuthClientProvider } from "@modelcontextprotocol/client";
-import type { FetchLike } from "../protocol/headers.js";
-import type { McpTransport } from "../session/types.js";
-import type { Logger } from "../protocol/logging.js";
-import { AuthError } from "../protocol/errors.js";
-import { describeSent, refusalError, type RefusalLog } from "./challenge.js";
-import { authFailure, type AuthorizationResponse, type OAuthProviderLike } from "./failures.js";
+import type { AuthTransportParts, FetchLike, McpTransport } from "mcp-tasks";
+import type { AuthorizationResponse, OAuthProviderLike } from "./provider.js";
 import { registeringOfferedScopes, ResourceScopes } from "./registration.js";
 import { withSdkWarningsTo } from "./sdk-console.js";
 
-export interface OAuthTransportParts {
-  url: URL;
+/** What the client hands the plug-in (its HTTP layer, its refusal log, its errors), and the provider. */
+export interface OAuthTransportParts extends AuthTransportParts {
   provider: OAuthProviderLike;
   authorizationResponse: AuthorizationResponse | undefined;
-  /** The fetch for requests to the MCP endpoint (our whole HTTP layer). */
-  endpoint: FetchLike;
-  /** The fetch for everything else (OAuth metadata, registration, token requests). */
-  base: FetchLike;
-  refusals: RefusalLog;
-  /** Where the SDK's own console warnings go. */
-  log: Logger;
 }
 
 /** At most this many interactive authorizations complete for one request (a step-up after a first login). */
@@ -55,6 +45,7 @@ export async function oauthTransport(parts: OAuthTransportParts): Promise<McpTra
     registeringOfferedScopes(oneRefreshPerToken(parts.base), offered),
   );
   const transport = new StreamableHTTPClientTransport(parts.url, { authProvider: watched.provider, fetch });
+  const { describeSent, refusalError, authFailure, isAuthError } = parts.failures;
   const send = transport.send.bind(transport);
   transport.send = async (message, options) => {
     const request = describeSent(message);
@@ -92,7 +83,7 @@ export async function oauthTransport(parts: OAuthTransportParts): Promise<McpTra
           );
           watched.consented(redirected);
         } catch (failure) {
-          throw failure instanceof AuthError
+          throw isAuthError(failure)
             ? failure
             : authFailure(failure, request, {
                 refusal,

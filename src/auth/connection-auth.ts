@@ -1,0 +1,90 @@
+/**
+ * The `auth` option of `TaskClient.connect`: an authorization plug-in that builds a URL target's transport around
+ * the client's HTTP layer. The OAuth one, `oauth()`, lives in its own entry (`mcp-tasks/oauth`) because it drives
+ * the SDK's transport and OAuth code: a one-file bundle of the main entry would otherwise carry all of it
+ * (esbuild inlines a lazy `import()` when it does not split), and a client without OAuth should not.
+ *
+ * The plug-in gets what it needs of the client's error handling from the client that connects (`failures`), so
+ * its entry imports nothing of the main entry at run time and an `AuthError` it throws is the connecting copy's.
+ */
+import type { FetchLike } from "../protocol/headers.js";
+import type { Logger } from "../protocol/logging.js";
+import { AuthError } from "../protocol/errors.js";
+import type { McpTransport } from "../session/types.js";
+import { describeSent, refusalError, type RefusalLog } from "./challenge.js";
+import { authFailure } from "./failures.js";
+
+/**
+ * How a URL connection authorizes beyond static `headers`: the `auth` option of `TaskClient.connect`. Make one with
+ * `oauth(provider, { authorizationResponse })` from `mcp-tasks/oauth`.
+ */
+export interface ConnectionAuth {
+  /** The scheme the plug-in runs (`"oauth"`). */
+  readonly kind: "oauth";
+  /**
+   * Builds the transport of a URL target around the client's HTTP layer.
+   * @internal
+   */
+  transport(parts: AuthTransportParts): Promise<McpTransport>;
+}
+
+/**
+ * What the client hands an authorization plug-in for one URL target.
+ * @internal
+ */
+export interface AuthTransportParts {
+  url: URL;
+  /** The fetch for requests to the MCP endpoint (the client's whole HTTP layer). */
+  endpoint: FetchLike;
+  /** The fetch for everything else (OAuth metadata, registration, token requests). */
+  base: FetchLike;
+  /** The 401/403 answers of requests in flight, by JSON-RPC id. */
+  refusals: RefusalLog;
+  /** Where the OAuth code's own warnings go (the client's logger). */
+  log: Logger;
+  failures: AuthFailures;
+}
+
+/**
+ * The client's reading of failed sends, passed to the plug-in rather than imported by it.
+ * @internal
+ */
+export interface AuthFailures {
+  describeSent: typeof describeSent;
+  authFailure: typeof authFailure;
+  refusalError: typeof refusalError;
+  isAuthError(error: unknown): error is AuthError;
+}
+
+export const authFailures: AuthFailures = {
+  describeSent,
+  authFailure,
+  refusalError,
+  isAuthError: (error): error is AuthError => error instanceof AuthError,
+};
+
+/** Throws the `TypeError` a caller mistake deserves: `auth` that is not a plug-in, or the options that moved. */
+export function checkConnectionAuth(options: {
+  auth?: unknown;
+  authProvider?: unknown;
+  authorizationResponse?: unknown;
+}): ConnectionAuth | undefined {
+  if (options.authProvider !== undefined || options.authorizationResponse !== undefined) {
+    throw new TypeError(
+      "TaskClient: `authProvider` and `authorizationResponse` moved to mcp-tasks/oauth: " +
+        'import { oauth } from "mcp-tasks/oauth" and pass `auth: oauth(authProvider, { authorizationResponse })`',
+    );
+  }
+  const { auth } = options;
+  if (auth === undefined) return undefined;
+  const candidate = auth as Partial<Record<string, unknown>> | null;
+  if (typeof candidate !== "object" || candidate === null || typeof candidate.transport !== "function") {
+    const provider = typeof candidate?.tokens === "function";
+    throw new TypeError(
+      provider
+        ? 'TaskClient: `auth` takes an OAuth provider through oauth(): import { oauth } from "mcp-tasks/oauth" and pass `auth: oauth(provider)`'
+        : 'TaskClient: `auth` must be made by oauth() from "mcp-tasks/oauth"',
+    );
+  }
+  return auth as ConnectionAuth;
+}
