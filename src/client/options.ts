@@ -16,11 +16,12 @@ import type { AuthorizationResponse, OAuthProviderLike } from "../auth/failures.
 export interface TaskClientOptions {
   /**
    * URL targets: HTTP headers for every request of the connection (calls, polls, `tasks/update`, `tasks/cancel`,
-   * listen streams, `tools/list`), e.g. `{ Authorization: "Bearer …" }`; or a function called before every
-   * request for that request's headers (a token that changes). They go to the MCP endpoint only, and never into a
-   * ref, the store, an event, a log line or an error message. Headers the protocol sets (`Mcp-*`,
-   * `MCP-Protocol-Version`, `Content-Type`, `Accept`) are refused. A server's 401 or 403 fails the request with
-   * `AuthError`.
+   * listen streams, `tools/list`), e.g. `{ Authorization: "Bearer …" }`, in any `HeadersInit` form (a plain object,
+   * a `Headers`, `[name, value]` pairs; anything else is refused with a `TypeError`); or a function called before
+   * every request for that request's headers (a token that changes). They go to the MCP endpoint only (a redirect
+   * to another origin is not followed), and never into a ref, the store, an event, a log line or an error message.
+   * Headers the protocol sets (`Mcp-*`, `MCP-Protocol-Version`, `Content-Type`, `Accept`) are refused. A server's
+   * 401 or 403 fails the request with `AuthError`.
    */
   headers?: ConnectionHeaders;
   /**

@@ -16,7 +16,7 @@ import { withDeadConnectionResend } from "./http-resend.js";
 import type { RequestHeaders } from "./request-headers.js";
 import type { McpTransport } from "./types.js";
 import { StreamableHttpTransport } from "./streamable-http.js";
-import { withConnectionHeaders, type ConnectionHeaders } from "../auth/headers.js";
+import { withConnectionHeaders, type CheckedHeaders } from "../auth/headers.js";
 import { describeSent, RefusalLog } from "../auth/challenge.js";
 import { authFailure, type AuthorizationResponse, type OAuthProviderLike } from "../auth/failures.js";
 // Imported statically on purpose: the package is built without code splitting, so a dynamic import of a module of
@@ -29,8 +29,8 @@ export interface HttpTransportOptions {
   fetch?: FetchLike;
   /** Per-request headers (filed by JSON-RPC id): `Mcp-Param-*` mirroring. */
   requestHeaders?: RequestHeaders;
-  /** The connection's headers, on every request to the endpoint. */
-  headers?: ConnectionHeaders;
+  /** The connection's headers, on every request to the endpoint (checked: see `checkConnectionHeaders`). */
+  headers?: CheckedHeaders;
   authProvider?: OAuthProviderLike;
   authorizationResponse?: AuthorizationResponse;
 }
