@@ -3,8 +3,9 @@
  * go through one `fetch` chain, outermost first:
  *
  *   error mapping (http-fetch.ts) → refusals noted (401/403 with their challenge) → `Mcp-Param-*` headers of
- *   the request → the connection's `headers` → one resend on a dead pooled connection (http-resend.ts) → the
- *   caller's (or the global) `fetch`
+ *   the request → the connection's `headers` → redirects followed within the endpoint's origin only
+ *   (http-redirects.ts) → one resend on a dead pooled connection (http-resend.ts) → the caller's (or the
+ *   global) `fetch`
  *
  * A failed send that was about authorization becomes an `AuthError` (src/auth/failures.ts). Without an
  * `authProvider` the chain feeds this library's own transport (./streamable-http.ts) and nothing of OAuth runs;
@@ -13,6 +14,7 @@
 import type { FetchLike } from "../protocol/headers.js";
 import { withHttpErrorMapping } from "./http-fetch.js";
 import { withDeadConnectionResend } from "./http-resend.js";
+import { withSameOriginRedirects } from "./http-redirects.js";
 import type { RequestHeaders } from "./request-headers.js";
 import type { McpTransport } from "./types.js";
 import { StreamableHttpTransport } from "./streamable-http.js";
@@ -43,7 +45,7 @@ export async function buildHttpTransport(
     (options.fetch ?? globalThis.fetch)(input, init),
   );
   const refusals = new RefusalLog();
-  let endpoint = base;
+  let endpoint = withSameOriginRedirects(base);
   if (options.headers !== undefined) endpoint = withConnectionHeaders(endpoint, options.headers);
   if (options.requestHeaders !== undefined) endpoint = options.requestHeaders.wrap(endpoint);
   endpoint = withHttpErrorMapping(noteRefusals(endpoint, refusals));

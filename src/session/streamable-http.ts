@@ -97,6 +97,7 @@ export class StreamableHttpTransport implements McpTransport {
         headers,
         body: JSON.stringify(message),
         signal: this.signalFor(options?.requestSignal),
+        redirect: "manual",
       });
       if (handshake && response.ok) this.session = response.headers.get("mcp-session-id") ?? undefined;
       if (!response.ok) return await this.failedPost(method, message, response);
@@ -162,6 +163,7 @@ export class StreamableHttpTransport implements McpTransport {
   }
 
   private fetch(init: RequestInit): Promise<Response> {
+    // Every request asks for manual redirects: the `fetch` given decides which it follows.
     return (this.options.fetch ?? globalThis.fetch)(this.url, init);
   }
 
@@ -181,6 +183,7 @@ export class StreamableHttpTransport implements McpTransport {
       method: "GET",
       headers,
       signal: this.signalFor(options.requestSignal),
+      redirect: "manual",
     });
     if (!response.ok) {
       await drain(response);

@@ -7,9 +7,12 @@
  * - `{ status }`: answer with that HTTP status and a JSON-RPC error body (`error` if given), or `body` as plain text,
  *   instead of forwarding;
  * - `{ error }`: answer HTTP 200 with this JSON-RPC error instead of forwarding;
- * - `"drop"`: destroy the connection without answering (the client sees a network error).
+ * - `"drop"`: destroy the connection without answering (the client sees a network error);
+ * - `{ respond }`: write whatever bytes the test wants (a redirect, an endless line, a body with no answer); the
+ *   response stays open until `respond` ends it or the proxy closes.
  *
- * A rule applies `times` times (default: forever), then the method is forwarded again. Instead of rules, a
+ * A rule applies `times` times (default: forever), then the method is forwarded again. A rule for `"GET"` applies
+ * to GET requests (the 2025-era event stream, stream resumption). Instead of rules, a
  * `plan(method, index)` given at start decides per request (`index` counts that method's requests from 0).
  * `seen` lists every JSON-RPC method the proxy received, faulted or not, in arrival order; `exchanges` records each
  * JSON-RPC request with its task id, when it arrived and when its response ended (on `performance.now()`), how it
@@ -25,8 +28,21 @@ export interface FaultError {
   data?: unknown;
 }
 
+/** What a `respond` rule hears of the request it answers. */
+export interface FaultRequest {
+  /** The HTTP method. */
+  httpMethod: string;
+  /** The JSON-RPC message of a POST (undefined for a GET). */
+  message: { id?: unknown; method?: unknown; params?: unknown } | undefined;
+  headers: IncomingMessage["headers"];
+}
+
 export type FaultRule =
-  "hang" | "drop" | { status: number; error?: FaultError; body?: string } | { error: FaultError };
+  | "hang"
+  | "drop"
+  | { status: number; error?: FaultError; body?: string }
+  | { error: FaultError }
+  | { respond(res: ServerResponse, request: FaultRequest): void };
 
 /** Decides the fate of the `index`-th request (from 0) for `method`; undefined forwards it. */
 export type FaultPlan = (method: string, index: number) => FaultRule | undefined;
@@ -132,6 +148,10 @@ export async function startFaultProxy(upstream: string, plan?: FaultPlan): Promi
       if (rule !== undefined) faulted.set(method, (faulted.get(method) ?? 0) + 1);
       return rule;
     }
+    return takeRule(method);
+  }
+
+  function takeRule(method: string): FaultRule | undefined {
     const active = rules.get(method);
     if (active === undefined || active.left <= 0) return undefined;
     active.left -= 1;
@@ -139,14 +159,16 @@ export async function startFaultProxy(upstream: string, plan?: FaultPlan): Promi
     return active.rule;
   }
 
-  function apply(rule: FaultRule, id: unknown, res: ServerResponse): void {
-    if (rule === "hang") {
-      held.add(res);
-      res.on("close", () => held.delete(res));
-      return;
-    }
+  function apply(rule: FaultRule, request: FaultRequest, res: ServerResponse): void {
+    const id = request.message?.id;
     if (rule === "drop") {
       res.socket?.destroy();
+      return;
+    }
+    if (rule === "hang" || "respond" in rule) {
+      held.add(res);
+      res.on("close", () => held.delete(res));
+      if (rule !== "hang") rule.respond(res, request);
       return;
     }
     if ("status" in rule && rule.body !== undefined) {
@@ -253,9 +275,10 @@ export async function startFaultProxy(upstream: string, plan?: FaultPlan): Promi
       }
       const method = typeof message?.method === "string" ? message.method : undefined;
       if (method !== undefined) seen.push(method);
-      const rule = take(method);
+      const rule = method !== undefined ? take(method) : req.method === "GET" ? takeRule("GET") : undefined;
       const exchange = method === undefined ? undefined : record(method, message, rule, res);
-      if (rule !== undefined) apply(rule, message?.id, res);
+      const request = { httpMethod: req.method ?? "", message, headers: req.headers };
+      if (rule !== undefined) apply(rule, request, res);
       else forward(req, body, res, exchange);
     });
   });
