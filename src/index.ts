@@ -34,6 +34,7 @@ export {
   MissingCapabilityError,
   TransportError,
   RequestTimeoutError,
+  MessageTooLargeError,
   TaskError,
   TaskFailedError,
   TaskCancelledError,

@@ -10,6 +10,7 @@ import type { TaskStore } from "../store/types.js";
 import type { CallSpec, LegacyTasksMode } from "../eras/dialect.js";
 import type { TelemetryOptions } from "../telemetry/options.js";
 import { Method } from "../protocol/constants.js";
+import { DEFAULT_MAX_MESSAGE_BYTES } from "../session/bounded-body.js";
 import type { ConnectionHeaders } from "../auth/headers.js";
 import type { AuthorizationResponse, OAuthProviderLike } from "../auth/failures.js";
 
@@ -39,6 +40,13 @@ export interface TaskClientOptions {
    * Without it, such a request fails with `AuthError` (`reason: "authorization_required"`).
    */
   authorizationResponse?: AuthorizationResponse;
+  /**
+   * The most bytes the client takes from the server in one message: an HTTP response body, one SSE event (its
+   * lines together, so also one line), one stdio line; OAuth servers' answers too. A server that sends more fails
+   * the request (or ends the stream) with `MessageTooLargeError`, a `TransportError` that is not transient, and
+   * nothing more of it is read. Default 16 MiB (16777216).
+   */
+  maxMessageBytes?: number;
   /** Sent as `io.modelcontextprotocol/clientInfo` on every request. */
   clientInfo?: Implementation;
   /**
@@ -160,6 +168,7 @@ export interface ResolvedClientOptions {
   notifications: "auto" | "off";
   notificationSafetyNetMs: number;
   legacyTasks: LegacyTasksMode;
+  maxMessageBytes: number;
 }
 
 export function resolveClientOptions(options: TaskClientOptions): ResolvedClientOptions {
@@ -180,6 +189,7 @@ export function resolveClientOptions(options: TaskClientOptions): ResolvedClient
       30_000,
     ),
     legacyTasks: legacyTasksMode("TaskClient", options.legacyTasks) ?? "auto",
+    maxMessageBytes: positiveInteger("maxMessageBytes", options.maxMessageBytes, DEFAULT_MAX_MESSAGE_BYTES),
   };
 }
 

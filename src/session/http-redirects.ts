@@ -13,6 +13,7 @@
  */
 import type { FetchLike } from "../protocol/headers.js";
 import { TransportError } from "../protocol/errors.js";
+import { discardBody } from "./bounded-body.js";
 
 /** At most this many redirects (each within the endpoint's origin) per request. */
 export const MAX_REDIRECTS = 5;
@@ -35,7 +36,7 @@ export function withSameOriginRedirects(fetchImpl: FetchLike): FetchLike {
       }
       const target = redirectTarget(url, response);
       if (target === undefined) return response; // a 3xx without a usable Location is the caller's to report
-      await response.body?.cancel().catch(() => undefined);
+      await discardBody(response);
       const status = response.status;
       if (target.origin !== url.origin) {
         throw new TransportError(

@@ -35,6 +35,8 @@ export interface HttpTransportOptions {
   headers?: CheckedHeaders;
   authProvider?: OAuthProviderLike;
   authorizationResponse?: AuthorizationResponse;
+  /** The largest body or SSE event taken from the server (`maxMessageBytes`). Default 16 MiB. */
+  maxMessageBytes?: number;
 }
 
 export async function buildHttpTransport(
@@ -58,9 +60,13 @@ export async function buildHttpTransport(
       endpoint,
       base,
       refusals,
+      maxMessageBytes: options.maxMessageBytes,
     });
   }
-  const transport = new StreamableHttpTransport(url, { fetch: endpoint });
+  const transport = new StreamableHttpTransport(url, {
+    fetch: endpoint,
+    ...(options.maxMessageBytes !== undefined && { maxMessageBytes: options.maxMessageBytes }),
+  });
   const send = transport.send.bind(transport);
   transport.send = async (message, sendOptions) => {
     const request = describeSent(message);
