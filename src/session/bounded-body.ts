@@ -8,6 +8,9 @@ import { MessageTooLargeError } from "../protocol/errors.js";
 /** The default of `maxMessageBytes`: the largest HTTP body, SSE event or stdio line the client takes. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 
+/** Decoding without `stream` keeps no state between calls, so one decoder serves every body. */
+const decoder = new TextDecoder();
+
 /** How much of a body nobody reads (a 202's, an error page's) is drained to keep the connection; then it is cut. */
 const DISCARD_BYTES = 64 * 1024;
 
@@ -36,14 +39,14 @@ export async function readBoundedText(response: Response, maxBytes: number, what
     }
     chunks.push(value);
   }
-  if (chunks.length === 1) return new TextDecoder().decode(chunks[0]);
+  if (chunks.length === 1) return decoder.decode(chunks[0]);
   const joined = new Uint8Array(total);
   let offset = 0;
   for (const chunk of chunks) {
     joined.set(chunk, offset);
     offset += chunk.length;
   }
-  return new TextDecoder().decode(joined);
+  return decoder.decode(joined);
 }
 
 /**
