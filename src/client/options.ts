@@ -14,6 +14,7 @@ import { DEFAULT_MAX_MESSAGE_BYTES } from "../session/bounded-body.js";
 import type { ConnectionHeaders } from "../auth/headers.js";
 import type { AuthorizationResponse, OAuthProviderLike } from "../auth/failures.js";
 
+/** Options of `TaskClient.connect`: the connection, and the defaults of every call made through it. */
 export interface TaskClientOptions {
   /**
    * URL targets: HTTP headers for every request of the connection (calls, polls, `tasks/update`, `tasks/cancel`,
@@ -35,8 +36,9 @@ export interface TaskClientOptions {
   /**
    * With `authProvider`: completes an interactive authorization that a request started. Called with the URL the
    * provider was sent to (`redirectToAuthorization`); resolve with the URL the browser came back to (your
-   * `redirectUrl` with `code`, `state`, `iss`) or the bare code. The client checks `state`, exchanges the code (the
-   * SDK checks `iss`), and sends the request again, all within that request's timeout (`requestTimeoutMs`).
+   * `redirectUrl` with `code`, `state`, `iss`). The client checks `state`, exchanges the code (the SDK checks
+   * `iss`), and sends the request again, all within that request's timeout (`requestTimeoutMs`). A bare code is
+   * taken too, but skips the `state` check and fails at authorization servers that send `iss` (RFC 9207).
    * Without it, such a request fails with `AuthError` (`reason: "authorization_required"`).
    */
   authorizationResponse?: AuthorizationResponse;
@@ -81,8 +83,8 @@ export interface TaskClientOptions {
   ttlGraceMs?: number;
   /**
    * Where the client reports what no single handle owns: transport errors, a dropped connection, scheduler
-   * faults, retries, a task created after its handle ended. Any object with `debug`/`info`/`warn`/`error`
-   * (console, pino). Task ids are redacted. Default: silent.
+   * faults, retries, a task created after its handle ended, and (`warn`) the warnings of the SDK's OAuth code.
+   * Any object with `debug`/`info`/`warn`/`error` (console, pino). Task ids are redacted. Default: silent.
    */
   logger?: Partial<Logger>;
   /**
@@ -127,6 +129,7 @@ export interface TaskClientOptions {
   telemetry?: boolean | TelemetryOptions;
 }
 
+/** Options of one `callTool` call; where a connection option has the same name, this one wins for the call. */
 export interface CallToolOptions {
   /** Aborting sends `tasks/cancel` (once the task id is known) and ends the handle with the server's final state. */
   signal?: AbortSignal;

@@ -17,6 +17,7 @@ import { withDeadConnectionResend } from "./http-resend.js";
 import { withSameOriginRedirects } from "./http-redirects.js";
 import type { RequestHeaders } from "./request-headers.js";
 import type { McpTransport } from "./types.js";
+import { silentLogger, type Logger } from "../protocol/logging.js";
 import { StreamableHttpTransport } from "./streamable-http.js";
 import { withConnectionHeaders, type CheckedHeaders } from "../auth/headers.js";
 import { describeSent, RefusalLog } from "../auth/challenge.js";
@@ -37,6 +38,8 @@ export interface HttpTransportOptions {
   authorizationResponse?: AuthorizationResponse;
   /** The largest body or SSE event taken from the server (`maxMessageBytes`). Default 16 MiB. */
   maxMessageBytes?: number;
+  /** Where the OAuth code's own warnings go (the client's logger). */
+  log?: Logger;
 }
 
 export async function buildHttpTransport(
@@ -61,6 +64,7 @@ export async function buildHttpTransport(
       base,
       refusals,
       maxMessageBytes: options.maxMessageBytes,
+      log: options.log ?? silentLogger,
     });
   }
   const transport = new StreamableHttpTransport(url, {
