@@ -11,7 +11,7 @@ export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 /** Decoding without `stream` keeps no state between calls, so one decoder serves every body. */
 const decoder = new TextDecoder();
 
-/** How much of a body nobody reads (a 202's, an error page's) is drained to keep the connection; then it is cut. */
+/** How large a body nobody reads (a 202's) may say it is to be drained, keeping the connection; a larger one is cut. */
 const DISCARD_BYTES = 64 * 1024;
 
 /**
@@ -61,28 +61,12 @@ export async function readErrorBody(response: Response, maxBytes: number): Promi
   }
 }
 
-/** Lets go of a body nobody reads: drained when small (so the connection can be used again), cut otherwise. */
+/** Lets go of a body nobody reads: drained when it says it is small (the connection can be used again), else cut. */
 export async function discardBody(response: Response): Promise<void> {
   const declared = contentLength(response);
-  if (declared !== undefined && declared <= DISCARD_BYTES) {
+  if (declared !== undefined && declared <= DISCARD_BYTES)
     await response.arrayBuffer().catch(() => undefined);
-    return;
-  }
-  const body = response.body;
-  if (body === null) return;
-  const reader = body.getReader();
-  let total = 0;
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return;
-      total += value.length;
-      if (total > DISCARD_BYTES) break;
-    }
-    await reader.cancel();
-  } catch {
-    // A body that failed while nobody wanted it is no news.
-  }
+  else await response.body?.cancel().catch(() => undefined);
 }
 
 function contentLength(response: Response): number | undefined {

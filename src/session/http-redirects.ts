@@ -27,37 +27,22 @@ export function withSameOriginRedirects(fetchImpl: FetchLike): FetchLike {
     if (!isRedirect(response)) return response;
     let url = new URL(input instanceof URL ? input.href : String(input));
     const method = (init?.method ?? "GET").toUpperCase();
+    const refuse = (why: string, status?: number): never => {
+      throw new TransportError(`${method} ${url.origin}: ${why}; not followed`, { status, transient: false });
+    };
     for (let followed = 0; ; followed++) {
       if (response.redirected) refuseFollowed(url, response, method);
-      if (response.type === "opaqueredirect") {
-        throw new TransportError(`${method} ${url.origin}: redirected, and this runtime hides where to`, {
-          transient: false,
-        });
-      }
+      if (response.type === "opaqueredirect") refuse("redirected, and this runtime hides where to");
       const target = redirectTarget(url, response);
       if (target === undefined) return response; // a 3xx without a usable Location is the caller's to report
       await discardBody(response);
       const status = response.status;
-      if (target.origin !== url.origin) {
-        throw new TransportError(
-          `${method} ${url.origin}: the server redirected (HTTP ${status}) to another origin, ${target.origin}; ` +
-            "not followed, so no header or body went there (connect to that URL if it is the right server)",
-          { status, transient: false },
-        );
-      }
-      if (method !== "GET" && method !== "HEAD" && status !== 307 && status !== 308) {
-        throw new TransportError(
-          `${method} ${url.origin}: the server redirected with HTTP ${status}, which would resend the request ` +
-            "without its body; not followed",
-          { status, transient: false },
-        );
-      }
-      if (followed === MAX_REDIRECTS) {
-        throw new TransportError(`${method} ${url.origin}: more than ${MAX_REDIRECTS} redirects`, {
-          status,
-          transient: false,
-        });
-      }
+      if (target.origin !== url.origin)
+        refuse(`redirected (HTTP ${status}) to another origin, ${target.origin}`, status);
+      // 301, 302 and 303 turn a POST into a GET without its body.
+      if (method !== "GET" && method !== "HEAD" && status < 307)
+        refuse(`HTTP ${status} would drop the body`, status);
+      if (followed === MAX_REDIRECTS) refuse(`more than ${MAX_REDIRECTS} redirects`, status);
       url = target;
       response = await fetchImpl(url, manual);
       if (!isRedirect(response)) return response;
