@@ -177,3 +177,4 @@ server.listen(0, "127.0.0.1", () => {
   console.log(`listening http://127.0.0.1:${port}/mcp`);
 });
 process.on("SIGTERM", () => server.close(() => process.exit(0)));
+process.on("disconnect", () => process.exit(1)); // the harness went away

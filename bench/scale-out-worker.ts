@@ -25,24 +25,39 @@ const client = await TaskClient.connect(url, {
 const completed: string[] = [];
 let otherEnds = 0;
 client.on("settled", (_handle, outcome) => {
-  if (outcome.kind === "completed" && outcome.taskId !== undefined) completed.push(outcome.taskId);
-  else otherEnds++;
+  if (outcome.kind === "completed" && outcome.taskId !== undefined)
+    return void completed.push(outcome.taskId);
+  const error = (outcome as { error?: { name?: string } }).error;
+  if (error?.name === "TaskStoreError") return; // a refused creation, counted by create()
+  // Another ending is not a loss by itself (the task stays stored and is adopted again), but say so.
+  if (otherEnds++ < 3)
+    console.error(`${name}: a task ended ${outcome.kind}`, (outcome as { error?: unknown }).error);
 });
+// The harness went away (killed, or crashed): do not outlive it.
+process.on("disconnect", () => process.exit(1));
 
 const send = (message: unknown) => process.send?.(message);
 
-async function create(count: number): Promise<void> {
+/**
+ * Creates `count` tasks; answers how many were stored and how many the store refused (such a task is not
+ * reported and is cancelled, as documented: nothing durable follows it, so it is not counted as lost).
+ */
+async function create(count: number): Promise<{ stored: number; refused: number }> {
   let next = 0;
+  let stored = 0;
   const lane = async () => {
-    while (next++ < count) await client.callTool("work").ref;
+    while (next++ < count) {
+      if ((await client.callTool("work").ref) !== undefined) stored++;
+    }
   };
   await Promise.all(Array.from({ length: 64 }, lane));
+  return { stored, refused: count - stored };
 }
 
 process.on("message", (message: { op: string; count?: number }) => {
   switch (message.op) {
     case "create":
-      void create(message.count ?? 0).then(() => send({ op: "created" }));
+      void create(message.count ?? 0).then((counts) => send({ op: "created", ...counts }));
       break;
     case "sample": {
       const cpu = process.cpuUsage();
@@ -57,7 +72,7 @@ process.on("message", (message: { op: string; count?: number }) => {
       break;
     }
     case "report":
-      send({ op: "report", completed, otherEnds });
+      send({ op: "report", completed, otherEnds, active: client.activeTasks, held: store.held });
       break;
     case "close":
       void client.close().then(() => process.exit(0));

@@ -40,8 +40,14 @@ export interface ScaleRun {
   takeoverP50Ms?: number;
   takenOver?: number;
   victimTasks?: number;
+  /** Creations the store refused (not reported, cancelled: not lost); a Redis timing out under overload. */
+  refused: number;
   lost: number;
   duplicates: number;
+  /** Handles that ended otherwise than completed (their tasks stay stored and are adopted again). */
+  otherEnds: number;
+  /** When tasks are missing: per survivor, the handles it still follows and the leases it holds. */
+  stuck?: Array<{ active: number; held: number }>;
 }
 
 interface Worker {
@@ -131,9 +137,13 @@ export async function scaleOutRun(
     const memoryBefore = (await redisInfo(raw)).memory;
     const per = Math.ceil(tasks / workers);
     const createStart = performance.now();
-    await Promise.all(started.map((worker) => worker.ask({ op: "create", count: per }, "created")));
+    const created = await Promise.all(
+      started.map((worker) => worker.ask({ op: "create", count: per }, "created")),
+    );
     const createSeconds = (performance.now() - createStart) / 1000;
-    const all = per * workers;
+    // Tasks whose ref was stored: from here on, each must be followed to its end by some worker.
+    const all = created.reduce((sum, counts) => sum + (counts.stored as number), 0);
+    const refused = created.reduce((sum, counts) => sum + (counts.refused as number), 0);
     await pause(Math.min(intervalMs, 5000)); // let the first polls spread out
 
     // The steady window: nothing durable changes; polls, lease renewals and adoption rounds go on.
@@ -167,8 +177,10 @@ export async function scaleOutRun(
       ),
       redisBytesPerTask: Math.round((redis1.memory - memoryBefore) / all),
       workerRssMBEach: Math.round(cpu1.reduce((sum, s) => sum + (s.rss as number), 0) / workers / 1e6),
+      refused,
       lost: 0,
       duplicates: 0,
+      otherEnds: 0,
     };
 
     let survivors = started;
@@ -209,6 +221,10 @@ export async function scaleOutRun(
     const distinct = new Set(ids);
     run.duplicates = ids.length - distinct.size;
     run.lost = all - distinct.size;
+    run.otherEnds = seen.reduce((sum, report) => sum + (report.otherEnds as number), 0);
+    if (run.lost > 0) {
+      run.stuck = seen.map((report) => ({ active: report.active as number, held: report.held as number }));
+    }
     return run;
   } finally {
     for (const worker of started) if (worker.proc.exitCode === null) worker.proc.kill("SIGKILL");
@@ -266,7 +282,9 @@ export function scaleTable(rows: ScaleRow[], intervalMs: number): string {
   for (const name of FIGURES)
     lines.push(`| ${names[name]} | ${rows.map((row) => cell(row, name)).join(" | ")} |`);
   const lost = rows.map((row) => row.runs.reduce((sum, run) => sum + run.lost + run.duplicates, 0));
-  lines.push(`| tasks lost or reported twice (all rounds) | ${lost.join(" | ")} |`);
+  lines.push(`| stored tasks lost or reported twice (all rounds) | ${lost.join(" | ")} |`);
+  const refused = rows.map((row) => row.runs.reduce((sum, run) => sum + run.refused, 0));
+  lines.push(`| creations the store refused (cancelled, all rounds) | ${refused.join(" | ")} |`);
   return lines.join("\n");
 }
 

@@ -196,7 +196,11 @@ class RedisStore implements TaskStore {
     const before = shard.held;
     const answer = (await this.script(CLAIM, shard, ref.taskId)) as [number, string] | [];
     if (answer.length === 0) return undefined;
-    const latest = readTaskRef(JSON.parse(answer[1]));
+    const latest = this.read(answer[1]);
+    if (latest === undefined) {
+      await this.script(REMOVE, shard, ref.taskId, "force");
+      return undefined;
+    }
     this.hold(refKey(latest), latest, shard);
     this.renewed(shard, answer[0], before);
     return latest;
