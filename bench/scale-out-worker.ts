@@ -47,7 +47,9 @@ async function create(count: number): Promise<{ stored: number; refused: number 
   let stored = 0;
   const lane = async () => {
     while (next++ < count) {
-      if ((await client.callTool("work").ref) !== undefined) stored++;
+      const handle = client.callTool("work");
+      await handle.ref;
+      if (handle.taskId !== undefined) stored++; // reported only once its ref is stored
     }
   };
   await Promise.all(Array.from({ length: 64 }, lane));
