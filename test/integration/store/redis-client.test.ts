@@ -145,7 +145,19 @@ describe("a worker whose lease is lost while a handle polls", () => {
   it("stolen: the handle detaches, and the worker sends no poll, update or cancel for the task after", async () => {
     const prefix = `stolen-${++prefixes}`;
     const marker = endMarker();
-    const a = await worker("A-stolen", storeFor(prefix, "A", 300), { headers: marker.headers });
+    // A's renewals can be held back, so its lease ends at a moment the test chooses.
+    const connection = createClient({ url: redis.url });
+    await connection.connect();
+    let stalled = false;
+    const stalling: RedisLike = {
+      eval: (script, options) =>
+        stalled && script.endsWith("return renew()")
+          ? Promise.reject(new Error("stalled"))
+          : (connection.eval(script, options) as Promise<unknown>),
+    };
+    const a = await worker("A-stolen", storeFor(prefix, "A", 300, stalling), { headers: marker.headers });
+    const thief = storeFor(prefix, "thief", 60_000);
+    await thief.open?.();
     try {
       // No input in this task: only the store's lease-lost notice can stop the handle (the refused write of an
       // answer would be another way, tested below and in client-store.test.ts).
@@ -154,12 +166,13 @@ describe("a worker whose lease is lost while a handle polls", () => {
       const ref = (await handle.ref) as TaskRef;
       await until(() => sentBy("A-stolen", "tasks/get", ref.taskId) >= 3, "A to poll");
       // A's lease ends between two renewals (as after a stall, or a jump of the Redis server's clock), and a
-      // thief takes the task.
+      // thief takes the task before A renews again.
+      stalled = true;
       for (const alive of await raw.keys(`${prefix}:*:alive`)) {
         for (const owner of await raw.zRange(alive, 0, -1)) await raw.zAdd(alive, { score: 0, value: owner });
       }
-      const thief = storeFor(prefix, "thief", 60_000);
       expect(await thief.claim(ref)).toMatchObject({ taskId: ref.taskId });
+      stalled = false;
       const outcome = await Promise.race([handle.outcome(), pause(10_000).then(() => undefined)]);
       expect(outcome).toMatchObject({ kind: "detached", taskId: ref.taskId });
       await pause(1000); // 20 poll intervals, for a poll that should not come
@@ -171,6 +184,7 @@ describe("a worker whose lease is lost while a handle polls", () => {
       await thief.close();
     } finally {
       await a.close();
+      await connection.close();
     }
   }, 60_000);
 

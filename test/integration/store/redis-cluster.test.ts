@@ -25,8 +25,8 @@ beforeAll(async () => {
         name: "work",
         task: "required",
         pollIntervalMs: 50,
-        advance: { everyMs: 100 },
-        steps: [step.working("busy"), step.idle(30), step.complete(textResult("ok"))],
+        // One step per poll: the first worker polls too slowly to finish any; the adopter finishes each in ~1 s.
+        steps: [step.working("busy"), step.idle(20), step.complete(textResult("ok"))],
       }),
     ],
   });
@@ -66,29 +66,32 @@ describe("workers sharing tasks through a Redis Cluster", () => {
     const quiet = { warn: () => undefined, error: () => undefined };
     const polling = { defaultIntervalMs: 50, minIntervalMs: 20, jitter: 0 };
     const a = await TaskClient.connect(server.url, {
-      store: redisStore({ client: cuttable, prefix: "crash", owner: "a", leaseMs: 500, logger: quiet }),
-      polling,
+      store: redisStore({ client: cuttable, prefix: "crash", owner: "a", leaseMs: 2000, logger: quiet }),
+      polling: { minIntervalMs: 1000, jitter: 0 },
       logger: quiet,
     });
     const b = await TaskClient.connect(server.url, {
-      store: redisStore({ client, prefix: "crash", owner: "b", leaseMs: 500, logger: quiet }),
+      store: redisStore({ client, prefix: "crash", owner: "b", leaseMs: 2000, logger: quiet }),
       adopt: { everyMs: 100 },
       polling,
       logger: quiet,
     });
+    const adopted = new Map<string, TaskHandle>();
+    b.on("task", (handle, taskId) => adopted.set(taskId, handle));
     try {
       const handles = Array.from({ length: 20 }, () => a.callTool("work"));
-      const ids = await Promise.all(handles.map((handle) => handle.ref.then((stored) => stored?.taskId)));
-      const adopted = new Map<string, TaskHandle>();
-      b.on("task", (handle, taskId) => adopted.set(taskId, handle));
+      await Promise.all(handles.map((handle) => handle.ref));
+      // The tasks reported, which is those whose ref was stored (a refused write is not reported, and cancelled).
+      const ids = handles.flatMap((handle) => (handle.taskId === undefined ? [] : [handle.taskId]));
+      expect(ids.length).toBeGreaterThan(10);
       await pause(200);
       expect(adopted.size).toBe(0); // a's, while its lease runs
       cut = true; // a loses Redis for good: no renewal, no hand-back
       const goneAt = Date.now();
       await a.close();
-      for (let tries = 0; tries < 200 && adopted.size < ids.length; tries++) await pause(20);
+      for (let tries = 0; tries < 400 && adopted.size < ids.length; tries++) await pause(20);
       expect([...adopted.keys()].sort()).toEqual([...ids].sort());
-      expect(Date.now() - goneAt).toBeLessThan(500 + 100 + 1500); // lease, one adoption tick, slack
+      expect(Date.now() - goneAt).toBeLessThan(2000 + 100 + 3000); // lease, one adoption tick, slack
       const outcomes = await Promise.all([...adopted.values()].map((handle) => handle.outcome()));
       expect(outcomes.map((outcome) => outcome.kind)).toEqual(ids.map(() => "completed"));
       expect(await redisStore({ client, prefix: "crash" }).list()).toEqual([]);
