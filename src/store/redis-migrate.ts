@@ -11,8 +11,11 @@ import { LAYOUT, serverId, shardKeys, shardOf } from "./redis-layout.js";
 import { REGISTER_SERVER } from "./redis-scripts.js";
 import { serverKey } from "./types.js";
 
-/** The one command the store sends; node-redis clients (`createClient`, `createCluster`) fit. */
-export interface RedisEval {
+/**
+ * The one command `redisStore` sends (`EVAL`, every key passed in `keys`): a connected node-redis client fits,
+ * `createClient()` for one node as well as `createCluster()` for a Redis Cluster.
+ */
+export interface RedisLike {
   eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
 }
 
@@ -35,7 +38,7 @@ const LOCK_MS = 60_000;
 const BATCH = 500;
 
 /** Resolves once the prefix is in layout 2; rejects when it holds a layout this version does not know. */
-export async function ensureLayout(client: RedisEval, prefix: string, log: Logger): Promise<void> {
+export async function ensureLayout(client: RedisLike, prefix: string, log: Logger): Promise<void> {
   const layoutKey = `${prefix}:layout`;
   const legacyKey = `${prefix}:refs`;
   const one = (script: string, key: string, ...args: string[]) =>
@@ -74,7 +77,7 @@ export async function ensureLayout(client: RedisEval, prefix: string, log: Logge
 }
 
 async function migrate(
-  client: RedisEval,
+  client: RedisLike,
   prefix: string,
   legacyKey: string,
   keepLock: () => Promise<unknown>,

@@ -14,7 +14,7 @@ import { safeLogger, type Logger } from "../protocol/logging.js";
 import { foreignServer, readTaskRef, type TaskRef } from "../task/ref.js";
 import { DEFAULT_PRUNE_GRACE_MS, refExpired, refKey, serverKey, type TaskStore } from "./types.js";
 import { INCARNATION_LENGTH, ownerId, serverId, SHARDS, shardKeys, shardOf } from "./redis-layout.js";
-import { ensureLayout, type RedisEval } from "./redis-migrate.js";
+import { ensureLayout, type RedisLike } from "./redis-migrate.js";
 import {
   CLAIM,
   CLAIM_LAPSED,
@@ -32,11 +32,7 @@ import {
 /** A write refused because another worker holds the task's lease. */
 export { LeaseLostError };
 
-/**
- * The one command the store sends (`EVAL`, every key passed in `keys`): a connected node-redis client fits,
- * `createClient()` for one node as well as `createCluster()` for a Redis Cluster.
- */
-export type RedisLike = RedisEval;
+export type { RedisLike };
 
 /** Options of `redisStore`: a `url` or a connected `client`, and the lease settings. */
 export interface RedisStoreOptions {
