@@ -6,10 +6,10 @@
  * lives in it.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TaskClient, type CallToolResult, type TaskRef } from "../../../src/index.js";
+import { TaskClient, type CallToolResult, type TaskClientEvents, type TaskRef } from "../../../src/index.js";
 import { memoryStore } from "../../../src/store/index.js";
 import { fixtureTools, startTaskServer, type HttpTaskServer } from "../../../src/testing/index.js";
-import { FAST, closesAfterEach, yes } from "../lifecycle/helpers.js";
+import { FAST, closesAfterEach, when, yes } from "../lifecycle/helpers.js";
 import { startV1TasksHttp, type RunningV1Server } from "./fixtures/v1-tasks-server.js";
 import { startEverythingHttp, type EverythingHttp } from "../input/fixtures/everything.js";
 
@@ -119,6 +119,18 @@ describe("the official SDK's tasks server (one InMemoryTaskStore, tasks bound to
     const results = await Promise.all((await second.resume()).map(async (handle) => textOf(await handle)));
     expect(results.sort()).toEqual(["report: one", "report: two"]);
     expect(store.size).toBe(0);
+  });
+
+  it("adoption takes over the stored task of a client that closed, in the task's session", async () => {
+    const store = memoryStore();
+    const first = await TaskClient.connect(sdk.url, { ...FAST, store });
+    await first.callTool("report", { ms: 300, text: "adopted" }).ref;
+    await first.close();
+    const worker = track(await TaskClient.connect(sdk.url, { ...FAST, store, adopt: { everyMs: 20 } }));
+    const [, outcome] = await when<Parameters<TaskClientEvents["settled"]>>((listener) =>
+      worker.on("settled", listener),
+    );
+    expect(outcome.kind === "completed" && textOf(outcome.result)).toBe("report: adopted");
   });
 
   it("cancels a task from a second client with client.cancel(ref)", async () => {
