@@ -2,7 +2,7 @@
  * `fileStore(dir)`: one small JSON file per unfinished task. A write goes to a temporary file, is fsynced,
  * renamed over the task's file, and the directory is fsynced before `put` resolves: a process killed at any
  * instant, or a power loss after `put` resolved, leaves the old ref or the new one, never a torn one (what the
- * tests prove is listed in the README). One process owns a directory at a time (see file-lock.ts). A file the
+ * tests prove is listed in docs/durable-tasks.md). One process owns a directory at a time (see file-lock.ts). A file the
  * store cannot read is moved aside into `quarantine/` with a warning, never a crash. Node only: exported from
  * `mcp-tasks/store`.
  */

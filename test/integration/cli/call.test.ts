@@ -114,7 +114,7 @@ describe("mcp-tasks call", () => {
 describe("tasks that outlive the process", () => {
   it("--detach prints the ref at once; `watch` in another process follows the task to its result", async () => {
     const detached = await runCli(["call", server.url, "slow_compute", "seconds=150", "--detach"], state.env);
-    expect(detached.code).toBe(7); // detached, as --help and the README promise
+    expect(detached.code).toBe(7); // detached, as --help and docs/command-line.md promise
     const ref = JSON.parse(detached.stdout) as { taskId: string; toolName: string };
     expect(ref.toolName).toBe("slow_compute");
     expect(detached.stderr).toContain(`mcp-tasks watch ${ref.taskId} --server ${server.url}`);
