@@ -16,7 +16,9 @@ Tool arguments (merged left to right):
   seconds=5 label=hi   key=value pairs; a value is read as JSON when it parses, else as text
   @args.json           a file holding a JSON object
 
-A task is <taskId> (looked up in the store), a TaskRef as JSON, or @ref.json.
+A task is <taskId> (looked up in the store), a TaskRef as JSON, or @ref.json. On 2025-11-25 servers the ref
+names the HTTP session the task lives in, and watch/cancel send its requests there; a bare task id the store
+does not know carries no session.
 
 Authorization:
   --header 'Name: value'   send a header on every request to the server (repeat for more); \${VAR} in a value
