@@ -50,14 +50,24 @@ describe("mcp-tasks on session-bound servers", () => {
   it("the official SDK's tasks server: --detach, then `watch` in another process prints the result", async () => {
     const ref = await detach([sdk.url, "report", "ms=600", "text=later"]);
     expect(storedText(state.storeDir)).toContain(ref.session?.id);
+    const from = sdk.http.length;
     const watched = await runCli(["watch", ref.taskId], state.env);
     expect(watched.stderr).not.toContain(ref.session?.id);
     expect(watched.stdout).toBe("report: later\n");
     expect(watched.code).toBe(0);
-    // The detaching process kept its session for the task (no DELETE); the watcher's requests went there.
+    // The detaching process kept its session for the task (no DELETE); every task request of the watcher went
+    // there, and the watcher ended its own session, where no task of its lived.
     const inTaskSession = sdk.http.filter((request) => request.session === ref.session?.id);
     expect(inTaskSession.map((request) => request.method)).not.toContain("DELETE");
-    expect(inTaskSession.filter((request) => request.rpc === "tasks/result")).toHaveLength(1);
+    const watcher = sdk.http.slice(from);
+    const taskRequests = watcher.filter((request) => request.rpc?.startsWith("tasks/") === true);
+    expect(taskRequests.map((request) => request.rpc)).toEqual(
+      expect.arrayContaining(["tasks/get", "tasks/result"]),
+    );
+    expect(taskRequests.every((request) => request.session === ref.session?.id)).toBe(true);
+    const ended = watcher.filter((request) => request.method === "DELETE");
+    expect(ended).toEqual([expect.objectContaining({ status: 200 })]);
+    expect(ended[0]?.session).not.toBe(ref.session?.id);
   });
 
   it("the official SDK's tasks server: `cancel` in another process cancels a detached task", async () => {
