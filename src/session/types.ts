@@ -137,6 +137,11 @@ export interface McpTransport {
   readonly hasPerRequestStream?: boolean;
   readonly sessionId?: string | undefined;
   /**
+   * Streamable HTTP: ends the server's session (`DELETE` with `Mcp-Session-Id`); a 405 (the server keeps
+   * sessions until they expire) resolves. Both SDKs' transports have it, and so does this library's.
+   */
+  terminateSession?(signal?: AbortSignal): Promise<void>;
+  /**
    * Only on a transport several parties share (`tasksFor`'s tap on an SDK Client's connection): the session
    * passes the test for "this response id is mine", so answers to other sessions' requests pass it by.
    * @internal
