@@ -5,7 +5,7 @@
  * the acknowledgement, or a broken stream, goes back to regular polling.
  */
 import { describe, expect, it, vi } from "vitest";
-import type { TaskClientOptions } from "mcp-tasks";
+import { TransportError, type TaskClientOptions } from "mcp-tasks";
 import {
   ScriptedServer,
   TASK_ID,
@@ -233,5 +233,34 @@ describe("the safety net while a task is pushed", () => {
     expect(server.times("tasks/get")).toEqual([20, 5000, 6000, 7000, 8000]);
     await vi.advanceTimersByTimeAsync(8_000);
     await expect(cancelled).resolves.toMatchObject({ outcome: { kind: "cancelled" } });
+  });
+});
+
+describe("a one-shot poll owed during a failed poll (issue 26, item 14)", () => {
+  it("waits the server's Retry-After, not the owed poll's 'at once'", async () => {
+    const { server, listens } = listeningServer(1000);
+    const unavailable = new TransportError("tasks/get: the server answered HTTP 503", {
+      status: 503,
+      transient: true,
+      retryAfterMs: 5000,
+    });
+    let polls = 0;
+    // The first poll is in flight 300 ms and then fails: 503, Retry-After: 5.
+    server.on("tasks/get", () =>
+      ++polls === 1 ? { rejectsAfterMs: 300, error: unavailable } : frame.working({ pollIntervalMs: 1000 }),
+    );
+    const client = await connect(server);
+    const handle = client.callTool("compute");
+    await vi.advanceTimersByTimeAsync(1100); // the listen went out at 10 ms; the first poll at 1000 ms
+    expect(server.times("tasks/get")).toEqual([1000]);
+    acknowledge(server, listens[0] as WireRequest, [TASK_ID]); // during the poll: its catch-up poll is owed
+    await vi.advanceTimersByTimeAsync(5_150);
+    expect(server.times("tasks/get")).toEqual([1000]); // not at 1300 ms, when the poll failed
+    await vi.advanceTimersByTimeAsync(2_600);
+    // The owed catch-up poll waits the 5 s from the failure (1300 ms), lengthened by up to half of it (jitter).
+    const [, retried] = server.times("tasks/get");
+    expect(retried).toBeGreaterThanOrEqual(6300);
+    expect(retried).toBeLessThanOrEqual(8800);
+    handle.detach();
   });
 });
