@@ -85,6 +85,10 @@ export interface TaskClientOptions {
   /**
    * While the server pushes a task's changes, a slow poll still checks on it (so a lost notification cannot
    * hang the task): at most once per `max(notificationSafetyNetMs, 10 × the task's poll interval)`. Default 30000.
+   * Also how long a listen stream must stay open after its acknowledgement to count as working: a stream that
+   * ends sooner brings no poll forward, and its tasks are listened for again with a doubling backoff (`retry`),
+   * at most `retry.retries` times in a row, and stay on their poll interval until one of their streams has
+   * stayed open this long.
    */
   notificationSafetyNetMs?: number;
   /**

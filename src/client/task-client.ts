@@ -167,7 +167,12 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
       (method, params) => this.serverRequests.claims(method, params),
     );
     if (settings.options.notifications === "auto" && server.era === "modern") {
-      this.subscriptions = new Subscriptions({ channel: session, log, retry: this.context.retry });
+      this.subscriptions = new Subscriptions({
+        channel: session,
+        log,
+        retry: this.context.retry,
+        provenAfterMs: settings.options.notificationSafetyNetMs,
+      });
     }
     if (settings.options.notifications === "auto" && this.era.legacy) {
       this.stopLegacyStatus = followLegacyStatus(session, log, (taskId) => this.runFor(taskId));

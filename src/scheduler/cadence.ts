@@ -34,7 +34,9 @@ import type { PollTiming } from "./types.js";
  * - `inputSubmitted`: a `tasks/update` carrying answers was acknowledged;
  * - `listenAcknowledged`: a listen acknowledged a task it did not push before (a task carried into a merged
  *   listen is pushed already and is not polled);
- * - `streamBroke`: the listen stream pushing the task broke (what it would have carried may be lost);
+ * - `streamBroke`: the listen stream pushing the task ended after it had proved itself (it stayed open
+ *   `notificationSafetyNetMs`): what it would have carried may be lost. A stream that ends sooner brings no poll
+ *   forward (`replan`), so a server that closes every listen at once cannot make the client poll faster;
  * - `statusNotified`: a 2025-11-25 `notifications/tasks/status` announced a status the client does not show yet
  *   and only a poll can fetch (`input_required`, or a terminal one).
  */
@@ -52,9 +54,10 @@ export type OneShotCause =
  * - `interval`: a `tasks/get` answered (or a `working` creation seed arrived): the regular next poll;
  * - `retry`: a `tasks/get` failed with a transient fault;
  * - `replan`: what the regular wait depends on changed, and the poll already planned moves to the new wait,
- *   measured from the last poll: a listen stopped pushing the task without breaking (the server left it out or
- *   refused, or the re-listen attempts ran out), or a cancel began (a cancelling task is polled at the interval,
- *   pushed or not, for the server's final word).
+ *   measured from the last poll: a listen stopped pushing the task (the server left it out or refused, its stream
+ *   ended before it proved itself, or the re-listen attempts ran out), a stream proved itself for a task that was
+ *   polled at its interval all along, or a cancel began (a cancelling task is polled at the interval, pushed or
+ *   not, for the server's final word).
  */
 export type PollCause = OneShotCause | "interval" | "retry" | "replan";
 
