@@ -93,7 +93,8 @@ export interface TaskClientOptions {
   notificationSafetyNetMs?: number;
   /**
    * Where refs of unfinished tasks are kept (`fileStore`, `memoryStore` from `mcp-tasks/store`, `redisStore`).
-   * A new task's ref is written before its handle reports it; a task whose ref the store refuses is never
+   * A new task's ref is written before its handle reports it, also when the handle was cancelled or detached
+   * before the task existed (it ends once the ref is stored); a task whose ref the store refuses is never
    * reported (its handle fails with `TaskStoreError`, carrying the id, and the task is cancelled). Input answers
    * are stored before they are sent. A handle that ends while its task may still run keeps the ref and releases
    * it (`TaskStore.release`); `client.resume()` picks the stored tasks up in a new process. The client opens the
