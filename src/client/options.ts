@@ -47,8 +47,19 @@ export interface TaskClientOptions {
   inputHandlers?: InputHandlers;
   /** What to do with input the client cannot answer (no handler, or the handler threw). Default `"fail"`. */
   unansweredInput?: UnansweredInputAction;
-  /** How many input requests of one task are answered at once. Default 4. */
+  /**
+   * How many input requests of one task are answered at once. Default 4. Requests the server sends directly
+   * without naming a task one of the client's handles follows share one such limit for the whole client; the
+   * others wait their turn (see `maxServerRequests`).
+   */
   inputConcurrency?: number;
+  /**
+   * Most requests from the server open at once (`elicitation/create`, `sampling/createMessage`, `roots/list`,
+   * `ping`: being answered, or waiting for a handler). One more is answered at once with JSON-RPC error -32000
+   * ("Too many requests") and never reaches a handler, and the `logger` hears of it once per flood; past as many
+   * refusals still being sent, requests are dropped unanswered. Default 64.
+   */
+  maxServerRequests?: number;
   /** Cap on multi-round-trip rounds before a task exists. Default 10. */
   maxInputRounds?: number;
   /** Polling cadence bounds: default, minimum and maximum interval, and jitter. */
@@ -156,6 +167,7 @@ export interface ResolvedClientOptions {
   inputHandlers: InputHandlers;
   unansweredInput: UnansweredInputAction;
   inputConcurrency: number;
+  maxServerRequests: number;
   maxInputRounds: number;
   maxInFlight: number;
   requestTimeoutMs: number;
@@ -172,6 +184,7 @@ export function resolveClientOptions(options: TaskClientOptions): ResolvedClient
     inputHandlers: options.inputHandlers ?? {},
     unansweredInput: options.unansweredInput ?? "fail",
     inputConcurrency: positiveInteger("inputConcurrency", options.inputConcurrency, 4),
+    maxServerRequests: positiveInteger("maxServerRequests", options.maxServerRequests, 64),
     maxInputRounds: positiveInteger("maxInputRounds", options.maxInputRounds, 10),
     maxInFlight: positiveInteger("maxInFlight", options.maxInFlight, 64),
     requestTimeoutMs: positiveInteger("requestTimeoutMs", options.requestTimeoutMs, 60_000),

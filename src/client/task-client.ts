@@ -161,6 +161,7 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
       handlers: settings.options.inputHandlers,
       server: this.context.identity,
       log,
+      concurrency: settings.options.inputConcurrency,
     });
     session.serveRequests(
       (request) => this.serverRequests.serve(request),
