@@ -274,7 +274,8 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
   /**
    * The server's tools (`tools/list`, every page), cached for the connection and fetched again after the
    * server's `notifications/tools/list_changed`. Over Streamable HTTP a tool with invalid `x-mcp-header`
-   * declarations is left out, with a logger warning.
+   * declarations is left out, with a logger warning; so is, on any transport, a tool whose definition nests
+   * objects or arrays deeper than 256 levels.
    */
   listTools(): Promise<ToolInfo[]> {
     return this.catalog.list();

@@ -7,9 +7,11 @@
  *
  * Open requests are bounded (issue 26 item 7: a server sent 200 at once): past `maxOpen` a request is refused at
  * once with -32000, without reaching the handler; past `maxOpen` refusals still being sent, it is dropped
- * unanswered. Either way nothing queues without end.
+ * unanswered. Either way nothing queues without end. A request whose params nest deeper than `MAX_JSON_DEPTH` is
+ * refused the same way, with -32602, before any handler walks them.
  */
 import { ErrorCode } from "../protocol/constants.js";
+import { MAX_JSON_DEPTH, nestedDeeperThan, tooDeep } from "../protocol/depth.js";
 import type { OutgoingMessage } from "./types.js";
 
 /** A request from the server, as the handler sees it. */
@@ -86,7 +88,11 @@ export class IncomingRequests {
     const slot = slotOf(id);
     if (this.open.has(slot)) return;
     if (this.open.size + this.lingering >= this.maxOpen) {
-      this.refuse(id);
+      this.tooMany(id);
+      return;
+    }
+    if (nestedDeeperThan(params, MAX_JSON_DEPTH)) {
+      this.refuse(id, { code: ErrorCode.invalidParams, message: `Invalid params: ${tooDeep()}` });
       return;
     }
     this.flooded = false;
@@ -96,8 +102,8 @@ export class IncomingRequests {
     void this.answer(request, slot, controller);
   }
 
-  /** Answers a request past the bound with -32000 at once; past as many refusals in flight, drops it. */
-  private refuse(id: string | number): void {
+  /** Refuses a request past the bound with -32000, telling the logger once per flood. */
+  private tooMany(id: string | number): void {
     if (!this.flooded) {
       this.flooded = true;
       this.warn(
@@ -105,12 +111,16 @@ export class IncomingRequests {
           `${ErrorCode.tooManyRequests} until some are answered`,
       );
     }
-    if (this.refusing >= this.maxOpen) return; // a flood: nobody is owed an answer to this many
-    this.refusing++;
-    const error = {
+    this.refuse(id, {
       code: ErrorCode.tooManyRequests,
       message: `Too many requests: the client is answering ${this.maxOpen} of this server's requests already`,
-    };
+    });
+  }
+
+  /** Answers at once with `error`, no handler involved; past `maxOpen` refusals in flight, drops the request. */
+  private refuse(id: string | number, error: IncomingError): void {
+    if (this.refusing >= this.maxOpen) return; // a flood: nobody is owed an answer to this many
+    this.refusing++;
     this.send({ jsonrpc: "2.0", id, error }).then(
       () => this.refusing--,
       (failure: unknown) => {

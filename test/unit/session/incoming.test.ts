@@ -223,4 +223,25 @@ describe("server requests", () => {
       await session.close();
     });
   });
+
+  it("refuses a request whose params nest deeper than 256 levels with -32602, before any handler (issue 26, item 10)", async () => {
+    const { session, transport } = await connected();
+    let calls = 0;
+    session.serveRequests(async () => {
+      calls += 1;
+      return { result: {} };
+    });
+    const params = JSON.parse(`{"messages":${"[".repeat(300)}${"]".repeat(300)}}`) as Record<string, unknown>;
+    transport.deliver({ jsonrpc: "2.0", id: 1, method: "sampling/createMessage", params });
+    await settle();
+    expect(calls).toBe(0);
+    expect(transport.sent).toEqual([
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        error: { code: -32602, message: "Invalid params: nests objects or arrays deeper than 256 levels" },
+      },
+    ]);
+    await session.close();
+  });
 });
