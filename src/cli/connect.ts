@@ -1,17 +1,20 @@
 /**
- * From the command line to a connected client: which server (a URL, `--server`, a ref's URL, or the stdio
- * command after `--`), the store, the input handlers. A server that cannot be reached is a usage error: the
- * command cannot do anything else with it.
+ * From the command line to a connected client: a server (a URL or the stdio command after `--`; which one a
+ * task names is task-operand.ts's question), the store, the credentials, the input handlers. A server that
+ * cannot be reached is a usage error: the command cannot do anything else with it.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { AuthError, TaskClient, readTaskRef, type ConnectTarget, type TaskRef } from "../index.js";
+import { existsSync } from "node:fs";
+import { AuthError, TaskClient, type ConnectTarget } from "../index.js";
 import type { Invocation } from "./args.js";
 import { firstLine } from "./args.js";
-import { CliStore, defaultStoreDir, type NotedRef } from "./cli-store.js";
+import { CliStore, defaultStoreDir } from "./cli-store.js";
 import { AuthorizationNeeded, UsageError } from "./exit-codes.js";
 import { credentialsFileFor, CredentialsProvider } from "./credentials.js";
 import { readHeaders } from "./headers.js";
+import type { Output } from "./output.js";
+import { NotPrivateError } from "./private-files.js";
 import { terminalHandlers, type Terminal } from "./prompts.js";
+import { commandLine, shellWord } from "./shell-words.js";
 
 export interface Server {
   target: ConnectTarget;
@@ -44,14 +47,14 @@ export function urlServer(url: string): Server {
     target: parsed.href,
     url: parsed.href,
     label: parsed.href,
-    again: `--server ${parsed.href}`,
+    again: `--server ${shellWord(parsed.href)}`,
     outlivesCommand: true,
   };
 }
 
 export function stdioServer(command: string[]): Server {
   const [program = "", ...args] = command;
-  const label = command.join(" ");
+  const label = commandLine(command);
   return { target: ownSession(program, args), label, again: `-- ${label}`, outlivesCommand: false };
 }
 
@@ -68,8 +71,11 @@ function ownSession(program: string, args: string[]): { command: string; args: s
   return { command: SETSID, args: [program, ...args] };
 }
 
-export function storeOf(invocation: Invocation): CliStore {
-  return new CliStore(invocation.options.store ?? defaultStoreDir(), invocation.stdio);
+/** The command's store; `stderr` hears of a directory made private or a note ignored. */
+export function storeOf(invocation: Invocation, stderr: Output): CliStore {
+  return new CliStore(invocation.options.store ?? defaultStoreDir(), invocation.stdio, (text) =>
+    stderr.write(`mcp-tasks: ${text}\n`),
+  );
 }
 
 /** Whether prompts may be shown: a terminal on stdin and stderr, and no `--no-input`. */
@@ -123,7 +129,15 @@ function credentialsFor(
   const given = Object.keys(headers).length > 0 ? { headers } : {};
   if (Object.keys(headers).some((name) => name.toLowerCase() === "authorization")) return given;
   const file = credentialsFileFor(server.url);
-  const stored = file.load();
+  let stored;
+  try {
+    stored = file.load();
+  } catch (error) {
+    if (!(error instanceof NotPrivateError)) throw error;
+    throw new UsageError(
+      `refusing the stored credentials: ${error.message}; remove it with \`mcp-tasks logout ${shellWord(server.url)}\`, then log in again`,
+    );
+  }
   return stored === undefined ? given : { ...given, authProvider: new CredentialsProvider(file, stored) };
 }
 
@@ -140,36 +154,4 @@ export function authAdvice(error: AuthError, server: Server): string {
     default:
       return `${server.label} needs authorization${error.status === undefined ? "" : ` (HTTP ${error.status})`}${login}`;
   }
-}
-
-/** A task named on the command line: a ref as JSON, `@ref.json`, or a task id the store knows. */
-export async function taskOf(word: string, store: CliStore): Promise<TaskRef | string> {
-  if (word.startsWith("{") || word.startsWith("@")) {
-    try {
-      const text = word.startsWith("@") ? readFileSync(word.slice(1), "utf8") : word;
-      return readTaskRef(JSON.parse(text));
-    } catch (error) {
-      throw new UsageError(
-        `cannot read the task ref ${word.startsWith("@") ? word : ""}: ${firstLine(error)}`.replace(
-          "  ",
-          " ",
-        ),
-      );
-    }
-  }
-  const stored = (await store.list()).filter((ref) => ref.taskId === word);
-  return stored[0] ?? word;
-}
-
-/** The server of a task: `-- command`, `--server`, or the URL in its ref. */
-export function serverOfTask(task: TaskRef | string, invocation: Invocation): Server {
-  if (invocation.stdio !== undefined) return stdioServer(invocation.stdio);
-  if (invocation.options.server !== undefined) return urlServer(invocation.options.server);
-  const url = typeof task === "string" ? undefined : task.server.url;
-  const command = typeof task === "string" ? undefined : (task as NotedRef).cli?.command;
-  if (url === undefined && command !== undefined) return stdioServer(command);
-  if (url === undefined) {
-    throw new UsageError("the store does not know this task's server: give --server <url> or -- <command>");
-  }
-  return urlServer(url);
 }

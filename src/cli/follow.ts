@@ -13,7 +13,8 @@ import {
 import { firstLine } from "./args.js";
 import type { CliStore } from "./cli-store.js";
 import { exitCodeOf } from "./exit-codes.js";
-import { plain, type Reporter } from "./reporter.js";
+import type { Reporter } from "./reporter.js";
+import { oneLine } from "./terminal-text.js";
 
 export interface Follow {
   handle: TaskHandle<CallToolResult>;
@@ -83,7 +84,7 @@ export async function follow({
       );
       void handle.cancel().then(({ ack, error }) => {
         if (ended) return;
-        if (error !== undefined) reporter.say(`the server refused the cancel: ${plain(firstLine(error))}`);
+        if (error !== undefined) reporter.say(`the server refused the cancel: ${oneLine(firstLine(error))}`);
         else if (ack !== undefined) reporter.say("the server acknowledged the cancel");
       });
     } else if (presses === 2) {

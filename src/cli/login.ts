@@ -3,16 +3,20 @@
  * a loopback redirect (RFC 8252): a one-shot HTTP listener on 127.0.0.1, the authorization URL printed (and opened
  * in a browser when there is one), dynamic client registration when the server offers it. It runs through
  * `TaskClient.connect` with the file-backed provider, so what it stores is exactly what every later command uses.
+ * The authorization URL comes from the server: only https:// (or http:// to this machine) is shown or opened.
+ * The listener takes only the redirect that carries the `state` this login sent; anything else arriving there
+ * (a page on another site can make the browser request it) is answered 400 and the login keeps waiting.
  */
-import { spawn } from "node:child_process";
 import { createServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { AuthError, TaskClient } from "../index.js";
 import { firstLine, type Invocation } from "./args.js";
+import { openInBrowser, unsafeLink } from "./browser.js";
 import { credentialsFileFor, CredentialsProvider } from "./credentials.js";
 import { ExitCode, UsageError } from "./exit-codes.js";
+import { NotPrivateError } from "./private-files.js";
 import { urlServer } from "./connect.js";
-import type { Output } from "./reporter.js";
+import type { Output } from "./output.js";
 
 interface Io {
   stdout: Output;
@@ -26,13 +30,18 @@ export async function login(invocation: Invocation, io: Io): Promise<number> {
   const url = onlyUrl(invocation, "login");
   const file = credentialsFileFor(url);
   const timeoutMs = invocation.options.timeoutMs ?? LOGIN_TIMEOUT_MS;
-  const callback = await listenForCallback();
+  let sentState: string | undefined; // the state in the authorization URL: the listener takes only its answer
+  let refusedUrl: string | undefined;
+  const callback = await listenForCallback(() => sentState);
   const provider = new CredentialsProvider(
     file,
     { v: 1, server: url, redirectUrl: callback.url },
     (authorizationUrl) => {
+      refusedUrl = unsafeLink(authorizationUrl.href);
+      if (refusedUrl !== undefined) return; // neither shown nor opened; the login fails below
+      sentState = authorizationUrl.searchParams.get("state") ?? undefined;
       io.stderr.write(`Open this URL in a browser to authorize mcp-tasks:\n\n  ${authorizationUrl.href}\n\n`);
-      if (!invocation.options.noBrowser) openBrowser(authorizationUrl.href);
+      if (!invocation.options.noBrowser) openInBrowser(authorizationUrl.href);
       io.stderr.write("Waiting for the browser to come back…\n");
     },
   );
@@ -40,11 +49,21 @@ export async function login(invocation: Invocation, io: Io): Promise<number> {
     const client = await TaskClient.connect(url, {
       clientInfo: { name: "mcp-tasks-cli", version: "0.1.0" },
       authProvider: provider,
-      authorizationResponse: () => callback.response(timeoutMs),
+      authorizationResponse: () =>
+        refusedUrl === undefined
+          ? callback.response(timeoutMs)
+          : Promise.reject(new Error(`refused the authorization URL: ${refusedUrl}`)),
       requestTimeoutMs: timeoutMs + 30_000,
     });
     await client.close();
   } catch (error) {
+    if (refusedUrl !== undefined) {
+      io.stderr.write(
+        `mcp-tasks: cannot log in to ${url}: its authorization URL was not shown or opened, because ${refusedUrl}\n`,
+      );
+      file.remove();
+      return ExitCode.auth;
+    }
     if (error instanceof AuthError) {
       const why = error.cause instanceof Error ? `: ${firstLine(error.cause)}` : "";
       io.stderr.write(`mcp-tasks: cannot log in to ${url}: ${firstLine(error)}${why}\n`);
@@ -67,7 +86,15 @@ export async function login(invocation: Invocation, io: Io): Promise<number> {
 export async function logout(invocation: Invocation, io: Io): Promise<number> {
   const url = onlyUrl(invocation, "logout");
   const file = credentialsFileFor(url);
-  const stored = file.load();
+  let stored;
+  try {
+    stored = file.load();
+  } catch (error) {
+    if (!(error instanceof NotPrivateError)) throw error;
+    file.remove(); // not trusted enough to revoke with: its endpoint and tokens may be anyone's
+    io.stderr.write(`removed ${file.path} without revoking anything: ${error.message}\n`);
+    return ExitCode.completed;
+  }
   if (stored === undefined) {
     io.stderr.write(`no stored credentials for ${url}\n`);
     return ExitCode.completed;
@@ -115,33 +142,47 @@ async function revoke(
   }
 }
 
-/** A loopback listener for authorization responses (`/callback?code=…&state=…&iss=…`), one per `response()`. */
-async function listenForCallback(): Promise<{
+/**
+ * A loopback listener for the authorization response (`/callback?code=…&state=…&iss=…`). Only a response that
+ * carries the state the login sent (`sentState`), once per state, is taken; any other request to `/callback` is
+ * answered 400 and ignored, so a forged one cannot end the login. At most one response waits to be taken, and
+ * the login waits no longer than its `--timeout`.
+ */
+async function listenForCallback(sentState: () => string | undefined): Promise<{
   url: string;
   response(timeoutMs: number): Promise<URL>;
   close(): void;
 }> {
-  const arrivals: URL[] = [];
+  let arrived: URL | undefined;
+  const answered = new Set<string>();
   let waiting: ((url: URL) => void) | undefined;
   const server: HttpServer = createServer((req, res) => {
-    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    const url = new URL(req.url ?? "/", `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
     if (req.method !== "GET" || url.pathname !== "/callback") {
       res.writeHead(404, { "content-type": "text/plain" }).end("Not found");
       return;
     }
-    const ok = url.searchParams.has("code");
+    const state = sentState();
+    const ours = state !== undefined && url.searchParams.get("state") === state && !answered.has(state);
+    const granted = ours && url.searchParams.has("code");
     res
-      .writeHead(ok ? 200 : 400, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" })
+      .writeHead(granted ? 200 : 400, {
+        "content-type": "text/html; charset=utf-8",
+        "cache-control": "no-store",
+      })
       .end(
         `<!doctype html><meta charset="utf-8"><title>mcp-tasks</title><p>${
-          ok
-            ? "Authorized. You can close this window and return to the terminal."
-            : "Authorization was not granted."
+          !ours
+            ? "This is not the answer mcp-tasks is waiting for: ignored."
+            : granted
+              ? "Authorized. You can close this window and return to the terminal."
+              : "Authorization was not granted."
         }</p>`,
       );
-    const arrived = new URL(req.url ?? "/", `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
-    if (waiting !== undefined) waiting(arrived);
-    else arrivals.push(arrived);
+    if (!ours) return;
+    answered.add(state);
+    if (waiting !== undefined) waiting(url);
+    else arrived = url;
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -153,7 +194,8 @@ async function listenForCallback(): Promise<{
     url: `http://127.0.0.1:${port}/callback`,
     response: (timeoutMs) =>
       new Promise<URL>((resolve, reject) => {
-        const early = arrivals.shift();
+        const early = arrived;
+        arrived = undefined;
         if (early !== undefined) return resolve(early);
         const timer = setTimeout(() => {
           waiting = undefined;
@@ -172,22 +214,4 @@ async function listenForCallback(): Promise<{
       server.closeAllConnections();
     },
   };
-}
-
-/** Opens `url` in the user's browser when there is one to open (`$BROWSER`, macOS, Windows, a Linux desktop). */
-function openBrowser(url: string): void {
-  const env = process.env;
-  let command: [string, string[]] | undefined;
-  if (env.BROWSER) command = [env.BROWSER, [url]];
-  else if (process.platform === "darwin") command = ["open", [url]];
-  else if (process.platform === "win32") command = ["cmd", ["/c", "start", '""', url.replace(/&/g, "^&")]];
-  else if (env.DISPLAY || env.WAYLAND_DISPLAY) command = ["xdg-open", [url]];
-  if (command === undefined) return;
-  try {
-    const child = spawn(command[0], command[1], { stdio: "ignore", detached: true });
-    child.on("error", () => undefined); // no browser after all: the URL is on the screen
-    child.unref();
-  } catch {
-    // as above
-  }
 }

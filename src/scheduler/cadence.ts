@@ -26,7 +26,7 @@ import type { PollTiming } from "./types.js";
 
 /**
  * The events that may bring a poll forward, sooner than the interval. This union is the complete list (the
- * README's "Polling" section names the same cases):
+ * "When a task is polled" in docs/cancellation-and-time-limits.md names the same cases):
  * - `seed`: a `CreateTaskResult` whose status is not `working` (its payload is only in `tasks/get`);
  * - `resume`: the first poll of a task followed by ref or id (`client.task()`, `resume()`, adoption);
  * - `cancelAnswered`: the handle's `tasks/cancel` was acknowledged, refused, or ran out of retries (once per

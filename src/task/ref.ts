@@ -37,38 +37,90 @@ export class TaskRefError extends McpTasksError {
 }
 
 /**
- * Checks a value that claims to be a `TaskRef` (typically `JSON.parse` of a stored one) and returns it typed.
- * Throws `TaskRefError` naming the first problem.
+ * Checks a value that claims to be a `TaskRef` (typically `JSON.parse` of a stored one or of one another process
+ * sent) and returns a new ref holding only the fields listed in `REF_FIELDS`: anything else in the input is
+ * dropped, so a ref from elsewhere cannot smuggle in data that some reader of refs would trust. Throws
+ * `TaskRefError` naming the first problem.
  */
 export function readTaskRef(value: unknown): TaskRef {
-  const ref = value as Partial<TaskRef> | null;
-  const problem =
-    typeof ref !== "object" || ref === null
-      ? "a task ref must be an object"
-      : ref.v !== 1
-        ? `unsupported task ref version ${JSON.stringify(ref.v)} (this library reads version 1)`
-        : typeof ref.taskId !== "string" || ref.taskId.length === 0
-          ? "`taskId` must be a non-empty string"
-          : typeof ref.server !== "object" || ref.server === null
-            ? "`server` must be an object"
-            : typeof ref.method !== "string"
-              ? "`method` must be a string"
-              : !Array.isArray(ref.answeredInputKeys ?? [])
-                ? "`answeredInputKeys` must be an array of strings"
-                : ref.era !== undefined && ref.era !== "modern" && ref.era !== "legacy"
-                  ? '`era` must be "modern" or "legacy"'
-                  : ref.pendingInputAnswers !== undefined &&
-                      (typeof ref.pendingInputAnswers !== "object" ||
-                        ref.pendingInputAnswers === null ||
-                        Array.isArray(ref.pendingInputAnswers))
-                    ? "`pendingInputAnswers` must be an object"
-                    : undefined;
-  if (problem !== undefined) throw new TaskRefError(`invalid task ref: ${problem}`);
-  const checked = ref as TaskRef;
-  return {
-    ...checked,
-    answeredInputKeys: (checked.answeredInputKeys ?? []).filter((k) => typeof k === "string"),
-  };
+  if (!isObject(value)) throw new TaskRefError("invalid task ref: a task ref must be an object");
+  if (value["v"] !== 1) {
+    throw new TaskRefError(
+      `invalid task ref: unsupported task ref version ${JSON.stringify(value["v"])} (this library reads version 1)`,
+    );
+  }
+  return readFields(value, REF_FIELDS, "") as unknown as TaskRef;
+}
+
+/** Reads one field: its value (undefined leaves it out), or `fail` with what is wrong with it. */
+type FieldReader = (value: unknown, fail: (problem: string) => never) => unknown;
+type Fields<T> = { readonly [K in keyof Required<T>]: FieldReader };
+
+/**
+ * Every field a `TaskRef` may carry and how it is read. Typed by `TaskRef`'s keys, so a new field does not
+ * compile until it is listed here, and a field that is not listed never leaves `readTaskRef`.
+ */
+const SERVER_FIELDS: Fields<TaskRef["server"]> = {
+  url: optional(string),
+  name: optional(string),
+  version: optional(string),
+  protocolVersion: string,
+};
+
+const REF_FIELDS: Fields<TaskRef> = {
+  v: () => 1,
+  taskId: (value, fail) =>
+    typeof value === "string" && value.length > 0 ? value : fail("must be a non-empty string"),
+  server: (value, fail) =>
+    isObject(value) ? readFields(value, SERVER_FIELDS, "server.") : fail("must be an object"),
+  method: string,
+  toolName: string,
+  createdAt: optional(string),
+  ttlMs: (value, fail) =>
+    value === undefined || value === null || typeof value === "number"
+      ? value
+      : fail("must be a number or null"),
+  answeredInputKeys: (value, fail) =>
+    value === undefined
+      ? []
+      : Array.isArray(value)
+        ? value.filter((key) => typeof key === "string")
+        : fail("must be an array of strings"),
+  era: (value, fail) =>
+    value === undefined || value === "modern" || value === "legacy"
+      ? value
+      : fail('must be "modern" or "legacy"'),
+  pendingInputAnswers: optional((value, fail) =>
+    // Own entries only, onto a plain object: a `__proto__` key stays a key.
+    isObject(value) ? Object.fromEntries(Object.entries(value)) : fail("must be an object"),
+  ),
+};
+
+function readFields(
+  input: Record<string, unknown>,
+  fields: Record<string, FieldReader>,
+  prefix: string,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, read] of Object.entries(fields)) {
+    const value = read(Object.hasOwn(input, name) ? input[name] : undefined, (problem) => {
+      throw new TaskRefError(`invalid task ref: \`${prefix}${name}\` ${problem}`);
+    });
+    if (value !== undefined) out[name] = value;
+  }
+  return out;
+}
+
+function string(value: unknown, fail: (problem: string) => never): string {
+  return typeof value === "string" ? value : fail("must be a string");
+}
+
+function optional(read: FieldReader): FieldReader {
+  return (value, fail) => (value === undefined ? undefined : read(value, fail));
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /**

@@ -3,7 +3,7 @@
  * code. Each returns the violations it found, as sentences, so a failing run says what went wrong where.
  *
  * The cadence invariant: a task's `tasks/get` never starts sooner than the server's `pollIntervalMs` after the
- * end of its previous `tasks/get`, except for the one-shots the README's "Polling" section lists. Which one-shots
+ * end of its previous `tasks/get`, except for the one-shots docs/cancellation-and-time-limits.md lists ("When a task is polled"). Which one-shots
  * a run allowed is derived from what the log shows happened, case by case from that list:
  *
  * 1. a `CreateTaskResult` that is not `working`, and 2. the first poll of a task followed by reference: both are a
@@ -46,7 +46,7 @@ const OWED_WITHIN_MS = 50;
 const ended = (exchange: Exchange): exchange is Exchange & { endedAt: number } =>
   exchange.endedAt !== undefined;
 
-/** The one-shot events the log shows for each task: when each happened, and which README case it is. */
+/** The one-shot events the log shows for each task: when each happened, and which documented case it is. */
 export function oneShotEvents(
   exchanges: readonly Exchange[],
   provenAfterMs: number,

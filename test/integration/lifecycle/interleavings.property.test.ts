@@ -17,7 +17,7 @@
  *   client began closing is reported (a handle's `task` event, outcome or error, or the client's `orphan`
  *   event) or cancelled;
  * - the cadence (interleavings-invariants.ts): no `tasks/get` of a task starts sooner than the server's
- *   `pollIntervalMs` after the previous one ended, except for the one-shots the README lists, each derived from
+ *   `pollIntervalMs` after the previous one ended, except for the one-shots docs/cancellation-and-time-limits.md lists, each derived from
  *   what the proxy's log shows happened (an answered cancel, an acknowledged update, a listen acknowledging a
  *   task it did not push unless its last stream broke unproven, a stream that broke after it proved itself);
  * - an input handler runs at most once per key, and a task never goes back to asking for a key after an update
@@ -469,7 +469,7 @@ async function playScenario(scenario: Scenario): Promise<RunObservations> {
     }
     none(lost, "task ids received and neither reported nor cancelled");
 
-    // The cadence: no poll sooner than the server's interval, except the README's one-shots.
+    // The cadence: no poll sooner than the server's interval, except the documented one-shots.
     const intervalOf = (taskId: string) => {
       const interval = server.tasks.get(taskId)?.pollIntervalMs;
       return typeof interval === "number" ? interval : undefined;
