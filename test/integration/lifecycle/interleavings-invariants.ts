@@ -164,11 +164,31 @@ export function cadenceViolations(
         `task ${taskId}: tasks/get #${index + 1} went out ${gap.toFixed(1)} ms after #${index} ${after}, ` +
           `sooner than the server's ${interval} ms, and no one-shot allowed it ` +
           `(one-shots seen: ${describe(events.get(taskId), list[0]?.startedAt ?? 0)}; ` +
-          `polls: ${list.map((each) => `+${(each.startedAt - (list[0]?.startedAt ?? 0)).toFixed(1)}..+${((each.endedAt ?? NaN) - (list[0]?.startedAt ?? 0)).toFixed(1)} ${each.end ?? "open"}`).join(", ")})`,
+          `polls: ${list.map((each) => `+${(each.startedAt - (list[0]?.startedAt ?? 0)).toFixed(1)}..+${((each.endedAt ?? NaN) - (list[0]?.startedAt ?? 0)).toFixed(1)} ${each.end ?? "open"}`).join(", ")}; ` +
+          `listens: ${listensOf(exchanges, taskId, list[0]?.startedAt ?? 0)})`,
       );
     }
   }
   return violations;
+}
+
+/** The listens that asked for `taskId`, as `+start..+end how (acknowledged at +t)`, relative to `origin`. */
+function listensOf(exchanges: readonly Exchange[], taskId: string, origin: number): string {
+  const at = (time: number | undefined) => `+${((time ?? NaN) - origin).toFixed(1)}`;
+  const listens = exchanges.filter(
+    (each) => each.method === "subscriptions/listen" && each.listenTaskIds.includes(taskId),
+  );
+  if (listens.length === 0) return "none";
+  return listens
+    .map((each) => {
+      const ack = each.acks[0];
+      const acked =
+        ack === undefined
+          ? "never acknowledged"
+          : `acknowledged at ${at(ack.at)}${ack.taskIds.includes(taskId) ? "" : " without it"}`;
+      return `${at(each.startedAt)}..${at(each.endedAt)} ${each.end ?? "open"} (${acked})`;
+    })
+    .join(", ");
 }
 
 function describe(events: Array<{ at: number; why: string }> | undefined, origin: number): string {
