@@ -13,6 +13,7 @@ import { Method } from "../protocol/constants.js";
 import type { ConnectionHeaders } from "../auth/headers.js";
 import type { AuthorizationResponse, OAuthProviderLike } from "../auth/failures.js";
 
+/** Options of `TaskClient.connect`: the connection, and the defaults of every call made through it. */
 export interface TaskClientOptions {
   /**
    * URL targets: HTTP headers for every request of the connection (calls, polls, `tasks/update`, `tasks/cancel`,
@@ -134,6 +135,7 @@ export interface TaskClientOptions {
   telemetry?: boolean | TelemetryOptions;
 }
 
+/** Options of one `callTool` call; where a connection option has the same name, this one wins for the call. */
 export interface CallToolOptions {
   /** Aborting sends `tasks/cancel` (once the task id is known) and ends the handle with the server's final state. */
   signal?: AbortSignal;

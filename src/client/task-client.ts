@@ -59,6 +59,12 @@ export interface TaskClientEvents {
   closed: () => void;
 }
 
+/**
+ * One connection to an MCP server, ready for tasks. `TaskClient.connect(target)` negotiates the tasks extension
+ * (or a 2025-11-25 server's tasks); `callTool` returns a `TaskHandle` to await, iterate or cancel, whether the
+ * server runs the call as a task or answers at once. `task(ref)` and `resume()` pick up tasks started elsewhere
+ * or before a restart; `close()` (or `await using`) ends the connection and every handle still waiting.
+ */
 export class TaskClient extends EventEmitter<TaskClientEvents> {
   private readonly runs = new Set<TaskRun>();
   /** Store writes in flight; `close()` waits for them before it closes the store. */
@@ -393,6 +399,7 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
     return this.closing;
   }
 
+  /** `await using client = await TaskClient.connect(…)` closes the client when the scope ends. */
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }

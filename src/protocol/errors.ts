@@ -182,12 +182,15 @@ export class TransportError extends McpTasksError {
   ) {
     super(message, { cause: details.cause });
   }
+  /** HTTP status, when there was a response. */
   get status(): number | undefined {
     return this.details.status;
   }
+  /** Delay the server asked for (HTTP `Retry-After`), in milliseconds. */
   get retryAfterMs(): number | undefined {
     return this.details.retryAfterMs;
   }
+  /** Whether trying again may succeed (network errors, 5xx, 429, timeouts). */
   get transient(): boolean {
     return this.details.transient;
   }
@@ -555,6 +558,7 @@ export class UnrequestedTaskError extends OrphanedTaskError {
 
 /* ---- Answering input out of band (`handle.respond`) ---------------------------------------------------- */
 
+/** Why `handle.respond` refused an answer (`InputRespondError.problem`). */
 export type InputRespondProblem =
   /** The key is not an outstanding input request of this task (never asked, or no longer listed). */
   | "unknown_key"

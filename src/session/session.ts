@@ -13,12 +13,13 @@ import {
   offersLegacyTasks,
   parseInitializeResult,
 } from "../protocol/codec.js";
-import { McpTasksError, ProtocolError, TransportError } from "../protocol/errors.js";
+import { McpTasksError, ProtocolError, RequestTimeoutError, TransportError } from "../protocol/errors.js";
 import { closedError, requestFailure, serverInfoOf, taskIdOf } from "./failures.js";
 import {
   LEGACY_PROTOCOL_VERSIONS,
   classifyProbe,
   initializeParams,
+  refusesLegacyForUs,
   transportKind,
   type TransportKind,
 } from "./negotiate.js";
@@ -255,16 +256,29 @@ export class Session implements RpcChannel {
     const probeTimeoutMs =
       this.options.probeTimeoutMs ??
       (this.kind === "stdio" ? Math.min(this.timeoutMs, DEFAULT_STDIO_PROBE_TIMEOUT_MS) : this.timeoutMs);
-    const probe = () =>
-      this.request(Method.discover, {}, { timeoutMs: probeTimeoutMs }).then(
+    const probe = (timeoutMs = probeTimeoutMs) =>
+      this.request(Method.discover, {}, { timeoutMs }).then(
         (result) => ({ result }),
         (error: unknown) => ({ error }),
       );
-    const first = classifyProbe(await probe(), this.kind);
+    const firstOutcome = await probe();
+    const first = classifyProbe(firstOutcome, this.kind);
     // -32022 naming our version as supported: send the probe once more (SEP-2575), never a third time.
     const verdict = "retry" in first ? classifyProbe(await probe(), this.kind, true) : first;
     if ("error" in verdict) throw this.probeFailure(verdict.error);
-    this.info = verdict.era === "modern" ? this.adoptModern(verdict.discover) : await this.initializeLegacy();
+    if (verdict.era === "modern") return (this.info = this.adoptModern(verdict.discover));
+    try {
+      this.info = await this.initializeLegacy();
+    } catch (error) {
+      const probeTimedOut = "error" in firstOutcome && firstOutcome.error instanceof RequestTimeoutError;
+      if (!probeTimedOut || !refusesLegacyForUs(error)) throw error;
+      // A slow stdio server taken for a 2025-era one: ask once more, with the envelope and the whole request
+      // timeout.
+      this.framing = this.envelope;
+      const late = classifyProbe(await probe(this.timeoutMs), this.kind, true);
+      if (!("era" in late) || late.era !== "modern") throw error;
+      this.info = this.adoptModern(late.discover);
+    }
     return this.info;
   }
 

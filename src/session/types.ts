@@ -50,6 +50,7 @@ export interface RequestWatch {
  */
 export type ProtocolEra = "modern" | "legacy";
 
+/** What the client learned about the server when it connected (`client.server`). */
 export interface ServerInfo {
   era: ProtocolEra;
   /** The negotiated protocol version. */
@@ -145,11 +146,13 @@ export interface McpTransport {
   /**
    * Only on a transport several parties share (`tasksFor`'s tap on an SDK Client's connection): the session
    * passes the test for "this response id is mine", so answers to other sessions' requests pass it by.
+   * @internal
    */
   claimResponses?(owns: (id: unknown) => boolean): void;
   /**
    * Only on a shared transport: the session passes the test for "this server request is mine to answer"; the
    * requests it does not claim go to the other party (the SDK Client), so each gets exactly one answer.
+   * @internal
    */
   claimRequests?(claims: RequestClaim): void;
 }

@@ -4,6 +4,8 @@
  * first write; `client.resume()` (or the client's adoption loop, `adopt: true`) claims only tasks whose lease
  * has lapsed, so a task is followed by one worker at a time and a dead worker's tasks move on within the lease
  * time. Answered input keys travel in the ref, so another worker never asks again. Needs the `redis` package.
+ *
+ * @module mcp-tasks/store/redis
  */
 import { randomUUID } from "node:crypto";
 import { LeaseLostError } from "../protocol/errors.js";
@@ -22,6 +24,7 @@ export interface RedisLike {
   hDel(key: string, field: string): Promise<unknown>;
 }
 
+/** Options of `redisStore`: a `url` or a connected `client`, and the lease settings. */
 export interface RedisStoreOptions {
   /** `redis://host:port`; a client is made with the `redis` package and closed with the store. */
   url?: string;
@@ -38,17 +41,25 @@ export interface RedisStoreOptions {
   pruneGraceMs?: number;
 }
 
+/** A `TaskStore` whose live tasks are each owned by one worker through a lease. */
 export type RedisTaskStore = TaskStore & {
+  /** Hands the task's lease back (if this worker still holds it) and keeps the ref: any worker may claim it. */
   release(ref: TaskRef): Promise<void>;
+  /** Takes the task's lease when nobody holds it; resolves with the latest ref, or undefined. */
   claim(ref: TaskRef): Promise<TaskRef | undefined>;
+  /** Takes the lease of every task of `server` whose owner stopped renewing it; resolves with their refs. */
   claimLapsed(server: TaskRef["server"]): Promise<TaskRef[]>;
+  /** Called with the ref of a task whose lease this worker found no longer its own at renewal: another follows it. */
   onLeaseLost(listener: (ref: TaskRef) => void): void;
+  /** Hands back every lease (other workers may adopt at once) and disconnects a client the store made. */
   close(): Promise<void>;
+  /** This worker's name in leases. */
   readonly owner: string;
   /** Refs whose lease this worker holds. */
   readonly held: number;
 };
 
+/** A store in Redis shared by many workers, each live task followed by the one that holds its lease. */
 export function redisStore(options: RedisStoreOptions): RedisTaskStore {
   return new RedisStore(options);
 }

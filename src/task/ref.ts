@@ -5,6 +5,7 @@
  */
 import { McpTasksError } from "../protocol/errors.js";
 
+/** A task's name on its server, as plain JSON: what a store keeps and `client.task(ref)` follows. */
 export interface TaskRef {
   /** The format version of this object. */
   v: 1;

@@ -21,6 +21,7 @@ export interface MeterProviderLike {
  */
 export type PollSpans = "all" | "errors" | "none";
 
+/** What `telemetry: { … }` sets; `telemetry: true` takes every default. */
 export interface TelemetryOptions {
   /**
    * The `@opentelemetry/api` module (`import * as api from "@opentelemetry/api"`). Without it the client imports
