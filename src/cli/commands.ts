@@ -103,7 +103,7 @@ export async function call(invocation: Invocation, io: Io): Promise<number> {
       store,
       interrupts,
       resumeHint: resumeHintFor(server, invocation),
-      authAdvice: (error) => authAdvice(error, server),
+      authAdvice: (error) => authAdvice(error, server, invocation),
       check: (outcome) => {
         // The server refused the call itself (an unknown tool, arguments it cannot take): a usage error.
         const error = outcome.kind === "error" && outcome.taskId === undefined ? outcome.error : undefined;
@@ -132,7 +132,7 @@ export async function watch(invocation: Invocation, io: Io): Promise<number> {
       store,
       interrupts,
       resumeHint: resumeHintFor(server, invocation),
-      authAdvice: (error) => authAdvice(error, server),
+      authAdvice: (error) => authAdvice(error, server, invocation),
     });
   });
 }

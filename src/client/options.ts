@@ -34,8 +34,9 @@ export interface TaskClientOptions {
   /**
    * With `authProvider`: completes an interactive authorization that a request started. Called with the URL the
    * provider was sent to (`redirectToAuthorization`); resolve with the URL the browser came back to (your
-   * `redirectUrl` with `code`, `state`, `iss`) or the bare code. The client checks `state`, exchanges the code (the
-   * SDK checks `iss`), and sends the request again, all within that request's timeout (`requestTimeoutMs`).
+   * `redirectUrl` with `code`, `state`, `iss`). The client checks `state`, exchanges the code (the SDK checks
+   * `iss`), and sends the request again, all within that request's timeout (`requestTimeoutMs`). A bare code is
+   * taken too, but skips the `state` check and fails at authorization servers that send `iss` (RFC 9207).
    * Without it, such a request fails with `AuthError` (`reason: "authorization_required"`).
    */
   authorizationResponse?: AuthorizationResponse;
@@ -84,8 +85,8 @@ export interface TaskClientOptions {
   ttlGraceMs?: number;
   /**
    * Where the client reports what no single handle owns: transport errors, a dropped connection, scheduler
-   * faults, retries, a task created after its handle ended. Any object with `debug`/`info`/`warn`/`error`
-   * (console, pino). Task ids are redacted. Default: silent.
+   * faults, retries, a task created after its handle ended, and (`warn`) the warnings of the SDK's OAuth code.
+   * Any object with `debug`/`info`/`warn`/`error` (console, pino). Task ids are redacted. Default: silent.
    */
   logger?: Partial<Logger>;
   /**

@@ -29,14 +29,17 @@ export interface ClientSettings {
 }
 
 export function settingsOf(options: TaskClientOptions): ClientSettings {
+  const log = safeLogger(options.logger);
+  const http = httpOptions(options);
+  if (http.authProvider !== undefined) http.log = log;
   return {
     options: resolveClientOptions(options),
     polling: resolvePollTiming(options.polling ?? {}),
     retry: resolveRetryTiming(options.retry ?? {}),
-    log: safeLogger(options.logger),
+    log,
     store: checkStore(options.store),
     adoptEveryMs: adoptEvery(options),
-    http: httpOptions(options),
+    http,
     telemetry: resolveTelemetryOptions(options.telemetry),
   };
 }

@@ -305,8 +305,16 @@ const AUTH_FAILURE_TEXT: Record<AuthFailure, string> = {
 function authMessage(init: ConstructorParameters<typeof AuthError>[0]): string {
   const parts: string[] = [];
   if (init.status !== undefined) parts.push(`HTTP ${init.status}`);
-  if (init.reason === "insufficient_scope" && init.scope !== undefined) parts.push(`scope "${init.scope}"`);
-  else if (init.oauthError !== undefined) parts.push(init.oauthError);
+  // The reason already says insufficient_scope; any other OAuth error is named (invalid_scope, invalid_grant …).
+  if (
+    init.oauthError !== undefined &&
+    init.oauthError !== init.reason &&
+    /^[\w.-]{1,64}$/.test(init.oauthError)
+  )
+    parts.push(init.oauthError);
+  // Scope tokens only (RFC 6749 §3.3): a challenge is server text, and this message may reach a terminal.
+  if (init.scope !== undefined && /^[\x21\x23-\x5b\x5d-\x7e ]{1,300}$/.test(init.scope))
+    parts.push(`scope "${init.scope}"`);
   const detail = parts.length > 0 ? ` (${parts.join(", ")})` : "";
   const text = `${init.method}: ${AUTH_FAILURE_TEXT[init.reason]}${detail}`;
   return init.taskId === undefined

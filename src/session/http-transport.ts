@@ -15,6 +15,7 @@ import { withHttpErrorMapping } from "./http-fetch.js";
 import { withDeadConnectionResend } from "./http-resend.js";
 import type { RequestHeaders } from "./request-headers.js";
 import type { McpTransport } from "./types.js";
+import { silentLogger, type Logger } from "../protocol/logging.js";
 import { StreamableHttpTransport } from "./streamable-http.js";
 import { withConnectionHeaders, type ConnectionHeaders } from "../auth/headers.js";
 import { describeSent, RefusalLog } from "../auth/challenge.js";
@@ -33,6 +34,8 @@ export interface HttpTransportOptions {
   headers?: ConnectionHeaders;
   authProvider?: OAuthProviderLike;
   authorizationResponse?: AuthorizationResponse;
+  /** Where the OAuth code's own warnings go (the client's logger). */
+  log?: Logger;
 }
 
 export async function buildHttpTransport(
@@ -56,6 +59,7 @@ export async function buildHttpTransport(
       endpoint,
       base,
       refusals,
+      log: options.log ?? silentLogger,
     });
   }
   const transport = new StreamableHttpTransport(url, { fetch: endpoint });
