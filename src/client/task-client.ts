@@ -207,13 +207,19 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
       handlers: settings.options.inputHandlers,
       server: this.context.identity,
       log,
+      concurrency: settings.options.inputConcurrency,
     });
     session.serveRequests(
       (request) => this.serverRequests.serve(request),
       (method, params) => this.serverRequests.claims(method, params),
     );
     if (settings.options.notifications === "auto" && server.era === "modern") {
-      this.subscriptions = new Subscriptions({ channel: session, log, retry: this.context.retry });
+      this.subscriptions = new Subscriptions({
+        channel: session,
+        log,
+        retry: this.context.retry,
+        provenAfterMs: settings.options.notificationSafetyNetMs,
+      });
     }
     if (settings.options.notifications === "auto" && this.era.legacy) {
       this.stopLegacyStatus = followLegacyStatus(session, log, (taskId) => this.runFor(taskId));
@@ -345,7 +351,8 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
   /**
    * The server's tools (`tools/list`, every page), cached for the connection and fetched again after the
    * server's `notifications/tools/list_changed`. Over Streamable HTTP a tool with invalid `x-mcp-header`
-   * declarations is left out, with a logger warning.
+   * declarations is left out, with a logger warning; so is, on any transport, a tool whose definition nests
+   * objects or arrays deeper than 256 levels.
    */
   listTools(): Promise<ToolInfo[]> {
     return this.catalog.list();

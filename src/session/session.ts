@@ -53,10 +53,7 @@ let sessionCount = 0;
 
 export class Session implements RpcChannel {
   private readonly pending = new PendingTable();
-  private readonly incoming = new IncomingRequests(
-    (out) => this.transport.send(out),
-    (e) => this.report(e),
-  );
+  private readonly incoming: IncomingRequests;
   private readonly notificationListeners = new Set<NotificationListener>();
   private readonly errorListeners = new Set<ErrorListener>();
   private readonly closeListeners = new Set<() => void>();
@@ -81,6 +78,12 @@ export class Session implements RpcChannel {
     this.framing = this.envelope;
     this.timeoutMs = options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.kind = transportKind(transport);
+    this.incoming = new IncomingRequests(
+      (out) => this.transport.send(out),
+      (e) => this.report(e),
+      options.maxServerRequests,
+      options.warn,
+    );
   }
 
   /** What the server said about itself; undefined until `connect()` resolved. */
