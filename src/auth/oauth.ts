@@ -23,6 +23,7 @@ import { claimFailure } from "../session/failures.js";
 import { boundedSdkAnswer } from "../session/answers.js";
 import { DEFAULT_MAX_MESSAGE_BYTES, limitResponse } from "../session/bounded-body.js";
 import type { Logger } from "../protocol/logging.js";
+import type { JoinedSession } from "../session/streamable-http.js";
 import { AuthError } from "../protocol/errors.js";
 import { describeSent, refusalError, type RefusalLog } from "./challenge.js";
 import { authFailure, type AuthorizationResponse, type OAuthProviderLike } from "./failures.js";
@@ -42,6 +43,8 @@ export interface OAuthTransportParts {
   maxMessageBytes: number | undefined;
   /** Where the SDK's own console warnings go. */
   log: Logger;
+  /** A session another connection opened, to send in (the SDK's transport takes its id as `sessionId`). */
+  join?: JoinedSession;
 }
 
 /** At most this many interactive authorizations complete for one request (a step-up after a first login). */
@@ -69,7 +72,12 @@ export async function oauthTransport(parts: OAuthTransportParts): Promise<McpTra
     endpoint,
     registeringOfferedScopes(oneRefreshPerToken(oauthServers), offered),
   );
-  const transport = new StreamableHTTPClientTransport(parts.url, { authProvider: watched.provider, fetch });
+  const transport = new StreamableHTTPClientTransport(parts.url, {
+    authProvider: watched.provider,
+    fetch,
+    ...(parts.join !== undefined && { sessionId: parts.join.id }),
+  });
+  if (parts.join !== undefined) transport.setProtocolVersion(parts.join.protocolVersion);
   const send = transport.send.bind(transport);
   transport.send = async (message, options) => {
     const request = describeSent(message);

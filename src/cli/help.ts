@@ -21,6 +21,8 @@ A task is <taskId> (looked up in the store), a TaskRef as JSON, or @ref.json. A 
 task and its server only: it never starts a command, its unsent input answers are not sent, and with --header the
 server must be named with --server too. A task of a stdio server found in the store is reached again only if you
 say yes at a terminal to starting its command; otherwise the command line to run (with -- <command>) is printed.
+On 2025-11-25 servers a ref also names the HTTP session its task lives in, and watch/cancel send the task's
+requests there; a bare task id the store does not know carries no session.
 
 Authorization:
   --header 'Name: value'   send a header on every request to the server (repeat for more); \${VAR} in a value

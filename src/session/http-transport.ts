@@ -7,6 +7,10 @@
  *   (http-redirects.ts) → one resend on a dead pooled connection (http-resend.ts) → the caller's (or the
  *   global) `fetch`
  *
+ * With `join`, the transport sends in a session another connection opened (see ./streamable-http.ts), and a 404
+ * from the endpoint (the transport spec's answer to a session the server has ended) is reported to `join.ended`
+ * as it arrives, before the request that met it fails.
+ *
  * A failed send that was about authorization becomes an `AuthError` (src/auth/failures.ts). Without an
  * `authProvider` the chain feeds this library's own transport (./streamable-http.ts) and nothing of OAuth runs;
  * with one, the OAuth glue (src/auth/oauth.ts) hands the chain to the SDK's transport, which runs the flows.
@@ -18,7 +22,7 @@ import { withSameOriginRedirects } from "./http-redirects.js";
 import type { RequestHeaders } from "./request-headers.js";
 import type { McpTransport } from "./types.js";
 import { silentLogger, type Logger } from "../protocol/logging.js";
-import { StreamableHttpTransport } from "./streamable-http.js";
+import { StreamableHttpTransport, type JoinedSession } from "./streamable-http.js";
 import { withConnectionHeaders, type CheckedHeaders } from "../auth/headers.js";
 import { describeSent, RefusalLog } from "../auth/challenge.js";
 import { authFailure, type AuthorizationResponse, type OAuthProviderLike } from "../auth/failures.js";
@@ -40,6 +44,8 @@ export interface HttpTransportOptions {
   maxMessageBytes?: number;
   /** Where the OAuth code's own warnings go (the client's logger). */
   log?: Logger;
+  /** Send in this existing session instead of opening one; `ended` hears of its first 404. */
+  join?: JoinedSession & { ended(): void };
 }
 
 export async function buildHttpTransport(
@@ -53,7 +59,9 @@ export async function buildHttpTransport(
   let endpoint = withSameOriginRedirects(base);
   if (options.headers !== undefined) endpoint = withConnectionHeaders(endpoint, options.headers);
   if (options.requestHeaders !== undefined) endpoint = options.requestHeaders.wrap(endpoint);
+  if (options.join !== undefined) endpoint = noteEnded(endpoint, options.join.ended);
   endpoint = withHttpErrorMapping(noteRefusals(endpoint, refusals));
+  const join = options.join && { id: options.join.id, protocolVersion: options.join.protocolVersion };
 
   if (options.authProvider !== undefined) {
     return oauthTransport({
@@ -65,11 +73,13 @@ export async function buildHttpTransport(
       refusals,
       maxMessageBytes: options.maxMessageBytes,
       log: options.log ?? silentLogger,
+      ...(join !== undefined && { join }),
     });
   }
   const transport = new StreamableHttpTransport(url, {
     fetch: endpoint,
     ...(options.maxMessageBytes !== undefined && { maxMessageBytes: options.maxMessageBytes }),
+    ...(join !== undefined && { join }),
   });
   const send = transport.send.bind(transport);
   transport.send = async (message, sendOptions) => {
@@ -83,6 +93,15 @@ export async function buildHttpTransport(
     }
   };
   return transport;
+}
+
+/** Calls `ended` on every 404 answer: in a joined session, the server saying the session is over. */
+function noteEnded(fetchImpl: FetchLike, ended: () => void): FetchLike {
+  return async (input, init) => {
+    const response = await fetchImpl(input, init);
+    if (response.status === 404) ended();
+    return response;
+  };
 }
 
 /** Notes every 401/403 answer to a POST, with its `WWW-Authenticate`, under the request's id. */
