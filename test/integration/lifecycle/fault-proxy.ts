@@ -163,7 +163,11 @@ export async function startFaultProxy(upstream: string, plan?: FaultPlan): Promi
     return active.rule;
   }
 
-  function apply(rule: Exclude<FaultRule, { rewrite: unknown }>, request: FaultRequest, res: ServerResponse): void {
+  function apply(
+    rule: Exclude<FaultRule, { rewrite: unknown }>,
+    request: FaultRequest,
+    res: ServerResponse,
+  ): void {
     const id = request.message?.id;
     if (rule === "drop") {
       res.socket?.destroy();
