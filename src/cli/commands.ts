@@ -1,4 +1,4 @@
-/** The subcommands: `call`, `watch`, `cancel`, `ls`, `tools`. Each resolves with its exit code. */
+/** The subcommands: `call`, `watch`, `cancel`, `ls`, `tools`, `types`. Each resolves with its exit code. */
 import { RpcError, type TaskClient } from "../index.js";
 import { firstLine, readToolArguments, type Invocation } from "./args.js";
 import type { CliStore, NotedRef } from "./cli-store.js";
@@ -15,6 +15,7 @@ import {
 import { ExitCode, exitCodeOf, UsageError } from "./exit-codes.js";
 import { follow, Interrupts } from "./follow.js";
 import { createReporter, plain, type Output, type Reporter } from "./reporter.js";
+import { loadCompiler, typesModule } from "./types-module.js";
 
 export interface Io {
   stdout: Output;
@@ -198,6 +199,19 @@ export async function tools(invocation: Invocation, io: Io): Promise<number> {
       io.stdout.write(`${plain(String(tool.name))}  [task: ${plain(task)}]\n`);
       if (typeof tool.description === "string") io.stdout.write(`    ${plain(tool.description)}\n`);
     }
+    return ExitCode.completed;
+  });
+}
+
+/** `types`: the server's tools as a TypeScript module exporting `Tools`, on stdout. */
+export async function types(invocation: Invocation, io: Io): Promise<number> {
+  const { server, rest } = serverOperand(invocation);
+  if (rest.length > 0) throw new UsageError(`unexpected ${JSON.stringify(rest[0])}`);
+  const compile = await loadCompiler(); // a missing generator fails before anything is started
+  return withClient(invocation, io, server, "tools/list", async (client) => {
+    const listed = await client.listTools();
+    const info = client.server.serverInfo;
+    io.stdout.write(await typesModule(listed, compile, { name: info?.name, version: info?.version }));
     return ExitCode.completed;
   });
 }

@@ -8,6 +8,7 @@ export const USAGE = `Usage:
   mcp-tasks cancel <taskId|ref> [--server <url>]       send tasks/cancel and show the server's final word
   mcp-tasks ls                                         unfinished tasks in the store
   mcp-tasks tools <url> | tools -- <command> [args…]   the tools a server offers
+  mcp-tasks types <url> | types -- <command> [args…]   its tools as a TypeScript module exporting \`Tools\`
   mcp-tasks login <url> [--no-browser] [--timeout <time>]   authorize with OAuth and store the tokens
   mcp-tasks logout <url>                               forget (and revoke, where the server can) the stored tokens
 
@@ -17,6 +18,13 @@ Tool arguments (merged left to right):
   @args.json           a file holding a JSON object
 
 A task is <taskId> (looked up in the store), a TaskRef as JSON, or @ref.json.
+
+Typed tools:
+  mcp-tasks types <url> > src/tools.ts   per tool: its arguments (inputSchema), its structured result
+                                         (outputSchema) and its description as TSDoc; TaskClient.connect<Tools>(url)
+                                         then accepts only those tool names and arguments
+  Needs the optional peer json-schema-to-typescript (npm install --save-dev json-schema-to-typescript). Commit the
+  file; in CI, generate it again and fail on a difference (git diff --exit-code) to catch drift.
 
 Authorization:
   --header 'Name: value'   send a header on every request to the server (repeat for more); \${VAR} in a value
