@@ -77,7 +77,7 @@ export class OutputChecks {
       },
       (error: unknown) => {
         this.loading = undefined; // tried again for the next result
-        return failingCheck(tool.name, "the validator could not be loaded", error);
+        return failingCheck(tool.name, `${BUNDLED} could not be imported`, error, ONE_FILE_ADVICE);
       },
     );
   }
@@ -139,10 +139,10 @@ function checkAgainst(toolName: string, validate: (value: unknown) => OutputProb
 }
 
 /** A check that fails every result it is asked about (the schema cannot be checked): nothing unchecked passes. */
-function failingCheck(toolName: string, why: string, cause: unknown): OutputCheck {
+function failingCheck(toolName: string, why: string, cause: unknown, advice = ""): OutputCheck {
   return (result, method, taskId) => {
     if (result.isError === true) return undefined;
-    const message = `the result of "${toolName}" could not be checked: ${why}: ${textOf(cause)}`;
+    const message = `the result of "${toolName}" could not be checked: ${why} (${textOf(cause)})${advice}`;
     return new OutputSchemaError(message, method, toolName, taskId, result, [], { cause });
   };
 }
@@ -164,22 +164,21 @@ function textOf(error: unknown): string {
 /* ---- The bundled validator, loaded on first need ------------------------------------------------------- */
 
 const BUNDLED = "@cfworker/json-schema";
+const ONE_FILE_ADVICE =
+  '; in a bundle made into one file, pass validateOutput: jsonSchemaValidator (from "mcp-tasks/json-schema"), ' +
+  "or validateOutput: false";
 let bundled: Promise<JsonSchemaValidator> | undefined;
 
 /**
  * `@cfworker/json-schema`, a dependency of this package, imported the first time a tool has an `outputSchema`.
  * The specifier is kept in a variable so a bundler leaves it alone: the main entry stays as small with any
- * bundler, and a bundle made into one file (a Worker, a page) fails here instead, with what to pass.
+ * bundler, and a bundle made into one file (a Worker, a page) fails here instead; the result's error says what to
+ * pass then.
  */
 export function loadBundledValidator(): Promise<JsonSchemaValidator> {
   bundled ??= importBundled().catch((error: unknown) => {
     bundled = undefined;
-    throw new Error(
-      `${BUNDLED} could not be imported (${textOf(error)}); in a bundle made into one file, pass ` +
-        'validateOutput: jsonSchemaValidator (import { jsonSchemaValidator } from "mcp-tasks/json-schema"), or ' +
-        "validateOutput: false",
-      { cause: error },
-    );
+    throw error;
   });
   return bundled;
 }
