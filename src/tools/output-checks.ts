@@ -9,7 +9,7 @@ import type { CallToolResult } from "../schema/index.js";
 import { OutputSchemaError, RpcError, type OutputProblem } from "../protocol/errors.js";
 import { ErrorCode } from "../protocol/constants.js";
 import type { ToolCatalog, ToolInfo } from "./catalog.js";
-import { cfworkerValidator, type CfworkerModule, type JsonSchemaValidator } from "./json-schema.js";
+import type { JsonSchemaValidator } from "./json-schema.js";
 
 /**
  * Checks one result of a tool: undefined when it may be handed on (it matches, or the tool reported an error,
@@ -110,20 +110,18 @@ export class OutputChecks {
 
 /** A check against a compiled schema, with the spec's exemption for results that report a tool error. */
 function checkAgainst(toolName: string, validate: (value: unknown) => OutputProblem[]): OutputCheck {
+  const unusable = (why: string, cause: unknown) => failingCheck(toolName, why, cause);
   return (result, method, taskId) => {
     if (result.isError === true) return undefined;
     const structured = result.structuredContent;
-    if (structured === undefined) {
-      const problems = [{ path: "", message: "structuredContent is missing" }];
-      const message = `the result of "${toolName}" has no structuredContent, though the tool has an outputSchema`;
-      return new OutputSchemaError(message, method, toolName, taskId, result, problems);
-    }
     let problems: OutputProblem[];
     try {
-      problems = validate(structured);
+      problems =
+        structured === undefined
+          ? [{ path: "", message: "structuredContent is missing" }]
+          : validate(structured);
     } catch (error) {
-      const message = `the result of "${toolName}" could not be checked against its outputSchema: ${textOf(error)}`;
-      return new OutputSchemaError(message, method, toolName, taskId, result, [], { cause: error });
+      return unusable("its outputSchema could not be applied", error)(result, method, taskId);
     }
     if (problems.length === 0) return undefined;
     const kept = problems.slice(0, MAX_PROBLEMS).map((problem) => ({
@@ -131,8 +129,8 @@ function checkAgainst(toolName: string, validate: (value: unknown) => OutputProb
       message: clip(problem.message),
     }));
     const [first] = kept as [OutputProblem];
-    const more = problems.length > 1 ? ` (${problems.length} problems in all)` : "";
     const where = first.path === "" ? "" : `${first.path}: `;
+    const more = problems.length > 1 ? ` (${problems.length} problems in all)` : "";
     const message = `the result of "${toolName}" does not match its outputSchema: ${where}${first.message}${more}`;
     return new OutputSchemaError(message, method, toolName, taskId, result, kept);
   };
@@ -163,17 +161,18 @@ function textOf(error: unknown): string {
 
 /* ---- The bundled validator, loaded on first need ------------------------------------------------------- */
 
-const BUNDLED = "@cfworker/json-schema";
+/** This package's own `mcp-tasks/json-schema` entry, over `@cfworker/json-schema`. */
+const BUNDLED = "mcp-tasks/json-schema";
 const ONE_FILE_ADVICE =
   '; in a bundle made into one file, pass validateOutput: jsonSchemaValidator (from "mcp-tasks/json-schema"), ' +
   "or validateOutput: false";
 let bundled: Promise<JsonSchemaValidator> | undefined;
 
 /**
- * `@cfworker/json-schema`, a dependency of this package, imported the first time a tool has an `outputSchema`.
- * The specifier is kept in a variable so a bundler leaves it alone: the main entry stays as small with any
- * bundler, and a bundle made into one file (a Worker, a page) fails here instead; the result's error says what to
- * pass then.
+ * The validator of `mcp-tasks/json-schema` (over `@cfworker/json-schema`, a dependency), imported the first time a
+ * tool has an `outputSchema`. The specifier is kept in a variable so a bundler leaves it alone: the main entry
+ * stays as small with any bundler, and a bundle made into one file (a Worker, a page) fails here instead; the
+ * result's error says what to pass then.
  */
 export function loadBundledValidator(): Promise<JsonSchemaValidator> {
   bundled ??= importBundled().catch((error: unknown) => {
@@ -185,11 +184,8 @@ export function loadBundledValidator(): Promise<JsonSchemaValidator> {
 
 async function importBundled(): Promise<JsonSchemaValidator> {
   const specifier = BUNDLED;
-  const loaded = (await import(/* @vite-ignore */ specifier)) as CfworkerModule & {
-    default?: CfworkerModule;
-  };
+  type Entry = { jsonSchemaValidator?: JsonSchemaValidator };
+  const loaded = (await import(/* @vite-ignore */ specifier)) as Entry & { default?: Entry };
   // From CommonJS code the namespace may hold the module under `default` only.
-  return cfworkerValidator(
-    typeof loaded.Validator === "function" ? loaded : (loaded.default as CfworkerModule),
-  );
+  return (loaded.jsonSchemaValidator ?? loaded.default?.jsonSchemaValidator) as JsonSchemaValidator;
 }
