@@ -1,7 +1,7 @@
 /**
  * What each public entry costs a bundler's user: esbuild `--bundle --minify`, bytes and gzip bytes. Used by the
- * bundle-size budget test (test/package/bundle-size.test.ts) and by `npm run size`, which prints the README's
- * table for the current build (`npm run build` first).
+ * bundle-size budget test (test/package/bundle-size.test.ts) and by `npm run size`, which prints the size
+ * table of docs/runtimes.md for the current build (`npm run build` first).
  *
  * Two figures per entry:
  * - **whole**: one file, no code splitting: everything the import can ever load, lazy `import()`s included
@@ -176,7 +176,7 @@ export async function measureAll(dir: string): Promise<SizedEntry[]> {
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 
-/** The README's size table. */
+/** The size table of docs/runtimes.md. */
 export function sizeTable(sized: SizedEntry[]): string {
   const rows = [
     "| Entry (what is imported) | First load, minified | First load, gzip | Whole, minified | Whole, gzip |",

@@ -1,25 +1,22 @@
 /** The subcommands: `call`, `watch`, `cancel`, `ls`, `tools`, `types`. Each resolves with its exit code. */
 import { RpcError, type TaskClient } from "../index.js";
+import { taskSupportOf } from "../tools/catalog.js";
 import { firstLine, readToolArguments, type Invocation } from "./args.js";
 import type { CliStore, NotedRef } from "./cli-store.js";
-import {
-  authAdvice,
-  connectTo,
-  serverOfTask,
-  stdioServer,
-  storeOf,
-  taskOf,
-  urlServer,
-  type Server,
-} from "./connect.js";
+import { authAdvice, connectTo, stdioServer, storeOf, urlServer, type Server } from "./connect.js";
 import { ExitCode, exitCodeOf, UsageError } from "./exit-codes.js";
 import { follow, Interrupts } from "./follow.js";
-import { createReporter, plain, type Output, type Reporter } from "./reporter.js";
+import type { SafeOutput } from "./output.js";
+import { createReporter, type Reporter } from "./reporter.js";
+import { namedTask } from "./task-operand.js";
+import { commandLine, shellWord } from "./shell-words.js";
+import { oneLine } from "./terminal-text.js";
 import { loadCompiler, typesModule } from "./types-module.js";
 
+/** Where a command prints: every write is made safe for a terminal (output.ts). */
 export interface Io {
-  stdout: Output;
-  stderr: Output;
+  stdout: SafeOutput;
+  stderr: SafeOutput;
 }
 
 /** The server of `call` / `tools`: the stdio command after `--`, or the first operand. */
@@ -40,7 +37,7 @@ async function withClient(
   tool: string,
   body: (client: TaskClient, reporter: Reporter, store: CliStore, interrupts: Interrupts) => Promise<number>,
 ): Promise<number> {
-  const store = storeOf(invocation);
+  const store = storeOf(invocation, io.stderr);
   const interrupts = new Interrupts();
   const live = !invocation.options.json && io.stderr.isTTY === true && io.stdout.isTTY === true;
   const view: { reporter?: Reporter } = {}; // set once connected; prompts and logs may come before
@@ -94,7 +91,7 @@ export async function call(invocation: Invocation, io: Io): Promise<number> {
         if (handle.status !== undefined) await store.note(ref.taskId, handle.status, undefined);
         handle.detach();
         await handle.outcome();
-        io.stdout.write(`${JSON.stringify(ref)}\n`);
+        io.stdout.data(`${JSON.stringify(ref)}\n`);
         reporter.say(`detached; follow it with: ${resumeHintFor(server, invocation)(ref.taskId) ?? ""}`, {
           ref,
         });
@@ -107,12 +104,12 @@ export async function call(invocation: Invocation, io: Io): Promise<number> {
       store,
       interrupts,
       resumeHint: resumeHintFor(server, invocation),
-      authAdvice: (error) => authAdvice(error, server),
+      authAdvice: (error) => authAdvice(error, server, invocation),
       check: (outcome) => {
         // The server refused the call itself (an unknown tool, arguments it cannot take): a usage error.
         const error = outcome.kind === "error" && outcome.taskId === undefined ? outcome.error : undefined;
         if (error instanceof RpcError && (error.code === -32602 || error.code === -32601)) {
-          throw new UsageError(`${server.label} refused ${tool}: ${plain(error.rpcMessage)}`);
+          throw new UsageError(`${server.label} refused ${tool}: ${oneLine(error.rpcMessage)}`);
         }
       },
     });
@@ -123,9 +120,8 @@ export async function watch(invocation: Invocation, io: Io): Promise<number> {
   const [word] = invocation.operands;
   if (word === undefined)
     throw new UsageError("missing the task: a task id, a TaskRef as JSON, or @ref.json");
-  const storeForLookup = storeOf(invocation);
-  const task = await taskOf(word, storeForLookup);
-  const server = serverOfTask(task, invocation);
+  const lookup = storeOf(invocation, io.stderr);
+  const { task, server } = await namedTask("watch", word, invocation, lookup, io.stderr);
   const tool = typeof task === "string" ? "task" : task.toolName || "task";
   const { timeoutMs } = invocation.options;
   return withClient(invocation, io, server, tool, (client, reporter, store, interrupts) => {
@@ -137,7 +133,7 @@ export async function watch(invocation: Invocation, io: Io): Promise<number> {
       store,
       interrupts,
       resumeHint: resumeHintFor(server, invocation),
-      authAdvice: (error) => authAdvice(error, server),
+      authAdvice: (error) => authAdvice(error, server, invocation),
     });
   });
 }
@@ -146,13 +142,13 @@ export async function cancel(invocation: Invocation, io: Io): Promise<number> {
   const [word] = invocation.operands;
   if (word === undefined)
     throw new UsageError("missing the task: a task id, a TaskRef as JSON, or @ref.json");
-  const task = await taskOf(word, storeOf(invocation));
-  const server = serverOfTask(task, invocation);
+  const lookup = storeOf(invocation, io.stderr);
+  const { task, server } = await namedTask("cancel", word, invocation, lookup, io.stderr);
   const tool = typeof task === "string" ? "task" : task.toolName || "task";
   return withClient(invocation, io, server, tool, async (client, reporter) => {
     const handle = client.task(task);
     const { ack, error, outcome } = await handle.cancel();
-    if (error !== undefined) reporter.say(`the server refused the cancel: ${plain(firstLine(error))}`);
+    if (error !== undefined) reporter.say(`the server refused the cancel: ${oneLine(firstLine(error))}`);
     else if (ack !== undefined) reporter.say("the server acknowledged the cancel");
     const code = exitCodeOf(outcome);
     reporter.finish(outcome, code);
@@ -161,10 +157,10 @@ export async function cancel(invocation: Invocation, io: Io): Promise<number> {
 }
 
 export async function ls(invocation: Invocation, io: Io): Promise<number> {
-  const store = storeOf(invocation);
+  const store = storeOf(invocation, io.stderr);
   const refs: NotedRef[] = await store.list();
   if (invocation.options.json) {
-    for (const ref of refs) io.stdout.write(`${JSON.stringify(ref)}\n`);
+    for (const ref of refs) io.stdout.data(`${JSON.stringify(ref)}\n`);
     return ExitCode.completed;
   }
   if (refs.length === 0) {
@@ -175,10 +171,10 @@ export async function ls(invocation: Invocation, io: Io): Promise<number> {
     .sort((a, b) => (a.createdAt ?? "").localeCompare(b.createdAt ?? ""))
     .map((ref) => [
       ref.taskId,
-      ref.server.url ?? ref.cli?.command?.join(" ") ?? ref.server.name ?? "?",
-      plain(ref.toolName),
+      ref.server.url ?? (ref.cli?.command && commandLine(ref.cli.command)) ?? ref.server.name ?? "?",
+      ref.toolName,
       age(ref.createdAt),
-      plain([ref.cli?.status ?? "?", ref.cli?.statusMessage].filter(Boolean).join(": ")),
+      [ref.cli?.status ?? "?", ref.cli?.statusMessage].filter(Boolean).join(": "),
     ]);
   io.stdout.write(table([["TASK", "SERVER", "TOOL", "AGE", "LAST STATUS"], ...rows]));
   return ExitCode.completed;
@@ -189,15 +185,19 @@ export async function tools(invocation: Invocation, io: Io): Promise<number> {
   if (rest.length > 0) throw new UsageError(`unexpected ${JSON.stringify(rest[0])}`);
   return withClient(invocation, io, server, "tools/list", async (client) => {
     const listed = await client.listTools();
+    // 2026-07-28: the server decides per call. 2025-11-25: the tool's `execution.taskSupport`, absent meaning
+    // forbidden (a plain call), as the library reads it.
+    const legacy = client.server.era === "legacy";
     for (const tool of listed) {
-      const execution = tool.execution as { taskSupport?: unknown } | undefined;
-      const task = typeof execution?.taskSupport === "string" ? execution.taskSupport : "decided per call";
+      const task = legacy ? taskSupportOf(tool) : "decided per call";
       if (invocation.options.json) {
-        io.stdout.write(`${JSON.stringify({ name: tool.name, description: tool.description, task })}\n`);
+        io.stdout.data(`${JSON.stringify({ name: tool.name, description: tool.description, task })}\n`);
         continue;
       }
-      io.stdout.write(`${plain(String(tool.name))}  [task: ${plain(task)}]\n`);
-      if (typeof tool.description === "string") io.stdout.write(`    ${plain(tool.description)}\n`);
+      io.stdout.write(`${oneLine(String(tool.name))}  [task: ${task}]\n`);
+      // A description may be several lines: each is indented, so none can pass for a tool of its own.
+      if (typeof tool.description === "string")
+        io.stdout.write(`    ${tool.description.replace(/\r?\n/g, "\n    ")}\n`);
     }
     return ExitCode.completed;
   });
@@ -211,19 +211,23 @@ export async function types(invocation: Invocation, io: Io): Promise<number> {
   return withClient(invocation, io, server, "tools/list", async (client) => {
     const listed = await client.listTools();
     const info = client.server.serverInfo;
-    io.stdout.write(await typesModule(listed, compile, { name: info?.name, version: info?.version }));
+    // Code for a file: passed on exactly (its special characters are escapes already), made safe on a terminal.
+    io.stdout.data(await typesModule(listed, compile, { name: info?.name, version: info?.version }));
     return ExitCode.completed;
   });
 }
 
 /**
  * How to follow a task of `server` from another shell; nothing for a server that stops with this command.
- * `--header` values are never repeated (they may be secrets).
+ * `--header` values are never repeated (they may be secrets). The task id is the server's: quoted, so pasting
+ * the line runs nothing else.
  */
 function resumeHintFor(server: Server, invocation: Invocation): (taskId: string) => string | undefined {
   const headers = invocation.options.headers.length > 0 ? " (with the same --header options)" : "";
   return (taskId) =>
-    server.outlivesCommand ? `mcp-tasks watch ${taskId} ${server.again}${headers}` : undefined;
+    server.outlivesCommand
+      ? `mcp-tasks watch ${oneLine(shellWord(taskId))} ${server.again}${headers}`
+      : undefined;
 }
 
 function age(createdAt: string | undefined): string {
@@ -236,7 +240,9 @@ function age(createdAt: string | undefined): string {
   return `${Math.round(seconds / 86_400)}d`;
 }
 
-function table(rows: string[][]): string {
+/** Rows in aligned columns; every cell is kept on its line (a server's text cannot add rows). */
+function table(cells: string[][]): string {
+  const rows = cells.map((row) => row.map(oneLine));
   const widths =
     rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? "").length))) ?? [];
   return rows

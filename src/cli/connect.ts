@@ -1,17 +1,21 @@
 /**
- * From the command line to a connected client: which server (a URL, `--server`, a ref's URL, or the stdio
- * command after `--`), the store, the input handlers. A server that cannot be reached is a usage error: the
- * command cannot do anything else with it.
+ * From the command line to a connected client: a server (a URL or the stdio command after `--`; which one a
+ * task names is task-operand.ts's question), the store, the credentials, the input handlers. A server that
+ * cannot be reached is a usage error: the command cannot do anything else with it.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { AuthError, TaskClient, readTaskRef, type ConnectTarget, type TaskRef } from "../index.js";
+import { existsSync } from "node:fs";
+import { AuthError, TaskClient, type ConnectTarget } from "../index.js";
 import type { Invocation } from "./args.js";
 import { firstLine } from "./args.js";
-import { CliStore, defaultStoreDir, type NotedRef } from "./cli-store.js";
+import { CliStore, defaultStoreDir } from "./cli-store.js";
 import { AuthorizationNeeded, UsageError } from "./exit-codes.js";
 import { credentialsFileFor, CredentialsProvider } from "./credentials.js";
 import { readHeaders } from "./headers.js";
+import { STEP_UP_TIMEOUT_MS, terminalAuthorization } from "./login.js";
+import type { Output } from "./output.js";
+import { NotPrivateError } from "./private-files.js";
 import { terminalHandlers, type Terminal } from "./prompts.js";
+import { commandLine, shellWord } from "./shell-words.js";
 
 export interface Server {
   target: ConnectTarget;
@@ -44,14 +48,14 @@ export function urlServer(url: string): Server {
     target: parsed.href,
     url: parsed.href,
     label: parsed.href,
-    again: `--server ${parsed.href}`,
+    again: `--server ${shellWord(parsed.href)}`,
     outlivesCommand: true,
   };
 }
 
 export function stdioServer(command: string[]): Server {
   const [program = "", ...args] = command;
-  const label = command.join(" ");
+  const label = commandLine(command);
   return { target: ownSession(program, args), label, again: `-- ${label}`, outlivesCommand: false };
 }
 
@@ -68,8 +72,11 @@ function ownSession(program: string, args: string[]): { command: string; args: s
   return { command: SETSID, args: [program, ...args] };
 }
 
-export function storeOf(invocation: Invocation): CliStore {
-  return new CliStore(invocation.options.store ?? defaultStoreDir(), invocation.stdio);
+/** The command's store; `stderr` hears of a directory made private or a note ignored. */
+export function storeOf(invocation: Invocation, stderr: Output): CliStore {
+  return new CliStore(invocation.options.store ?? defaultStoreDir(), invocation.stdio, (text) =>
+    stderr.write(`mcp-tasks: ${text}\n`),
+  );
 }
 
 /** Whether prompts may be shown: a terminal on stdin and stderr, and no `--no-input`. */
@@ -98,10 +105,10 @@ export async function connectTo(
       inputHandlers,
       unansweredInput: options.unanswered,
       logger: { warn: say("warning"), error: say("error") },
-      ...credentialsFor(server, invocation),
+      ...credentialsFor(server, invocation, onLog),
     });
   } catch (error) {
-    if (error instanceof AuthError) throw new AuthorizationNeeded(authAdvice(error, server));
+    if (error instanceof AuthError) throw new AuthorizationNeeded(authAdvice(error, server, invocation));
     throw new UsageError(`cannot connect to ${server.label}: ${firstLine(error)}`);
   }
 }
@@ -113,7 +120,12 @@ export async function connectTo(
 function credentialsFor(
   server: Server,
   invocation: Invocation,
-): { headers?: Record<string, string>; authProvider?: CredentialsProvider } {
+  onLog: (text: string) => void,
+): {
+  headers?: Record<string, string>;
+  authProvider?: CredentialsProvider;
+  authorizationResponse?: (authorizationUrl: URL) => Promise<URL>;
+} {
   const headers = readHeaders(invocation.options.headers);
   if (server.url === undefined) {
     if (Object.keys(headers).length > 0)
@@ -123,53 +135,75 @@ function credentialsFor(
   const given = Object.keys(headers).length > 0 ? { headers } : {};
   if (Object.keys(headers).some((name) => name.toLowerCase() === "authorization")) return given;
   const file = credentialsFileFor(server.url);
-  const stored = file.load();
-  return stored === undefined ? given : { ...given, authProvider: new CredentialsProvider(file, stored) };
+  let stored;
+  try {
+    stored = file.load();
+  } catch (error) {
+    if (!(error instanceof NotPrivateError)) throw error;
+    throw new UsageError(
+      `refusing the stored credentials: ${error.message}; remove it with \`mcp-tasks logout ${shellWord(server.url)}\`, then log in again`,
+    );
+  }
+  if (stored === undefined) return given;
+  const authProvider = new CredentialsProvider(file, stored);
+  // On a terminal, a request that needs the user (a wider scope) asks once, as `login` would, and carries on.
+  if (!interactive(invocation)) return { ...given, authProvider };
+  const authorizationResponse = terminalAuthorization(stored.redirectUrl, {
+    noBrowser: invocation.options.noBrowser,
+    timeoutMs: invocation.options.timeoutMs ?? STEP_UP_TIMEOUT_MS,
+    say: onLog,
+  });
+  return { ...given, authProvider, authorizationResponse };
 }
 
-/** One line on what the server wants and what to do about it; never a credential. */
-export function authAdvice(error: AuthError, server: Server): string {
-  const login = server.url === undefined ? "" : `: run \`mcp-tasks login ${server.url}\``;
+/** Whether `--header` gives the `Authorization` (the stored tokens are then not used). */
+export function headerAuthorizes(invocation: Invocation): boolean {
+  return (
+    invocation.options.headers.length > 0 &&
+    Object.keys(readHeaders(invocation.options.headers)).some(
+      (name) => name.toLowerCase() === "authorization",
+    )
+  );
+}
+
+/**
+ * One line on what the server wants and what to do about it; never a credential. A missing scope is named, and
+ * `login` is advised with `--scope` for it; with `--header Authorization`, `login` would not help (the header
+ * replaces stored tokens), so it is not advised.
+ */
+export function authAdvice(error: AuthError, server: Server, invocation: Invocation): string {
+  const scope = plainScope(error.scope);
+  const viaHeader = headerAuthorizes(invocation);
+  const login =
+    server.url === undefined || viaHeader
+      ? ""
+      : `: run \`mcp-tasks login ${server.url}${scope === undefined ? "" : ` --scope '${scope}'`}\``;
+  const stepUp = error.status === 403 && scope !== undefined;
+  if (error.reason === "insufficient_scope" || (error.reason === "authorization_required" && stepUp)) {
+    const what = scope === undefined ? "more scope" : `scope "${scope}"`;
+    const lacking = viaHeader ? "the --header Authorization token lacks" : "the stored credentials lack";
+    return `${server.label} needs ${what}, which ${lacking}${login}`;
+  }
   switch (error.reason) {
-    case "insufficient_scope":
-      return `${server.label} needs more scope${error.scope === undefined ? "" : ` ("${error.scope}")`} than the credentials have${login}`;
     case "forbidden":
       return `${server.label} forbids this request (HTTP 403) with these credentials`;
-    case "authorization_failed":
-      return `could not get credentials for ${server.label}: ${firstLine(error.cause ?? error)}`;
+    case "authorization_failed": {
+      const why = error.cause === undefined ? "" : `: ${firstLine(error.cause)}`;
+      const retry = error.oauthError === "invalid_scope" ? login : "";
+      return `could not get credentials for ${server.label}: ${firstLine(error)}${why}${retry}`;
+    }
     default:
+      if (viaHeader) {
+        return `${server.label} refused the --header Authorization${error.status === undefined ? "" : ` (HTTP ${error.status})`}`;
+      }
       return `${server.label} needs authorization${error.status === undefined ? "" : ` (HTTP ${error.status})`}${login}`;
   }
 }
 
-/** A task named on the command line: a ref as JSON, `@ref.json`, or a task id the store knows. */
-export async function taskOf(word: string, store: CliStore): Promise<TaskRef | string> {
-  if (word.startsWith("{") || word.startsWith("@")) {
-    try {
-      const text = word.startsWith("@") ? readFileSync(word.slice(1), "utf8") : word;
-      return readTaskRef(JSON.parse(text));
-    } catch (error) {
-      throw new UsageError(
-        `cannot read the task ref ${word.startsWith("@") ? word : ""}: ${firstLine(error)}`.replace(
-          "  ",
-          " ",
-        ),
-      );
-    }
-  }
-  const stored = (await store.list()).filter((ref) => ref.taskId === word);
-  return stored[0] ?? word;
-}
-
-/** The server of a task: `-- command`, `--server`, or the URL in its ref. */
-export function serverOfTask(task: TaskRef | string, invocation: Invocation): Server {
-  if (invocation.stdio !== undefined) return stdioServer(invocation.stdio);
-  if (invocation.options.server !== undefined) return urlServer(invocation.options.server);
-  const url = typeof task === "string" ? undefined : task.server.url;
-  const command = typeof task === "string" ? undefined : (task as NotedRef).cli?.command;
-  if (url === undefined && command !== undefined) return stdioServer(command);
-  if (url === undefined) {
-    throw new UsageError("the store does not know this task's server: give --server <url> or -- <command>");
-  }
-  return urlServer(url);
+/** A scope as a server wrote it, if it is only scope tokens (RFC 6749 §3.3) that can go on a command line. */
+function plainScope(scope: string | undefined): string | undefined {
+  return scope !== undefined &&
+    /^[\x21\x23-\x26\x28-\x5b\x5d-\x7e]+( [\x21\x23-\x26\x28-\x5b\x5d-\x7e]+)*$/.test(scope)
+    ? scope
+    : undefined;
 }

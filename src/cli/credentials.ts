@@ -1,12 +1,14 @@
 /**
  * OAuth credentials of the command, one file per server under the user's configuration directory
  * (`$XDG_CONFIG_HOME/mcp-tasks/credentials/`), readable by the user only (directory 0700, files 0600, written
- * whole and renamed into place). `CredentialsProvider` is the SDK's `OAuthClientProvider` over one such file: the
+ * whole and renamed into place). The directory is narrowed to 0700 whenever it is used, and a file that is a
+ * symbolic link, belongs to another user or that others may read is refused, not read: someone else could have
+ * put it there (private-files.ts). `CredentialsProvider` is the SDK's `OAuthClientProvider` over one such file: the
  * SDK's transport reads the access token from it for every request, refreshes through it on a 401, and saves
  * what it gets back there.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type {
@@ -16,6 +18,7 @@ import type {
   OAuthDiscoveryState,
   OAuthTokens,
 } from "@modelcontextprotocol/client";
+import { privateDirectory, readPrivateFile, writePrivateFile } from "./private-files.js";
 
 /** What one server's file holds. */
 export interface Credentials {
@@ -65,14 +68,15 @@ export class CredentialsFile {
     this.path = join(dir, `${readable}-${digest}.json`);
   }
 
-  /** The stored credentials, or undefined when there are none (or the file is not ours to read). */
+  /**
+   * The stored credentials, or undefined when there are none (or the file is not a credentials file for this
+   * server). Throws `NotPrivateError` for a file that is not this user's private file.
+   */
   load(): Credentials | undefined {
-    let text: string;
-    try {
-      text = readFileSync(this.path, "utf8");
-    } catch {
-      return undefined;
-    }
+    if (!existsSync(this.dir)) return undefined;
+    privateDirectory(this.dir);
+    const text = readPrivateFile(this.path);
+    if (text === undefined) return undefined;
     try {
       const parsed = JSON.parse(text) as Credentials;
       return parsed.v === 1 && parsed.server === new URL(this.server).href ? parsed : undefined;
@@ -82,23 +86,16 @@ export class CredentialsFile {
   }
 
   save(credentials: Credentials): void {
-    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    const temporary = `${this.path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-    writeFileSync(
-      temporary,
+    privateDirectory(this.dir);
+    writePrivateFile(
+      this.path,
       `${JSON.stringify({ ...credentials, savedAt: new Date().toISOString() }, null, 2)}\n`,
-      {
-        mode: 0o600,
-      },
     );
-    chmodSync(temporary, 0o600); // the umask cannot widen it, but an existing file's mode could be other
-    renameSync(temporary, this.path);
   }
 
-  remove(): boolean {
-    const existed = this.load() !== undefined;
+  /** Deletes the file (whatever it is: a refused file is removed too, which is what `logout` is for). */
+  remove(): void {
     rmSync(this.path, { force: true });
-    return existed;
   }
 }
 

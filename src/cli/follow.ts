@@ -13,7 +13,8 @@ import {
 import { firstLine } from "./args.js";
 import type { CliStore } from "./cli-store.js";
 import { exitCodeOf } from "./exit-codes.js";
-import { plain, type Reporter } from "./reporter.js";
+import type { Reporter } from "./reporter.js";
+import { oneLine } from "./terminal-text.js";
 
 export interface Follow {
   handle: TaskHandle<CallToolResult>;
@@ -64,7 +65,11 @@ export async function follow({
   check,
   authAdvice,
 }: Follow): Promise<number> {
-  handle.on("task", (taskId) => reporter.task(taskId));
+  let announced = false;
+  handle.on("task", (taskId) => {
+    announced = true;
+    reporter.task(taskId);
+  });
   handle.on("update", (update) => {
     reporter.update(update);
     if (update.taskId !== undefined) void store.note(update.taskId, update.status, update.statusMessage);
@@ -83,7 +88,7 @@ export async function follow({
       );
       void handle.cancel().then(({ ack, error }) => {
         if (ended) return;
-        if (error !== undefined) reporter.say(`the server refused the cancel: ${plain(firstLine(error))}`);
+        if (error !== undefined) reporter.say(`the server refused the cancel: ${oneLine(firstLine(error))}`);
         else if (ack !== undefined) reporter.say("the server acknowledged the cancel");
       });
     } else if (presses === 2) {
@@ -96,6 +101,9 @@ export async function follow({
   });
   const outcome = await Promise.race([handle.outcome(), detachedByUser]);
   interrupts.set(() => undefined);
+  // A handle can end (a short deadline, a detach) while the new task's ref is still being stored, before its
+  // `task` event: the id is printed anyway, so the user never loses a task the server created.
+  if (!announced && outcome.taskId !== undefined) reporter.task(outcome.taskId);
   check?.(outcome);
   const code = exitCodeOf(outcome);
   if (outcome.kind === "cancelled") {

@@ -9,7 +9,8 @@ export const USAGE = `Usage:
   mcp-tasks ls                                         unfinished tasks in the store
   mcp-tasks tools <url> | tools -- <command> [args…]   the tools a server offers
   mcp-tasks types <url> | types -- <command> [args…]   its tools as a TypeScript module exporting \`Tools\`
-  mcp-tasks login <url> [--no-browser] [--timeout <time>]   authorize with OAuth and store the tokens
+  mcp-tasks login <url> [--scope '<scopes>'] [--no-browser] [--json] [--timeout <time>]
+                                                       authorize with OAuth and store the tokens
   mcp-tasks logout <url>                               forget (and revoke, where the server can) the stored tokens
 
 Tool arguments (merged left to right):
@@ -17,7 +18,12 @@ Tool arguments (merged left to right):
   seconds=5 label=hi   key=value pairs; a value is read as JSON when it parses, else as text
   @args.json           a file holding a JSON object
 
-A task is <taskId> (looked up in the store), a TaskRef as JSON, or @ref.json.
+A task is <taskId> (looked up in the store), a TaskRef as JSON, or @ref.json. A ref from JSON or a file names the
+task and its server only: it never starts a command, its unsent input answers are not sent, and with --header the
+server must be named with --server too. A task of a stdio server found in the store is reached again only if you
+say yes at a terminal to starting its command; otherwise the command line to run (with -- <command>) is printed.
+On 2025-11-25 servers a ref also names the HTTP session its task lives in, and watch/cancel send the task's
+requests there; a bare task id the store does not know carries no session.
 
 Typed tools:
   mcp-tasks types <url> > src/tools.ts   per tool: its arguments (inputSchema), its structured result
@@ -32,11 +38,19 @@ Authorization:
                              --header 'Authorization: Bearer \${MCP_TOKEN}'
   --header @file           'Name: value' lines from a file (# comments and blank lines skipped)
   login <url>              OAuth authorization code flow with PKCE: registers the client when the server offers
-                           it, prints the authorization URL (and opens a browser when there is one), waits for the
-                           redirect to a one-time listener on 127.0.0.1 (up to --timeout, default 5m)
+                           it, prints the authorization URL (and opens a browser when there is one; only https://,
+                           or http:// to this machine), waits for the redirect to a one-time listener on 127.0.0.1
+                           (up to --timeout, default 5m); a request there without this login's state gets 400
+  login --scope 'a b'      ask for these scopes instead of the ones the server's first challenge names (when a
+                           call says the server needs a scope the stored tokens lack)
+  login --json             also print {"event":"authorize","url":…} on stdout when the URL is ready, and
+                           {"event":"loggedIn",…} at the end, for scripts
+  On a terminal, a call that needs a wider scope than the stored tokens have asks once: it prints the
+  authorization URL, opens a browser, and carries on when you come back.
   Tokens are kept per server in $XDG_CONFIG_HOME/mcp-tasks/credentials/ (default ~/.config/mcp-tasks/credentials/),
-  files readable by you only (0600, directory 0700); every command uses its server's tokens and refreshes them
-  when they expire. A --header Authorization replaces them. Header values are never printed.
+  files readable by you only (0600, directory 0700, narrowed to that when wider); a file that is a symbolic link,
+  not yours, or readable by others is refused. Every command uses its server's tokens and refreshes them when they
+  expire. A --header Authorization replaces them. Header values are never printed.
 
 Options:
   --json               print NDJSON events (task, update, input, inputUnanswered, note, outcome) on stdout
@@ -44,17 +58,20 @@ Options:
                        (HTTP servers only: a stdio server stops when this command exits)
   --timeout <time>     stop waiting after 30s, 2m, 500ms… (the task keeps running)
   --server <url>       the server of a task (watch, cancel) when the store does not know it
-  --store <dir>        the task store (default: $XDG_STATE_HOME/mcp-tasks or the platform's state directory)
+  --store <dir>        the task store (default: $XDG_STATE_HOME/mcp-tasks or the platform's state directory);
+                       kept private: directory 0700 (a wider one of yours is narrowed), files 0600
   --no-input           never prompt; input requests get the --unanswered policy (also without a terminal)
   --unanswered <what>  input that cannot be answered: fail (default), decline or cancel
   --allow-sampling     let servers ask for a model completion (you type the reply)
   --roots <dir>        offer <dir> as a root (repeat for more); otherwise roots are not offered
   --header <h>         a header for every request (see Authorization)
-  --no-browser         login: print the authorization URL only
+  --no-browser         login (and a step-up on a terminal): print the authorization URL only
+  --scope '<scopes>'   login: the scopes to ask for, separated by spaces
   -h, --help           print this help
 
 Ctrl-C cancels the task (tasks/cancel) and waits for the server's final word; a second Ctrl-C detaches
 and prints how to resume (on a stdio server, which stops with this command, there is nothing to resume). Progress goes to stderr (a live line on a terminal, timestamped lines otherwise),
-the result to stdout.
+the result to stdout. Server text never reaches the terminal raw: control characters, escape sequences and bidi
+controls are shown as escapes (\\u001b…). A result or --json output piped to a file or program is byte-exact.
 
 ${EXIT_CODE_HELP}`;

@@ -3,17 +3,21 @@
  * one subcommand and resolves with the exit code; `bin/mcp-tasks.js` runs it and exits.
  */
 import { firstLine, readInvocation } from "./args.js";
-import { call, cancel, ls, tools, types, watch, type Io } from "./commands.js";
+import { call, cancel, ls, tools, types, watch } from "./commands.js";
 import { AuthorizationNeeded, ExitCode, UsageError } from "./exit-codes.js";
 import { login, logout } from "./login.js";
 import { USAGE } from "./help.js";
+import { SafeOutput, type Output } from "./output.js";
+import { NotPrivateError } from "./private-files.js";
 
 const COMMANDS = { call, watch, cancel, ls, tools, types, login, logout } as const;
 
 export async function cliMain(
   argv: readonly string[],
-  io: Io = { stdout: process.stdout, stderr: process.stderr },
+  streams: { stdout: Output; stderr: Output } = { stdout: process.stdout, stderr: process.stderr },
 ): Promise<number> {
+  // Everything the command prints goes through these: server text cannot reach the terminal raw.
+  const io = { stdout: SafeOutput.over(streams.stdout), stderr: SafeOutput.over(streams.stderr) };
   try {
     const invocation = readInvocation(argv);
     if (invocation.options.help || invocation.command === undefined || invocation.command === "help") {
@@ -33,6 +37,6 @@ export async function cliMain(
   } catch (error) {
     io.stderr.write(`mcp-tasks: ${firstLine(error)}\n`);
     if (error instanceof AuthorizationNeeded) return ExitCode.auth;
-    return error instanceof UsageError ? ExitCode.usage : ExitCode.failed;
+    return error instanceof UsageError || error instanceof NotPrivateError ? ExitCode.usage : ExitCode.failed;
   }
 }

@@ -1,18 +1,19 @@
 /**
  * Input requests answered in the terminal. A form elicitation becomes one question per field of its schema
  * (text, number, boolean, a choice for enums), after a first question that always offers decline and cancel. A
- * URL elicitation shows the full URL and its host and asks before anything is opened. Sampling is answered by
- * the person at the terminal, only with `--allow-sampling`; roots are the folders of `--roots`. Questions are
- * asked one at a time, on stderr, with node's readline (no dependency). Server text is shown without control
- * characters: it is untrusted.
+ * URL elicitation shows the full URL and its host and asks before anything is opened (only https://, or
+ * http:// to this machine: browser.ts). Sampling is answered by the person at the terminal, only with
+ * `--allow-sampling`; roots are the folders of `--roots`. Questions are asked one at a time, on stderr, with
+ * node's readline (no dependency). Server text is untrusted: everything the asker shows (`say` and the
+ * question itself) passes through `terminalText`, and a value that belongs on one line through `oneLine`.
  */
-import { spawn } from "node:child_process";
 import { resolve } from "node:path";
 import { createInterface, type Interface } from "node:readline/promises";
 import { pathToFileURL } from "node:url";
 import type { InputContext, InputHandlers } from "../index.js";
 import type { ElicitRequestParams, ElicitResult } from "../schema/index.js";
-import { plain } from "./reporter.js";
+import { openInBrowser, unsafeLink } from "./browser.js";
+import { oneLine, terminalText } from "./terminal-text.js";
 
 export interface Terminal {
   input: NodeJS.ReadableStream;
@@ -56,7 +57,9 @@ export function terminalHandlers(terminal: Terminal, options: PromptOptions): In
           for (const message of params.messages) {
             const content = Array.isArray(message.content) ? message.content : [message.content];
             for (const block of content) {
-              ask.say(`  ${message.role}: ${block.type === "text" ? plain(block.text) : `[${block.type}]`}`);
+              ask.say(
+                `  ${message.role}: ${block.type === "text" ? block.text : `[${oneLine(block.type)}]`}`,
+              );
             }
           }
           const text = await ask.question("  Your reply (as the model): ");
@@ -73,7 +76,7 @@ export function terminalHandlers(terminal: Terminal, options: PromptOptions): In
 
 function whoAsks(context: InputContext): string {
   const { name, url } = context.server;
-  return [name && plain(name), url].filter(Boolean).join(" at ") || "the server";
+  return [name && oneLine(name), url && oneLine(url)].filter(Boolean).join(" at ") || "the server";
 }
 
 interface Ask {
@@ -87,7 +90,7 @@ async function formElicitation(
   context: InputContext,
 ): Promise<ElicitResult> {
   ask.say(
-    `\n${plain(params.message)}\n  (asked by ${whoAsks(context)}${context.toolName === undefined ? "" : `, tool ${plain(context.toolName)}`})`,
+    `\n${params.message}\n  (asked by ${whoAsks(context)}${context.toolName === undefined ? "" : `, tool ${oneLine(context.toolName)}`})`,
   );
   const choice = await choose(ask, "  Answer, decline or cancel? [a/d/c] (a): ", ["a", "d", "c"], "a");
   if (choice === "d") return { action: "decline" };
@@ -109,14 +112,14 @@ async function askField(
   field: Field,
   required: boolean,
 ): Promise<string | number | boolean | undefined> {
-  const label = `  ${plain(field.title ?? name)}${field.description ? ` (${plain(field.description)})` : ""}`;
+  const label = `  ${oneLine(field.title ?? name)}${field.description ? ` (${oneLine(field.description)})` : ""}`;
   const fallback = field.default as string | number | boolean | undefined;
-  const suffix = `${fallback === undefined ? "" : ` (${String(fallback)})`}${required ? "" : " [optional]"}`;
+  const suffix = `${fallback === undefined ? "" : ` (${oneLine(String(fallback))})`}${required ? "" : " [optional]"}`;
   const choices = field.enum ?? field.oneOf?.map((option) => option.const);
   for (let attempt = 0; attempt < 20; attempt++) {
     if (choices !== undefined) {
       choices.forEach((value, i) =>
-        ask.say(`    ${i + 1}) ${plain(String(field.oneOf?.[i]?.title ?? value))}`),
+        ask.say(`    ${i + 1}) ${oneLine(String(field.oneOf?.[i]?.title ?? value))}`),
       );
     }
     const hint = field.type === "boolean" ? " [y/n]" : choices !== undefined ? ` [1-${choices.length}]` : "";
@@ -161,11 +164,18 @@ async function urlElicitation(
   params: ElicitRequestParams,
   context: InputContext,
 ): Promise<ElicitResult> {
-  const url = (params as { url?: string }).url ?? "";
+  const url = String((params as { url?: unknown }).url ?? "");
   ask.say(
-    `\n${plain(params.message)}\n  (asked by ${whoAsks(context)}${context.toolName === undefined ? "" : `, tool ${plain(context.toolName)}`})`,
+    `\n${params.message}\n  (asked by ${whoAsks(context)}${context.toolName === undefined ? "" : `, tool ${oneLine(context.toolName)}`})`,
   );
-  ask.say(`  URL:  ${plain(url)}\n  Host: ${plain(context.urlHost ?? "?")}`);
+  const unsafe = unsafeLink(url);
+  if (unsafe !== undefined) {
+    ask.say(
+      `  The server asks you to open a link that mcp-tasks does not show, because ${unsafe}: declined.`,
+    );
+    return { action: "decline" };
+  }
+  ask.say(`  URL:  ${oneLine(url)}\n  Host: ${oneLine(context.urlHost ?? "?")}`);
   const choice = await choose(ask, "  Open it in your browser? [y/n/c] (n): ", ["y", "n", "c"], "n");
   if (choice === "c") return { action: "cancel" };
   if (choice === "n") return { action: "decline" };
@@ -179,18 +189,6 @@ async function choose(ask: Ask, question: string, options: string[], fallback: s
     if (options.includes(answer)) return answer;
   }
   return "c";
-}
-
-function openInBrowser(url: string): void {
-  const [command, args] =
-    process.platform === "darwin"
-      ? ["open", [url]]
-      : process.platform === "win32"
-        ? ["cmd", ["/c", "start", "", url]]
-        : ["xdg-open", [url]];
-  const child = spawn(command, args, { stdio: "ignore", detached: true });
-  child.on("error", () => undefined);
-  child.unref();
 }
 
 /** One question at a time: input requests of several tasks (or keys) wait their turn. */
@@ -207,8 +205,8 @@ class Asker {
       this.terminal.pause();
       try {
         return await body({
-          say: (text) => this.terminal.output.write(`${text}\n`),
-          question: (text) => rl.question(text, { signal }),
+          say: (text) => this.terminal.output.write(`${terminalText(text)}\n`),
+          question: (text) => rl.question(terminalText(text), { signal }),
         });
       } finally {
         rl.close();
@@ -217,5 +215,30 @@ class Asker {
     });
     this.turn = run.catch(() => undefined);
     return run;
+  }
+}
+
+/**
+ * One yes-or-no question on the terminal, outside any task (`watch` asking before it starts a stored command).
+ * Only "y" or "yes" is a yes; Ctrl-C or the end of input is a no.
+ */
+export async function confirm(
+  question: string,
+  terminal: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream } = {
+    input: process.stdin,
+    output: process.stderr,
+  },
+): Promise<boolean> {
+  const stop = new AbortController();
+  const rl = createInterface({ input: terminal.input, output: terminal.output });
+  rl.on("SIGINT", () => stop.abort());
+  rl.on("close", () => stop.abort());
+  try {
+    const answer = await rl.question(terminalText(question), { signal: stop.signal });
+    return /^(y|yes)$/i.test(answer.trim());
+  } catch {
+    return false;
+  } finally {
+    rl.close();
   }
 }

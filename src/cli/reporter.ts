@@ -2,8 +2,9 @@
  * What the command shows while a task runs, in three forms: a live status line redrawn in place on a terminal
  * (spinner, tool, elapsed time, status, message), plain timestamped lines otherwise, and NDJSON events with
  * `--json`. Progress goes to stderr and the result to stdout, so `mcp-tasks call … > out.txt` keeps only the
- * result; with `--json` every event goes to stdout. Server text is untrusted: control characters are removed
- * before it reaches the terminal.
+ * result; with `--json` every event goes to stdout. Server text is untrusted: the outputs are `SafeOutput`s, which
+ * escape anything that could steer a terminal; here, server values that belong on one line (task ids, status
+ * messages, input keys) are kept on it with `oneLine`.
  */
 import type {
   CallToolResult,
@@ -12,15 +13,11 @@ import type {
   TaskUpdate,
   UnansweredInputAction,
 } from "../index.js";
+import type { SafeOutput } from "./output.js";
+import { oneLine } from "./terminal-text.js";
 
 /** The `inputUnanswered` event of a handle. */
 type UnansweredEvent = InputRequestEvent & { reason: string; action: UnansweredInputAction };
-
-export interface Output {
-  write(text: string): unknown;
-  isTTY?: boolean;
-  columns?: number;
-}
 
 export interface Reporter {
   /** The server created a task. */
@@ -41,15 +38,9 @@ export interface ReporterOptions {
   tool: string;
   json: boolean;
   live: boolean;
-  stdout: Output;
-  stderr: Output;
+  stdout: SafeOutput;
+  stderr: SafeOutput;
   now?: () => number;
-}
-
-/** Removes terminal control characters (escape sequences included) from server text. */
-export function plain(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, "");
 }
 
 export function createReporter(options: ReporterOptions): Reporter {
@@ -58,9 +49,9 @@ export function createReporter(options: ReporterOptions): Reporter {
 }
 
 class JsonReporter implements Reporter {
-  constructor(private readonly out: Output) {}
+  constructor(private readonly out: SafeOutput) {}
   private emit(event: string, data: Record<string, unknown>): void {
-    this.out.write(`${JSON.stringify({ event, at: new Date().toISOString(), ...data })}\n`);
+    this.out.data(`${JSON.stringify({ event, at: new Date().toISOString(), ...data })}\n`);
   }
   task(taskId: string): void {
     this.emit("task", { taskId });
@@ -112,11 +103,11 @@ class TextReporter implements Reporter {
   }
 
   task(taskId: string): void {
-    this.say(`task ${taskId} created`);
+    this.say(`task ${oneLine(taskId)} created`);
   }
 
   update({ status, statusMessage }: TaskUpdate): void {
-    const message = statusMessage === undefined ? undefined : plain(statusMessage);
+    const message = statusMessage === undefined ? undefined : oneLine(statusMessage);
     if (status === this.status && message === this.message) return;
     this.status = status;
     this.message = message;
@@ -125,11 +116,11 @@ class TextReporter implements Reporter {
   }
 
   input({ key, request }: InputRequestEvent): void {
-    this.say(`the server asks for input (${request.method}, key ${plain(key)})`);
+    this.say(`the server asks for input (${oneLine(request.method)}, key ${oneLine(key)})`);
   }
 
   unanswered({ key, reason, action }: UnansweredEvent): void {
-    this.say(`input ${plain(key)} not answered (${reason}); --unanswered ${action} applies`);
+    this.say(`input ${oneLine(key)} not answered (${oneLine(reason)}); --unanswered ${action} applies`);
   }
 
   say(text: string): void {
@@ -159,12 +150,12 @@ class TextReporter implements Reporter {
     if (outcome.kind === "completed") {
       const error = outcome.result.isError === true;
       this.options.stderr.write(
-        `${error ? "✗ tool error" : "✓ completed"}: ${this.options.tool} (${took})\n`,
+        `${error ? "✗ tool error" : "✓ completed"}: ${oneLine(this.options.tool)} (${took})\n`,
       );
-      this.options.stdout.write(renderResult(outcome.result));
+      this.options.stdout.data(renderResult(outcome.result));
     } else {
       this.options.stderr.write(
-        `✗ ${outcome.kind.replace("_", " ")} after ${took}: ${plain(outcome.error.message)}\n`,
+        `✗ ${outcome.kind.replace("_", " ")} after ${took}: ${oneLine(outcome.error.message)}\n`,
       );
     }
   }
@@ -180,13 +171,13 @@ class TextReporter implements Reporter {
     const head = `${spinner} ${this.options.tool}  ${elapsed(this.now() - this.started)}  ${this.status}`;
     const text = this.message === undefined ? head : `${head}  ${this.message}`;
     const width = Math.max(20, (this.options.stderr.columns ?? 80) - 1);
-    this.options.stderr.write(`\r\u001b[2K${text.length > width ? `${text.slice(0, width - 1)}…` : text}`);
+    this.options.stderr.redraw(text.length > width ? `${text.slice(0, width - 1)}…` : text);
     this.drawn = true;
   }
 
   private clear(): void {
     if (!this.drawn) return;
-    this.options.stderr.write("\r\u001b[2K");
+    this.options.stderr.clearLine();
     this.drawn = false;
   }
 }

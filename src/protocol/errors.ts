@@ -220,12 +220,15 @@ export class TransportError extends McpTasksError {
   ) {
     super(message, { cause: details.cause });
   }
+  /** HTTP status, when there was a response. */
   get status(): number | undefined {
     return this.details.status;
   }
+  /** Delay the server asked for (HTTP `Retry-After`), in milliseconds. */
   get retryAfterMs(): number | undefined {
     return this.details.retryAfterMs;
   }
+  /** Whether trying again may succeed (network errors, 5xx, 429, timeouts). */
   get transient(): boolean {
     return this.details.transient;
   }
@@ -340,8 +343,16 @@ const AUTH_FAILURE_TEXT: Record<AuthFailure, string> = {
 function authMessage(init: ConstructorParameters<typeof AuthError>[0]): string {
   const parts: string[] = [];
   if (init.status !== undefined) parts.push(`HTTP ${init.status}`);
-  if (init.reason === "insufficient_scope" && init.scope !== undefined) parts.push(`scope "${init.scope}"`);
-  else if (init.oauthError !== undefined) parts.push(init.oauthError);
+  // The reason already says insufficient_scope; any other OAuth error is named (invalid_scope, invalid_grant …).
+  if (
+    init.oauthError !== undefined &&
+    init.oauthError !== init.reason &&
+    /^[\w.-]{1,64}$/.test(init.oauthError)
+  )
+    parts.push(init.oauthError);
+  // Scope tokens only (RFC 6749 §3.3): a challenge is server text, and this message may reach a terminal.
+  if (init.scope !== undefined && /^[\x21\x23-\x5b\x5d-\x7e ]{1,300}$/.test(init.scope))
+    parts.push(`scope "${init.scope}"`);
   const detail = parts.length > 0 ? ` (${parts.join(", ")})` : "";
   const text = `${init.method}: ${AUTH_FAILURE_TEXT[init.reason]}${detail}`;
   return init.taskId === undefined
@@ -593,6 +604,7 @@ export class UnrequestedTaskError extends OrphanedTaskError {
 
 /* ---- Answering input out of band (`handle.respond`) ---------------------------------------------------- */
 
+/** Why `handle.respond` refused an answer (`InputRespondError.problem`). */
 export type InputRespondProblem =
   /** The key is not an outstanding input request of this task (never asked, or no longer listed). */
   | "unknown_key"

@@ -194,14 +194,20 @@ export class TaskRun implements TaskController, PollJob, TaskInputTarget, AlarmT
     return this.isPushed && this.state.phase === "polling";
   }
 
-  /** A listen acknowledged this task: one catch-up poll if it was not pushed before, then the safety net. */
-  pushing(): void {
+  /**
+   * A listen pushes this task: one catch-up poll if it was not pushed before (unless it was polled all along since
+   * the subscription began, `caughtUp`), then the safety net.
+   */
+  pushing(caughtUp: boolean): void {
     if (this.isPushed) return; // carried into another listen: nothing was missed, nothing to poll
     this.isPushed = true;
-    this.planPoll("listenAcknowledged");
+    this.planPoll(caughtUp ? "replan" : "listenAcknowledged");
   }
 
-  /** No listen pushes this task any more: a broken stream polls at once, any other end resumes the interval. */
+  /**
+   * No listen pushes this task any more: a stream that broke after it proved itself polls at once, any other end
+   * resumes the interval since the last poll.
+   */
   notPushed(broke: boolean): void {
     if (!this.isPushed) return;
     this.isPushed = false;

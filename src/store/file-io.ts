@@ -15,23 +15,30 @@ export interface FileIoHandle {
 }
 
 export interface FileIo {
-  /** `"w"` creates or truncates, `"wx"` fails with EEXIST when the file exists, `"r"` opens (a directory too). */
+  /**
+   * `"w"` creates (readable by this user only) or truncates, `"wx"` fails with EEXIST when the file exists, `"r"`
+   * opens (a directory too).
+   */
   open(path: string, flags: "w" | "wx" | "r"): Promise<FileIoHandle>;
   /** Atomically replaces `to` with `from`. */
   rename(from: string, to: string): Promise<void>;
   /** A second name for `existing`; fails with EEXIST when `path` exists (the atomic test-and-set of the lock). */
   link(existing: string, path: string): Promise<void>;
   unlink(path: string): Promise<void>;
-  /** Creates the directory and its parents; an existing one is fine. */
+  /** Creates the directory and its parents (private to this user); an existing one is fine and left as it is. */
   mkdir(path: string): Promise<void>;
   readdir(path: string): Promise<Array<{ name: string; isFile: boolean }>>;
   readFile(path: string): Promise<string>;
-  stat(path: string): Promise<{ mtimeMs: number }>;
+  /** `mode` when the file system has one (the permission bits, POSIX). */
+  stat(path: string): Promise<{ mtimeMs: number; mode?: number }>;
 }
+
+const PRIVATE_FILE = 0o600;
+const PRIVATE_DIRECTORY = 0o700;
 
 export const nodeFileIo: FileIo = {
   open: async (path, flags) => {
-    const handle = await open(path, flags);
+    const handle = await open(path, flags, PRIVATE_FILE);
     return {
       write: (data) => handle.writeFile(data),
       sync: () => handle.sync(),
@@ -42,7 +49,7 @@ export const nodeFileIo: FileIo = {
   link,
   unlink,
   mkdir: async (path) => {
-    await mkdir(path, { recursive: true });
+    await mkdir(path, { recursive: true, mode: PRIVATE_DIRECTORY });
   },
   readdir: async (path) =>
     (await readdir(path, { withFileTypes: true })).map((entry) => ({

@@ -2,7 +2,7 @@
  * `fileStore(dir)`: one small JSON file per unfinished task. A write goes to a temporary file, is fsynced,
  * renamed over the task's file, and the directory is fsynced before `put` resolves: a process killed at any
  * instant, or a power loss after `put` resolved, leaves the old ref or the new one, never a torn one (what the
- * tests prove is listed in the README). One process owns a directory at a time (see file-lock.ts). A file the
+ * tests prove is listed in docs/durable-tasks.md). One process owns a directory at a time (see file-lock.ts). A file the
  * store cannot read is moved aside into `quarantine/` with a warning, never a crash. Node only: exported from
  * `mcp-tasks/store`.
  */
@@ -24,6 +24,7 @@ import { LOCK, StoreLockedError, lockDirectory, type DirLock } from "./file-lock
 
 export { StoreLockedError };
 
+/** Options of `fileStore`. */
 export interface FileStoreOptions {
   /** Where warnings go (a file moved aside, a stale lock taken over). Default: silent. */
   logger?: Partial<Logger>;
@@ -74,13 +75,36 @@ class FileStore implements TaskStore {
   /** Takes the directory's lock. A failed attempt holds nothing and may be tried again. */
   async open(): Promise<void> {
     if (this.closed) throw new McpTasksError(`fileStore(${this.dir}) is closed`);
-    this.opening ??= lockDirectory(this.io, this.dir, this.log);
+    this.opening ??= lockDirectory(this.io, this.dir, this.log).then(async (lock) => {
+      await this.warnIfShared();
+      return lock;
+    });
     const opening = this.opening;
     try {
       await opening;
     } catch (error) {
       if (this.opening === opening) this.opening = undefined;
       throw error;
+    }
+  }
+
+  /**
+   * Warns when the directory lets other users in (group or other permission bits): its refs hold task ids,
+   * server URLs and input answers. A directory the store creates is 0700; an existing one is the caller's, so
+   * it is not changed. Never throws: this is advice.
+   */
+  private async warnIfShared(): Promise<void> {
+    if (process.platform === "win32") return; // modes are not what protects a file there
+    try {
+      const { mode } = await this.io.stat(this.dir);
+      if (mode === undefined || (mode & 0o077) === 0) return;
+      const bits = `0${(mode & 0o777).toString(8)}`;
+      this.log.warn(
+        `fileStore: other users may read ${this.dir} (mode ${bits}); its refs hold task ids, server URLs and ` +
+          "input answers: make it private (chmod 700)",
+      );
+    } catch {
+      // no advice then
     }
   }
 

@@ -76,10 +76,12 @@ export class TaskHandle<T = CallToolResult, Name extends string = string>
     return this.core.result().then(onfulfilled, onrejected);
   }
 
+  /** As `Promise.catch` on the result: `then` with only a rejection handler. */
   catch<R = never>(onrejected?: ((reason: unknown) => R | PromiseLike<R>) | null): Promise<T | R> {
     return this.core.result().catch(onrejected);
   }
 
+  /** As `Promise.finally` on the result: runs once the handle has ended, however it ended. */
   finally(onfinally?: (() => void) | null): Promise<T> {
     return this.core.result().finally(onfinally);
   }
@@ -171,6 +173,7 @@ export class TaskHandle<T = CallToolResult, Name extends string = string>
     return this;
   }
 
+  /** Removes a listener, or every listener of `event` when none is given. */
   off<E extends keyof TaskHandleEvents<T>>(event: E, listener?: Listener<T, E>): this {
     this.core.existingEvents()?.off(event, listener);
     return this;
@@ -197,6 +200,7 @@ export class TaskHandle<T = CallToolResult, Name extends string = string>
     if (!this.core.isSettled) await this.cancel("disposed: the await using scope of the handle ended");
   }
 
+  /** `"TaskHandle"`, so logs print `[object TaskHandle]` rather than a promise. */
   get [Symbol.toStringTag](): string {
     return "TaskHandle";
   }

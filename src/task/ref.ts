@@ -6,8 +6,9 @@
 import { McpTasksError } from "../protocol/errors.js";
 
 /**
- * A task's reference. `Name` is the tool's name as a type where it is known (the ref of a handle from a client
- * with a `Tools` type), so `client.task(ref)` types the result again.
+ * A task's name on its server, as plain JSON: what a store keeps and `client.task(ref)` follows. `Name` is the
+ * tool's name as a type where it is known (the ref of a handle from a client with a `Tools` type), so
+ * `client.task(ref)` types the result again.
  */
 export interface TaskRef<Name extends string = string> {
   /** The format version of this object. */
@@ -33,6 +34,32 @@ export interface TaskRef<Name extends string = string> {
    * resumed handle re-sends them while the server still lists the key, and never asks for them again.
    */
   pendingInputAnswers?: Record<string, unknown>;
+  /**
+   * The Streamable HTTP session the task was created in, on a 2025-11-25 server that gave one (`Mcp-Session-Id`
+   * and the protocol version negotiated in it). Servers built on the official SDK keep a task for the session
+   * that created it, so a client following this ref sends the task's requests in that session. A secret like
+   * the task id: never logged whole. Absent for 2026-07-28 tasks (that revision has no sessions), for stdio, and
+   * in refs written before this field existed.
+   */
+  session?: TaskSession;
+}
+
+/** An HTTP session a task lives in: its id and the protocol version its `initialize` settled on. */
+export interface TaskSession {
+  id: string;
+  protocolVersion: string;
+}
+
+/**
+ * Longest session id or protocol version a ref may carry. Both travel as header values; the transport spec
+ * allows visible ASCII only in a session id, and real ones are UUIDs or JWTs, far below this.
+ */
+export const MAX_SESSION_FIELD_LENGTH = 1024;
+const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
+
+/** Whether `value` can be sent as `Mcp-Session-Id` (or `MCP-Protocol-Version`): visible ASCII, bounded. */
+export function isSessionField(value: unknown): value is string {
+  return typeof value === "string" && value.length <= MAX_SESSION_FIELD_LENGTH && VISIBLE_ASCII.test(value);
 }
 
 /** A malformed ref, or one that names a task on another server. */
@@ -41,38 +68,96 @@ export class TaskRefError extends McpTasksError {
 }
 
 /**
- * Checks a value that claims to be a `TaskRef` (typically `JSON.parse` of a stored one) and returns it typed.
- * Throws `TaskRefError` naming the first problem.
+ * Checks a value that claims to be a `TaskRef` (typically `JSON.parse` of a stored one or of one another process
+ * sent) and returns a new ref holding only the fields listed in `REF_FIELDS`: anything else in the input is
+ * dropped, so a ref from elsewhere cannot smuggle in data that some reader of refs would trust. Throws
+ * `TaskRefError` naming the first problem.
  */
 export function readTaskRef(value: unknown): TaskRef {
-  const ref = value as Partial<TaskRef> | null;
-  const problem =
-    typeof ref !== "object" || ref === null
-      ? "a task ref must be an object"
-      : ref.v !== 1
-        ? `unsupported task ref version ${JSON.stringify(ref.v)} (this library reads version 1)`
-        : typeof ref.taskId !== "string" || ref.taskId.length === 0
-          ? "`taskId` must be a non-empty string"
-          : typeof ref.server !== "object" || ref.server === null
-            ? "`server` must be an object"
-            : typeof ref.method !== "string"
-              ? "`method` must be a string"
-              : !Array.isArray(ref.answeredInputKeys ?? [])
-                ? "`answeredInputKeys` must be an array of strings"
-                : ref.era !== undefined && ref.era !== "modern" && ref.era !== "legacy"
-                  ? '`era` must be "modern" or "legacy"'
-                  : ref.pendingInputAnswers !== undefined &&
-                      (typeof ref.pendingInputAnswers !== "object" ||
-                        ref.pendingInputAnswers === null ||
-                        Array.isArray(ref.pendingInputAnswers))
-                    ? "`pendingInputAnswers` must be an object"
-                    : undefined;
-  if (problem !== undefined) throw new TaskRefError(`invalid task ref: ${problem}`);
-  const checked = ref as TaskRef;
-  return {
-    ...checked,
-    answeredInputKeys: (checked.answeredInputKeys ?? []).filter((k) => typeof k === "string"),
-  };
+  if (!isObject(value)) throw new TaskRefError("invalid task ref: a task ref must be an object");
+  if (value["v"] !== 1) {
+    throw new TaskRefError(
+      `invalid task ref: unsupported task ref version ${JSON.stringify(value["v"])} (this library reads version 1)`,
+    );
+  }
+  return readFields(value, REF_FIELDS, "") as unknown as TaskRef;
+}
+
+/** Reads one field: its value (undefined leaves it out), or `fail` with what is wrong with it. */
+type FieldReader = (value: unknown, fail: (problem: string) => never) => unknown;
+type Fields<T> = { readonly [K in keyof Required<T>]: FieldReader };
+
+/**
+ * Every field a `TaskRef` may carry and how it is read. Typed by `TaskRef`'s keys, so a new field does not
+ * compile until it is listed here, and a field that is not listed never leaves `readTaskRef`.
+ */
+const SERVER_FIELDS: Fields<TaskRef["server"]> = {
+  url: optional(string),
+  name: optional(string),
+  version: optional(string),
+  protocolVersion: string,
+};
+
+const REF_FIELDS: Fields<TaskRef> = {
+  v: () => 1,
+  taskId: (value, fail) =>
+    typeof value === "string" && value.length > 0 ? value : fail("must be a non-empty string"),
+  server: (value, fail) =>
+    isObject(value) ? readFields(value, SERVER_FIELDS, "server.") : fail("must be an object"),
+  method: string,
+  toolName: string,
+  createdAt: optional(string),
+  ttlMs: (value, fail) =>
+    value === undefined || value === null || typeof value === "number"
+      ? value
+      : fail("must be a number or null"),
+  answeredInputKeys: (value, fail) =>
+    value === undefined
+      ? []
+      : Array.isArray(value)
+        ? value.filter((key) => typeof key === "string")
+        : fail("must be an array of strings"),
+  era: (value, fail) =>
+    value === undefined || value === "modern" || value === "legacy"
+      ? value
+      : fail('must be "modern" or "legacy"'),
+  pendingInputAnswers: optional((value, fail) =>
+    // Own entries only, onto a plain object: a `__proto__` key stays a key.
+    isObject(value) ? Object.fromEntries(Object.entries(value)) : fail("must be an object"),
+  ),
+  // Only its two fields, both fit to travel as header values: the session goes into `Mcp-Session-Id`.
+  session: optional((value, fail) =>
+    isObject(value) && isSessionField(value["id"]) && isSessionField(value["protocolVersion"])
+      ? { id: value["id"], protocolVersion: value["protocolVersion"] }
+      : fail("must be { id, protocolVersion }, both visible ASCII"),
+  ),
+};
+
+function readFields(
+  input: Record<string, unknown>,
+  fields: Record<string, FieldReader>,
+  prefix: string,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, read] of Object.entries(fields)) {
+    const value = read(Object.hasOwn(input, name) ? input[name] : undefined, (problem) => {
+      throw new TaskRefError(`invalid task ref: \`${prefix}${name}\` ${problem}`);
+    });
+    if (value !== undefined) out[name] = value;
+  }
+  return out;
+}
+
+function string(value: unknown, fail: (problem: string) => never): string {
+  return typeof value === "string" ? value : fail("must be a string");
+}
+
+function optional(read: FieldReader): FieldReader {
+  return (value, fail) => (value === undefined ? undefined : read(value, fail));
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /**

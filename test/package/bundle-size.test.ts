@@ -14,7 +14,7 @@ import { packedConsumer, type Consumer } from "./packed.js";
  * `import()` does not leave a one-file bundle, so code loaded only when used (say, an SDK transport for OAuth)
  * must stay out of the main entry's module graph, not merely behind an `await import()`. The one exception is
  * what an opt-in option needs and nothing else loads: the SDK's client package for `authProvider` (its OAuth
- * flows), which the whole figure leaves out and the README's size table shows as its own row.
+ * flows), which the whole figure leaves out and the size table in docs/runtimes.md shows as its own row.
  */
 const BUDGET = {
   /** The entry chunk and its static imports: what loads before the first request. */

@@ -20,6 +20,9 @@
  * which bundles zod/mini, p-retry, p-limit, dequal and eventemitter3 into the main entry's ESM and CJS files so
  * that Node loads one file (`dist/index.js` 169 -> 250 KB unpacked, about 40 KB packed for both formats; p-retry,
  * p-limit and dequal are no longer installed beside it).
+ *
+ * The guides moved out of the README into docs/, which is not packed (issue 27): the README went from 143 KB to
+ * 9 KB, and the tarball from 410 to 370 KB packed.
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -58,14 +61,14 @@ describe("the packed package", () => {
     expect(paths).toEqual(expect.arrayContaining(["package.json", "README.md", "LICENSE"]));
   });
 
-  it("has no sources, tests, benchmarks, examples, scripts, sourcemaps or schema sources", () => {
+  it("has no sources, tests, benchmarks, examples, scripts, guides, sourcemaps or schema sources", () => {
     const allowed =
       /^(dist\/.+\.(c?js|d\.c?ts)|bin\/mcp-tasks(-server)?\.js|package\.json|README\.md|LICENSE)$/;
     expect(paths.filter((path) => !allowed.test(path))).toEqual([]);
     expect(
       paths.filter(
         (path) =>
-          /(^|\/)(src|test|tests|bench|examples|scripts|schema|conformance)\//.test(path) &&
+          /(^|\/)(src|test|tests|bench|examples|scripts|schema|conformance|docs)\//.test(path) &&
           !path.startsWith("dist/"),
       ),
     ).toEqual([]);

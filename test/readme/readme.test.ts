@@ -1,21 +1,22 @@
 /**
- * The README is tested.
+ * The README and the guides (every markdown page under docs/, not the built site in docs/dist/) are tested.
  *
- * 1. Every ```ts snippet of README.md is type-checked, all of them in one TypeScript program, with the options of
- *    a strict user project (`strict`, `exactOptionalPropertyTypes`) and `mcp-tasks`, `mcp-tasks/testing` and
- *    `mcp-tasks/schema` mapped to the sources. A snippet is a module of its own: it imports what it uses, and
- *    names it leaves to the reader are declared in the README itself (`declare const signal: AbortSignal;`).
+ * 1. Every ```ts snippet of README.md and of every page under docs/ is type-checked, all of them in one
+ *    TypeScript program, with the options of a strict user project (`strict`, `exactOptionalPropertyTypes`)
+ *    and `mcp-tasks`, `mcp-tasks/testing` and `mcp-tasks/schema` mapped to the sources. A snippet is a module of its own: it
+ *    imports what it uses, and names it leaves to the reader are declared in the page itself
+ *    (`declare const signal: AbortSignal;`).
  * 2. Every snippet marked `<!-- runs -->` (an HTML comment on the line before its fence, invisible on GitHub)
  *    is executed against the reference server. The mechanism, with no tsx and no files written:
  *    `ts.transpileModule` compiles the snippet to CommonJS, which runs as the body of an async function whose
  *    `require` serves only the three package entry points (imported here through the vitest aliases, so the
- *    sources) and whose `console` is captured. The README's server URL, `http://127.0.0.1:3000/mcp` (what
+ *    sources) and whose `console` is captured. The docs' server URL, `http://127.0.0.1:3000/mcp` (what
  *    `npx mcp-tasks-server --port 3000` prints), is replaced with the URL of a `startTaskServer()` on
  *    127.0.0.1 serving the fixture tools at a hundredth of their timing; a runnable snippet that does not use
  *    that exact URL must start its own server. A snippet passes when it finishes without throwing, one that
  *    uses the URL must have called the server, and only tools the server has, and what it printed must be what
- *    the README shows (3).
- * 3. Where the README shows what a runnable snippet prints (what `console.log`, `.warn` and `.error` print, as
+ *    the page shows (3). Each is a test named `<page>:<line>`.
+ * 3. Where a page shows what a runnable snippet prints (what `console.log`, `.warn` and `.error` print, as
  *    Node formats it), one line per printed line:
  *    - an output block: a ```text fence right after the snippet's closing fence, with only blank lines between,
  *      is the snippet's whole output, every line in order;
@@ -25,9 +26,14 @@
  *    In both, `…` stands for any text within a line (ids, timings, counts that vary) and a line that is only `⋮`
  *    for any number of lines (a status that repeats on a slower server). Trailing whitespace does not count. A
  *    runnable snippet that prints must show its output one of these ways.
- * 4. The list of the reference server's tools is the `--help` text generated from their definitions.
+ * 4. The list of the reference server's tools in docs/testing.md is the `--help` text generated from their
+ *    definitions.
  * 5. The harness itself can fail: a snippet with a type error, an unknown export or a throw is caught, and so is
  *    output that differs from what is shown.
+ * 6. No snippet is lost when text moves between pages: the totals checked and run are at least what the README
+ *    alone had before the guides were split out of it (35 type-checked, 9 run).
+ *
+ * Links and anchors are checked by links.test.ts.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -44,14 +50,14 @@ import { describeTools, fixtureTools, startTaskServer, type HttpTaskServer } fro
 import {
   ROOT,
   compareOutput,
+  documentSnippets,
   extractSnippets,
-  readmeSnippets,
   runSnippet,
   typeCheckSnippets,
   type Snippet,
 } from "./snippets.js";
 
-const README_URL = "http://127.0.0.1:3000/mcp";
+const DOCS_URL = "http://127.0.0.1:3000/mcp";
 const MODULES = {
   "mcp-tasks": mcpTasks,
   "mcp-tasks/schema": mcpTasksSchema,
@@ -106,33 +112,41 @@ async function printedBy(code: string): Promise<string[]> {
   return lines;
 }
 
-/** The README's snippets and the broken sample, type-checked together: one program, built once. */
-let checked: Record<string, string[]> | undefined;
-function typeCheckOnce(): Record<string, string[]> {
-  checked ??= typeCheckSnippets({ "README.md": snippets, "sample.md": [broken!] });
-  return checked;
-}
-const snippets = readmeSnippets();
+/** The snippets of every page, by page: README.md first, then docs/ in order. */
+const documents = documentSnippets();
+const pages = Object.keys(documents);
+const snippets = Object.entries(documents).flatMap(([page, found]) =>
+  found.map((snippet) => ({ ...snippet, page, name: `${page}:${snippet.line}` })),
+);
 const runnable = snippets.filter((snippet) => snippet.runs);
 
-describe("README.md", () => {
-  it("has TypeScript snippets, and some of them run", () => {
-    expect(snippets.length).toBeGreaterThan(10);
-    expect(runnable.length).toBeGreaterThanOrEqual(4);
+/** Every page's snippets and the broken sample, type-checked together: one program, built once. */
+let checked: Record<string, string[]> | undefined;
+function typeCheckOnce(): Record<string, string[]> {
+  checked ??= typeCheckSnippets({ ...documents, "sample.md": [broken!] });
+  return checked;
+}
+
+describe("README.md and docs/", () => {
+  it("keep every snippet: at least 35 type-checked and 9 run, as the README had before the split", () => {
+    console.log(
+      `docs snippets: ${snippets.length} type-checked, ${runnable.length} run, in ${pages.length} pages`,
+    );
+    expect(pages[0]).toBe("README.md");
+    expect(snippets.length).toBeGreaterThanOrEqual(35);
+    expect(runnable.length).toBeGreaterThanOrEqual(9);
   });
 
-  it("shows the reference server's tools exactly as mcp-tasks-server --help prints them", () => {
+  it("show the reference server's tools exactly as mcp-tasks-server --help prints them (docs/testing.md)", () => {
     const fenced = ["```text", describeTools(fixtureTools())].join("\n");
-    expect(readFileSync(join(ROOT, "README.md"), "utf8")).toContain(`${fenced}\`\`\`\n`);
+    expect(readFileSync(join(ROOT, "docs/testing.md"), "utf8")).toContain(`${fenced}\`\`\`\n`);
   });
 
-  it(
-    "type-checks every ts snippet (strict, exactOptionalPropertyTypes) in one program",
-    { timeout: 180_000 },
-    () => {
-      expect(typeCheckOnce()["README.md"]).toEqual([]);
-    },
-  );
+  describe("type-check every ts snippet (strict, exactOptionalPropertyTypes) in one program", () => {
+    it.each(pages)("%s", { timeout: 180_000 }, (page) => {
+      expect(typeCheckOnce()[page]).toEqual([]);
+    });
+  });
 
   describe("runs the snippets marked <!-- runs --> against the reference server", () => {
     let server: HttpTaskServer;
@@ -143,39 +157,35 @@ describe("README.md", () => {
       await server.close();
     });
 
-    it.each(runnable.map((snippet) => ({ ...snippet, name: `README.md:${snippet.line}` })))(
-      "$name",
-      { timeout: 60_000 },
-      async (snippet) => {
-        server.requests.clear();
-        const { code } = snippet;
-        const usesServer = code.includes(README_URL);
-        const printed = await printedBy(code.replaceAll(README_URL, server.url));
-        if (printed.length > 0) {
-          expect(
-            snippet.output !== undefined || snippet.inline.length > 0,
-            `README.md:${snippet.line} prints, but the README does not show what`,
-          ).toBe(true);
-        }
-        expect(compareOutput(snippet, printed)).toBeUndefined();
-        if (!usesServer) return;
-        const calls = server.requests.forMethod("tools/call");
-        expect(calls.length).toBeGreaterThan(0);
-        // outcome() never rejects, so a call to a tool the server lacks would not throw: check the names.
-        for (const call of calls)
-          expect(SERVED).toContain((call.body as { params: { name: string } }).params.name);
-      },
-    );
+    it.each(runnable)("$name", { timeout: 60_000 }, async (snippet) => {
+      server.requests.clear();
+      const { code } = snippet;
+      const usesServer = code.includes(DOCS_URL);
+      const printed = await printedBy(code.replaceAll(DOCS_URL, server.url));
+      if (printed.length > 0) {
+        expect(
+          snippet.output !== undefined || snippet.inline.length > 0,
+          `${snippet.name} prints, but the page does not show what`,
+        ).toBe(true);
+      }
+      expect(compareOutput(snippet, printed)).toBeUndefined();
+      if (!usesServer) return;
+      const calls = server.requests.forMethod("tools/call");
+      expect(calls.length).toBeGreaterThan(0);
+      // outcome() never rejects, so a call to a tool the server lacks would not throw: check the names.
+      for (const call of calls)
+        expect(SERVED).toContain((call.body as { params: { name: string } }).params.name);
+    });
   });
 });
 
-describe("the README harness", () => {
+describe("the docs harness", () => {
   it("finds fences, their lines and the runs marker", () => {
     expect(broken).toMatchObject({ line: 1, runs: false });
     expect(throwing).toMatchObject({ line: 8, runs: true });
   });
 
-  it("reports type errors and unknown exports at their README line", { timeout: 180_000 }, () => {
+  it("reports type errors and unknown exports at their page and line", { timeout: 180_000 }, () => {
     const problems = typeCheckOnce()["sample.md"] ?? [];
     expect(
       problems.some((problem) => problem.startsWith("sample.md:2:") && problem.includes("NoSuchExport")),
@@ -204,7 +214,7 @@ describe("the README harness", () => {
     expect(compareOutput(inlineOnly, ["completed"])).toMatch(/line 2 says it prints "task-… working"/);
   });
 
-  it("catches a runnable snippet whose output differs from the README", async () => {
+  it("catches a runnable snippet whose output differs from its page", async () => {
     const [snippet] = extractSnippets(
       ["```ts", 'console.log(["a", "b"].length); // 3', "```"].join("\n"),
     ) as [Snippet];

@@ -1,10 +1,10 @@
 /**
- * The README's TypeScript snippets, as the README test sees them: extracted from the ```ts fences, type-checked
+ * The TypeScript snippets of the README and the guides under docs/, as the docs test sees them: extracted from the ```ts fences, type-checked
  * together in one TypeScript program, and (for the ones marked `<!-- runs -->`) compiled to plain JavaScript
  * that the test can execute.
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync, readdirSync } from "node:fs";
+import { join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 
@@ -150,8 +150,24 @@ function matchLines(expected: readonly string[], actual: readonly string[]): boo
   return matches(0, 0);
 }
 
-export function readmeSnippets(): Snippet[] {
-  return extractSnippets(readFileSync(join(ROOT, "README.md"), "utf8"));
+/**
+ * The documents whose snippets and links are tested, relative to the root: README.md, then every markdown page
+ * under docs/ (sorted; docs/dist/, the built site, is not a source).
+ */
+export function documentPaths(): string[] {
+  const guides = readdirSync(join(ROOT, "docs"), { recursive: true, encoding: "utf8" })
+    .map((path) => path.split(sep).join("/"))
+    .filter((path) => path.endsWith(".md") && !path.startsWith("dist/"))
+    .sort()
+    .map((path) => `docs/${path}`);
+  return ["README.md", ...guides];
+}
+
+/** The snippets of every tested document, by its path relative to the root. */
+export function documentSnippets(): Record<string, Snippet[]> {
+  return Object.fromEntries(
+    documentPaths().map((path) => [path, extractSnippets(readFileSync(join(ROOT, path), "utf8"))]),
+  );
 }
 
 /**

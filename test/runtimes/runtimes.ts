@@ -24,7 +24,7 @@ import { ROOT } from "../package/packed.js";
 const exec = promisify(execFile);
 
 export interface Runtime {
-  /** As the README's Runtimes table names it. */
+  /** As the table in docs/runtimes.md names it. */
   name: string;
   /** The executable. */
   binary: string;

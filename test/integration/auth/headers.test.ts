@@ -22,7 +22,8 @@ const tools = [
     name: "poll_job",
     task: "required",
     pollIntervalMs: 20,
-    advance: { everyMs: 20 },
+    // Moves one step per poll, so its three working steps take three polls however loaded the machine is.
+    advance: "poll",
     steps: [
       step.working("one"),
       step.working("two"),

@@ -114,7 +114,7 @@ describe("mcp-tasks call", () => {
 describe("tasks that outlive the process", () => {
   it("--detach prints the ref at once; `watch` in another process follows the task to its result", async () => {
     const detached = await runCli(["call", server.url, "slow_compute", "seconds=150", "--detach"], state.env);
-    expect(detached.code).toBe(7); // detached, as --help and the README promise
+    expect(detached.code).toBe(7); // detached, as --help and docs/command-line.md promise
     const ref = JSON.parse(detached.stdout) as { taskId: string; toolName: string };
     expect(ref.toolName).toBe("slow_compute");
     expect(detached.stderr).toContain(`mcp-tasks watch ${ref.taskId} --server ${server.url}`);
@@ -179,22 +179,23 @@ describe("tasks that outlive the process", () => {
   });
 });
 
-/** Everything the store directory holds, as text. */
+/** Everything the store directory holds (refs, and the command's notes in `cli/`), as text. */
 function storedText(dir: string): string {
-  if (!existsSync(dir)) return "";
-  return (
-    readdirSync(dir)
-      // Only refs in place: a write in progress (`.tmp-…`) may still be lost to the SIGKILL that follows.
-      .filter((name) => name.endsWith(".json") && !name.startsWith("."))
-      .map((name) => {
-        try {
-          return readFileSync(join(dir, name), "utf8");
-        } catch {
-          return ""; // renamed away meanwhile
-        }
-      })
-      .join("\n")
-  );
+  return [dir, join(dir, "cli")]
+    .filter((folder) => existsSync(folder))
+    .flatMap((folder) =>
+      readdirSync(folder)
+        // Only files in place: a write in progress (`.tmp-…`, `….tmp`) may still be lost to the SIGKILL that follows.
+        .filter((name) => name.endsWith(".json") && !name.startsWith("."))
+        .map((name) => {
+          try {
+            return readFileSync(join(folder, name), "utf8");
+          } catch {
+            return ""; // renamed away meanwhile
+          }
+        }),
+    )
+    .join("\n");
 }
 
 describe("mcp-tasks tools", () => {

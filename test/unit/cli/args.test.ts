@@ -2,7 +2,6 @@ import { describe, expect, it } from "vitest";
 import { readDuration, readInvocation, readToolArguments } from "../../../src/cli/args.js";
 import { defaultStoreDir } from "../../../src/cli/cli-store.js";
 import { UsageError } from "../../../src/cli/exit-codes.js";
-import { plain } from "../../../src/cli/reporter.js";
 
 describe("the mcp-tasks command line", () => {
   it("merges JSON, key=value (JSON when it parses) and @file arguments left to right", () => {
@@ -57,9 +56,5 @@ describe("the mcp-tasks command line", () => {
     expect(defaultStoreDir({ XDG_STATE_HOME: "/x" }, "linux", "/home/u")).toBe("/x/mcp-tasks");
     expect(defaultStoreDir({}, "linux", "/home/u")).toBe("/home/u/.local/state/mcp-tasks");
     expect(defaultStoreDir({}, "darwin", "/Users/u")).toBe("/Users/u/Library/Application Support/mcp-tasks");
-  });
-
-  it("strips terminal control sequences from server text", () => {
-    expect(plain("ok\u001b[2J\u001b]0;pwned\u0007 done\r")).toBe("ok[2J]0;pwned done");
   });
 });

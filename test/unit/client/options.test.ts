@@ -1,5 +1,5 @@
 /**
- * The client's documented defaults (TSDoc of `TaskClientOptions`, README), written out here as the values users
+ * The client's documented defaults (TSDoc of `TaskClientOptions`, the guides in docs/), written out here as the values users
  * read, so a changed default fails a test named for it. The polling and retry defaults are pinned in
  * test/unit/scheduler/timing.test.ts, and several of these through a real client in test/unit/run.
  */

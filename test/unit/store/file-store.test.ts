@@ -3,7 +3,16 @@
  * directory; corrupt, foreign and expired files never crash it.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, writeFileSync, readFileSync, utimesSync } from "node:fs";
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  statSync,
+  writeFileSync,
+  readFileSync,
+  utimesSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -193,6 +202,43 @@ async function deadPid(): Promise<number> {
   await new Promise((resolve) => child.on("exit", resolve));
   return child.pid as number;
 }
+
+describe("fileStore permissions", () => {
+  it("writes refs, the lock and the quarantine readable by this user only, under umask 022", async () => {
+    const previous = process.umask(0o022);
+    try {
+      const dir = join(tempDir(), "store"); // created by the store
+      const made = store(dir, { logger: { warn: () => undefined } });
+      await made.put(ref("secret", { pendingInputAnswers: { password: { action: "accept" } } }));
+      writeFileSync(join(dir, "0".repeat(32) + ".json"), "not json"); // a file the store moves aside
+      await made.list();
+      expect(statSync(dir).mode & 0o777).toBe(0o700);
+      expect(statSync(join(dir, "quarantine")).mode & 0o777).toBe(0o700);
+      const files = readdirSync(dir).filter((name) => name !== "quarantine" && !name.startsWith("0"));
+      expect(files.sort()).toEqual([".lock", expect.stringMatching(/^[0-9a-f]{32}\.json$/)]);
+      for (const name of files) expect(statSync(join(dir, name)).mode & 0o777, name).toBe(0o600);
+    } finally {
+      process.umask(previous);
+    }
+  });
+
+  it("warns about an existing directory other users may read, and leaves its mode to its owner", async () => {
+    const dir = tempDir();
+    chmodSync(dir, 0o755);
+    const warn = vi.fn();
+    await store(dir, { logger: { warn } }).put(ref("a"));
+    expect(warn).toHaveBeenCalledWith(
+      `fileStore: other users may read ${dir} (mode 0755); its refs hold task ids, server URLs and input answers: make it private (chmod 700)`,
+    );
+    expect(statSync(dir).mode & 0o777).toBe(0o755);
+
+    const quiet = vi.fn();
+    const privateDir = tempDir(); // mkdtemp makes it 0700
+    mkdirSync(join(privateDir, "sub"), { mode: 0o700 });
+    await store(join(privateDir, "sub"), { logger: { warn: quiet } }).put(ref("b"));
+    expect(quiet).not.toHaveBeenCalled();
+  });
+});
 
 describe("memoryStore", () => {
   it("puts, lists by server, removes and prunes", async () => {
