@@ -8,6 +8,18 @@ export { TaskClient, type TaskClientEvents } from "./client/task-client.js";
 export type { Logger } from "./protocol/logging.js";
 export { TaskRefError, readTaskRef, type TaskRef, type TaskSession } from "./task/ref.js";
 export type { TaskClientOptions, CallToolOptions } from "./client/options.js";
+export type { JsonSchemaValidator } from "./tools/json-schema.js";
+export type {
+  CallToolRest,
+  RefResultOf,
+  ToolArguments,
+  ToolName,
+  ToolResult,
+  ToolResultOf,
+  ToolType,
+  ToolTypes,
+  UntypedTools,
+} from "./client/typed-tools.js";
 export type { TaskStore } from "./store/types.js";
 export { TaskHandle } from "./task/handle.js";
 export type {
@@ -32,6 +44,8 @@ export { withHttpErrorMapping } from "./session/http-fetch.js";
 export {
   McpTasksError,
   ProtocolError,
+  OutputSchemaError,
+  type OutputProblem,
   OrphanedTaskError,
   RpcError,
   MissingCapabilityError,

@@ -13,6 +13,7 @@ import { Method } from "../protocol/constants.js";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../session/bounded-body.js";
 import type { ConnectionHeaders } from "../auth/headers.js";
 import type { AuthorizationResponse, OAuthProviderLike } from "../auth/failures.js";
+import type { JsonSchemaValidator } from "../tools/json-schema.js";
 
 /** Options of `TaskClient.connect`: the connection, and the defaults of every call made through it. */
 export interface TaskClientOptions {
@@ -143,6 +144,18 @@ export interface TaskClientOptions {
    * and options. Default: off, and nothing of OpenTelemetry is loaded. Not available through `tasksFor`.
    */
   telemetry?: boolean | TelemetryOptions;
+  /**
+   * Check each result of a tool that declares an `outputSchema` (MCP: clients SHOULD). A result that is not a tool
+   * error (`isError: true` is exempt) and whose `structuredContent` is missing or does not match ends its handle
+   * with `OutputSchemaError` (outcome kind `error`), which names the problem and keeps the result and the task id.
+   * The schemas come from `tools/list`, fetched once per connection when a first result needs them (or a first call
+   * becomes a task) and again after `notifications/tools/list_changed`; the check runs once per result, never per
+   * poll. `true` (the default) uses `@cfworker/json-schema` (no `eval`, so it runs on Workers), imported the first
+   * time a tool has an `outputSchema`; in a bundle made into one file, pass the validator itself,
+   * `jsonSchemaValidator` from `mcp-tasks/json-schema`, or any `JsonSchemaValidator`. `false`: no check, and no
+   * `tools/list` is sent for it.
+   */
+  validateOutput?: boolean | JsonSchemaValidator;
 }
 
 /** Options of one `callTool` call; where a connection option has the same name, this one wins for the call. */
@@ -189,6 +202,8 @@ export interface ResolvedClientOptions {
   notificationSafetyNetMs: number;
   legacyTasks: LegacyTasksMode;
   maxMessageBytes: number;
+  /** `false`: no check; `"bundled"`: `@cfworker/json-schema`, loaded on first need; or the validator given. */
+  validateOutput: false | "bundled" | JsonSchemaValidator;
 }
 
 export function resolveClientOptions(options: TaskClientOptions): ResolvedClientOptions {
@@ -211,7 +226,22 @@ export function resolveClientOptions(options: TaskClientOptions): ResolvedClient
     ),
     legacyTasks: legacyTasksMode("TaskClient", options.legacyTasks) ?? "auto",
     maxMessageBytes: positiveInteger("maxMessageBytes", options.maxMessageBytes, DEFAULT_MAX_MESSAGE_BYTES),
+    validateOutput: validateOutputMode(options.validateOutput),
   };
+}
+
+function validateOutputMode(value: unknown): ResolvedClientOptions["validateOutput"] {
+  if (value === undefined || value === true) return "bundled";
+  if (value === false) return false;
+  if (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as JsonSchemaValidator).compile === "function"
+  )
+    return value as JsonSchemaValidator;
+  throw new TypeError(
+    "TaskClient: `validateOutput` must be a boolean or a JsonSchemaValidator (with `compile`)",
+  );
 }
 
 /**

@@ -5,7 +5,7 @@
  * interpreter of the pure lifecycle in `src/lifecycle`.
  */
 import { EventEmitter } from "eventemitter3";
-import type { CallToolResult, JSONObject } from "../schema/index.js";
+import type { CallToolResult } from "../schema/index.js";
 import { McpTasksError } from "../protocol/errors.js";
 import { redactTaskId } from "../protocol/logging.js";
 import { PollScheduler } from "../scheduler/scheduler.js";
@@ -46,7 +46,16 @@ import { Subscriptions } from "../notifications/subscriptions.js";
 import { RequestHeaders } from "../session/request-headers.js";
 import { ToolCatalog, type ToolInfo } from "../tools/catalog.js";
 import { callSender } from "../tools/param-mirror.js";
+import { OutputChecks } from "../tools/output-checks.js";
 import type { ClientTelemetry } from "../telemetry/types.js";
+import type {
+  CallToolRest,
+  RefResultOf,
+  ToolName,
+  ToolResultOf,
+  ToolTypes,
+  UntypedTools,
+} from "./typed-tools.js";
 import { JoinedSessions, SessionBoundRequests, type JoinDeps } from "./joined-sessions.js";
 
 /** What a client may do with its connection besides sending requests (`connect` grants both; `tasksFor` neither). */
@@ -81,8 +90,14 @@ export interface TaskClientEvents {
  * (or a 2025-11-25 server's tasks); `callTool` returns a `TaskHandle` to await, iterate or cancel, whether the
  * server runs the call as a task or answers at once. `task(ref)` and `resume()` pick up tasks started elsewhere
  * or before a restart; `close()` (or `await using`) ends the connection and every handle still waiting.
+ *
+ * `Tools`, a type `mcp-tasks types` generates from the server's tool list, types `callTool`: only its tool names
+ * and their arguments are accepted, and each result's `structuredContent` has the tool's output type. Without it
+ * (the default) any name and JSON arguments are accepted, and results are `CallToolResult`.
  */
-export class TaskClient extends EventEmitter<TaskClientEvents> {
+export class TaskClient<
+  Tools extends ToolTypes<Tools> = UntypedTools,
+> extends EventEmitter<TaskClientEvents> {
   private readonly runs = new Set<TaskRun>();
   /** Store writes in flight; `close()` waits for them before it closes the store. */
   private readonly writes = new Set<Promise<void>>();
@@ -177,6 +192,7 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
       now: () => Date.now(),
       retryDelay: (attempt, error) => retryDelay(attempt, settings.retry, error),
       toOutcome: toolOutcome,
+      outputChecks: outputChecksFor(this.catalog, server, settings),
       redact: redactTaskId,
       refFor: (fields) => this.makeRef(fields, server.era, this.ownSession),
       orphaned: (run, taskId) => {
@@ -263,8 +279,14 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
    * (`{ command, args }`), or any MCP SDK `Transport` (from `@modelcontextprotocol/client` or
    * `@modelcontextprotocol/sdk`). A failed connection closes what it opened: the transport (a stdio child
    * exits) and the store (its lock or its connection), so a retry starts clean.
+   *
+   * With a type argument, `TaskClient.connect<Tools>(url)`, the client's calls are typed by `Tools` (see
+   * `mcp-tasks types`); the type is not checked against the server at run time, the results are (`validateOutput`).
    */
-  static async connect(target: ConnectTarget, options: TaskClientOptions = {}): Promise<TaskClient> {
+  static async connect<Tools extends ToolTypes<Tools> = UntypedTools>(
+    target: ConnectTarget,
+    options: TaskClientOptions = {},
+  ): Promise<TaskClient<Tools>> {
     const settings = settingsOf(options); // bad options fail here, before any connection is made
     const url = typeof target === "string" ? target : target instanceof URL ? target.href : undefined;
     if (url === undefined && usesHttpOptions(settings)) {
@@ -300,7 +322,7 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
         rights.join = (joined, ended) =>
           resolveTransport(target, { ...settings.http, join: { ...joined, ended } });
       }
-      return new TaskClient(
+      return new TaskClient<Tools>(
         session,
         server,
         settings,
@@ -368,8 +390,15 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
    * updates, listen to its events, or cancel it. Works the same whether the server answers immediately or
    * creates a task. Caller mistakes (a name that is not a string, arguments that are not an object) throw a
    * `TypeError` here, before anything is sent.
+   *
+   * On a `TaskClient<Tools>` only the names of `Tools` are accepted, with their arguments (optional when every
+   * argument is), and the handle gives a `ToolResult` whose `structuredContent` has the tool's output type.
    */
-  callTool(name: string, args: JSONObject = {}, options: CallToolOptions = {}): TaskHandle<CallToolResult> {
+  callTool<Name extends ToolName<Tools>>(
+    name: Name,
+    ...rest: CallToolRest<Tools, Name>
+  ): TaskHandle<ToolResultOf<Tools, Name>, Name> {
+    const [args = {}, options = {}] = rest as [object?, CallToolOptions?];
     checkToolCall(name, args, options);
     this.assertOpen();
     const params: Record<string, unknown> = { name, arguments: args };
@@ -384,15 +413,21 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
     this.calls.add(run);
     this.telemetry?.taskStarted(run, { toolName: name, resumed: false });
     run.start();
-    return run.handle;
+    // The types are the caller's promise about the server; the values are the server's (checked when it has
+    // an outputSchema).
+    return run.handle as unknown as TaskHandle<ToolResultOf<Tools, Name>, Name>;
   }
 
   /**
    * A handle for a task that already exists: a `TaskRef` (from `await handle.ref`, also stored by another
    * process) or a bare task id. It behaves like one from `callTool` from its next poll on. A ref naming a task
-   * on another server is refused with `TaskRefError`.
+   * on another server is refused with `TaskRefError`. On a `TaskClient<Tools>`, a ref whose type names a tool
+   * (`await handle.ref` of a typed handle) gives that tool's result type again.
    */
-  task(task: TaskRef | string, options: Omit<CallToolOptions, "meta"> = {}): TaskHandle<CallToolResult> {
+  task<Name extends string = string>(
+    task: TaskRef<Name> | string,
+    options: Omit<CallToolOptions, "meta"> = {},
+  ): TaskHandle<RefResultOf<Tools, Name>, Name> {
     this.assertOpen();
     const ref = this.refOf(task, "task");
     const run = new TaskRun(
@@ -405,7 +440,7 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
     this.runs.add(run);
     this.telemetry?.taskStarted(run, { toolName: ref.toolName, resumed: true });
     run.start(ref.taskId);
-    return run.handle;
+    return run.handle as unknown as TaskHandle<RefResultOf<Tools, Name>, Name>;
   }
 
   /**
@@ -616,6 +651,23 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
     if (problem !== undefined) throw new TaskRefError(`TaskClient.${caller}: ${problem}`);
     return ref;
   }
+}
+
+/** The output schema checks of a client (none with `validateOutput: false`). */
+function outputChecksFor(
+  catalog: ToolCatalog,
+  server: ServerInfo,
+  { options, log }: ClientSettings,
+): OutputChecks | undefined {
+  const mode = options.validateOutput;
+  if (mode === false) return undefined;
+  // A server whose capabilities are known and name no tools has no tools/list to ask.
+  const capabilities = server.discover?.capabilities ?? server.capabilities;
+  return new OutputChecks(catalog, {
+    validator: mode === "bundled" ? undefined : mode,
+    listsTools: capabilities === undefined || capabilities.tools !== undefined,
+    warn: (message, error) => log.warn(message, error),
+  });
 }
 
 /** The run context of one call whose own `inputHandlers` take the place of the client's, kind by kind. */

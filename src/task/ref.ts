@@ -5,8 +5,12 @@
  */
 import { McpTasksError } from "../protocol/errors.js";
 
-/** A task's name on its server, as plain JSON: what a store keeps and `client.task(ref)` follows. */
-export interface TaskRef {
+/**
+ * A task's name on its server, as plain JSON: what a store keeps and `client.task(ref)` follows. `Name` is the
+ * tool's name as a type where it is known (the ref of a handle from a client with a `Tools` type), so
+ * `client.task(ref)` types the result again.
+ */
+export interface TaskRef<Name extends string = string> {
   /** The format version of this object. */
   v: 1;
   taskId: string;
@@ -14,7 +18,7 @@ export interface TaskRef {
   server: { url?: string; name?: string; version?: string; protocolVersion: string };
   /** The request that created the task (`tools/call`). */
   method: string;
-  toolName: string;
+  toolName: Name;
   /** As the server reported them; absent when the ref was made from a bare task id. */
   createdAt?: string;
   ttlMs?: number | null;

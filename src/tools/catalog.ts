@@ -15,6 +15,8 @@ export interface ToolInfo {
   name: string;
   description?: string;
   inputSchema?: Record<string, unknown>;
+  /** JSON Schema of the tool's `structuredContent`; results are checked against it (`validateOutput`). */
+  outputSchema?: Record<string, unknown>;
   [key: string]: unknown;
 }
 
@@ -67,6 +69,11 @@ export class ToolCatalog implements ToolSchemas {
 
   cached(name: string): ToolInfo | undefined {
     return this.entries?.get(name)?.tool;
+  }
+
+  /** Whether the list is at hand (fetched, and not dropped by a `list_changed` since). */
+  get isLoaded(): boolean {
+    return this.entries !== undefined;
   }
 
   /** The `x-mcp-header` declarations of a cached tool (none when it is unknown or not cached). */
