@@ -10,6 +10,8 @@ const publicEntries = {
   "store/redis": "src/store/redis.ts",
   // OAuth (the SDK's transport and flows), imported by the app that wants it: never reached from the main entry.
   "auth/oauth/index": "src/auth/oauth/index.ts",
+  // The validator `validateOutput` otherwise imports on first need, for bundles made into one file.
+  "json-schema": "src/tools/json-schema-validator.ts",
   // Agent framework bridges: each imports its framework (an optional peer) and the core by the package's name.
   "bridges/ai-sdk": "src/bridges/ai-sdk.ts",
   "bridges/langchain": "src/bridges/langchain.ts",

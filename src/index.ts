@@ -6,8 +6,20 @@
  */
 export { TaskClient, type TaskClientEvents } from "./client/task-client.js";
 export type { Logger } from "./protocol/logging.js";
-export { TaskRefError, readTaskRef, type TaskRef } from "./task/ref.js";
+export { TaskRefError, readTaskRef, type TaskRef, type TaskSession } from "./task/ref.js";
 export type { TaskClientOptions, CallToolOptions } from "./client/options.js";
+export type { JsonSchemaValidator } from "./tools/json-schema.js";
+export type {
+  CallToolRest,
+  RefResultOf,
+  ToolArguments,
+  ToolName,
+  ToolResult,
+  ToolResultOf,
+  ToolType,
+  ToolTypes,
+  UntypedTools,
+} from "./client/typed-tools.js";
 export type { TaskStore } from "./store/types.js";
 export { TaskHandle } from "./task/handle.js";
 export type {
@@ -32,11 +44,14 @@ export { withHttpErrorMapping } from "./session/http-fetch.js";
 export {
   McpTasksError,
   ProtocolError,
+  OutputSchemaError,
+  type OutputProblem,
   OrphanedTaskError,
   RpcError,
   MissingCapabilityError,
   TransportError,
   RequestTimeoutError,
+  MessageTooLargeError,
   TaskError,
   TaskFailedError,
   TaskCancelledError,

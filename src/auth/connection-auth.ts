@@ -11,6 +11,8 @@ import type { FetchLike } from "../protocol/headers.js";
 import type { Logger } from "../protocol/logging.js";
 import { AuthError } from "../protocol/errors.js";
 import type { McpTransport } from "../session/types.js";
+import type { JoinedSession } from "../session/streamable-http.js";
+import { claimFailure } from "../session/failures.js";
 import { describeSent, refusalError, type RefusalLog } from "./challenge.js";
 import { authFailure } from "./failures.js";
 
@@ -43,6 +45,21 @@ export interface AuthTransportParts {
   /** Where the OAuth code's own warnings go (the client's logger). */
   log: Logger;
   failures: AuthFailures;
+  /** The client's bounds (`maxMessageBytes`, one answer per request) for bodies another transport reads. */
+  bounds: AuthBounds;
+  /** A session another connection opened, to send in. */
+  join?: JoinedSession;
+}
+
+/**
+ * Responses held to the client's bounds before the plug-in's transport reads them.
+ * @internal
+ */
+export interface AuthBounds {
+  /** An MCP endpoint response: its JSON answer read within the limit and checked, any other body limited. */
+  endpointAnswer(response: Response, init: RequestInit | undefined): Promise<Response>;
+  /** An OAuth server's response (`what` names the request in the error), its body limited. */
+  oauthAnswer(response: Response, what: string): Response;
 }
 
 /**
@@ -54,6 +71,8 @@ export interface AuthFailures {
   authFailure: typeof authFailure;
   refusalError: typeof refusalError;
   isAuthError(error: unknown): error is AuthError;
+  /** Marks a failure as the request's own (the SDK also reports it on `onerror`). */
+  claimFailure: typeof claimFailure;
 }
 
 export const authFailures: AuthFailures = {
@@ -61,6 +80,7 @@ export const authFailures: AuthFailures = {
   authFailure,
   refusalError,
   isAuthError: (error): error is AuthError => error instanceof AuthError,
+  claimFailure,
 };
 
 /** Throws the `TypeError` a caller mistake deserves: `auth` that is not a plug-in, or the options that moved. */

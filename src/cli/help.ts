@@ -8,6 +8,7 @@ export const USAGE = `Usage:
   mcp-tasks cancel <taskId|ref> [--server <url>]       send tasks/cancel and show the server's final word
   mcp-tasks ls                                         unfinished tasks in the store
   mcp-tasks tools <url> | tools -- <command> [args…]   the tools a server offers
+  mcp-tasks types <url> | types -- <command> [args…]   its tools as a TypeScript module exporting \`Tools\`
   mcp-tasks login <url> [--scope '<scopes>'] [--no-browser] [--json] [--timeout <time>]
                                                        authorize with OAuth and store the tokens
   mcp-tasks logout <url>                               forget (and revoke, where the server can) the stored tokens
@@ -21,6 +22,15 @@ A task is <taskId> (looked up in the store), a TaskRef as JSON, or @ref.json. A 
 task and its server only: it never starts a command, its unsent input answers are not sent, and with --header the
 server must be named with --server too. A task of a stdio server found in the store is reached again only if you
 say yes at a terminal to starting its command; otherwise the command line to run (with -- <command>) is printed.
+On 2025-11-25 servers a ref also names the HTTP session its task lives in, and watch/cancel send the task's
+requests there; a bare task id the store does not know carries no session.
+
+Typed tools:
+  mcp-tasks types <url> > src/tools.ts   per tool: its arguments (inputSchema), its structured result
+                                         (outputSchema) and its description as TSDoc; TaskClient.connect<Tools>(url)
+                                         then accepts only those tool names and arguments
+  Needs the optional peer json-schema-to-typescript (npm install --save-dev json-schema-to-typescript). Commit the
+  file; in CI, generate it again and fail on a difference (git diff --exit-code) to catch drift.
 
 Authorization:
   --header 'Name: value'   send a header on every request to the server (repeat for more); \${VAR} in a value

@@ -10,18 +10,21 @@ import type { TaskStore } from "../store/types.js";
 import type { CallSpec, LegacyTasksMode } from "../eras/dialect.js";
 import type { TelemetryOptions } from "../telemetry/options.js";
 import { Method } from "../protocol/constants.js";
+import { DEFAULT_MAX_MESSAGE_BYTES } from "../session/bounded-body.js";
 import type { ConnectionHeaders } from "../auth/headers.js";
 import type { ConnectionAuth } from "../auth/connection-auth.js";
+import type { JsonSchemaValidator } from "../tools/json-schema.js";
 
 /** Options of `TaskClient.connect`: the connection, and the defaults of every call made through it. */
 export interface TaskClientOptions {
   /**
    * URL targets: HTTP headers for every request of the connection (calls, polls, `tasks/update`, `tasks/cancel`,
-   * listen streams, `tools/list`), e.g. `{ Authorization: "Bearer …" }`; or a function called before every
-   * request for that request's headers (a token that changes). They go to the MCP endpoint only, and never into a
-   * ref, the store, an event, a log line or an error message. Headers the protocol sets (`Mcp-*`,
-   * `MCP-Protocol-Version`, `Content-Type`, `Accept`) are refused. A server's 401 or 403 fails the request with
-   * `AuthError`.
+   * listen streams, `tools/list`), e.g. `{ Authorization: "Bearer …" }`, in any `HeadersInit` form (a plain object,
+   * a `Headers`, `[name, value]` pairs; anything else is refused with a `TypeError`); or a function called before
+   * every request for that request's headers (a token that changes). They go to the MCP endpoint only (a redirect
+   * to another origin is not followed), and never into a ref, the store, an event, a log line or an error message.
+   * Headers the protocol sets (`Mcp-*`, `MCP-Protocol-Version`, `Content-Type`, `Accept`) are refused. A server's
+   * 401 or 403 fails the request with `AuthError`.
    */
   headers?: ConnectionHeaders;
   /**
@@ -44,6 +47,13 @@ export interface TaskClientOptions {
    * })`. Given here, `connect` throws a `TypeError` that says so.
    */
   authorizationResponse?: never;
+  /**
+   * The most bytes the client takes from the server in one message: an HTTP response body, one SSE event (its
+   * lines together, so also one line), one stdio line; OAuth servers' answers too. A server that sends more fails
+   * the request (or ends the stream) with `MessageTooLargeError`, a `TransportError` that is not transient, and
+   * nothing more of it is read. Default 16 MiB (16777216).
+   */
+  maxMessageBytes?: number;
   /** Sent as `io.modelcontextprotocol/clientInfo` on every request. */
   clientInfo?: Implementation;
   /**
@@ -53,8 +63,19 @@ export interface TaskClientOptions {
   inputHandlers?: InputHandlers;
   /** What to do with input the client cannot answer (no handler, or the handler threw). Default `"fail"`. */
   unansweredInput?: UnansweredInputAction;
-  /** How many input requests of one task are answered at once. Default 4. */
+  /**
+   * How many input requests of one task are answered at once. Default 4. Requests the server sends directly
+   * without naming a task one of the client's handles follows share one such limit for the whole client; the
+   * others wait their turn (see `maxServerRequests`).
+   */
   inputConcurrency?: number;
+  /**
+   * Most requests from the server open at once (`elicitation/create`, `sampling/createMessage`, `roots/list`,
+   * `ping`: being answered, or waiting for a handler). One more is answered at once with JSON-RPC error -32000
+   * ("Too many requests") and never reaches a handler, and the `logger` hears of it once per flood; past as many
+   * refusals still being sent, requests are dropped unanswered. Default 64.
+   */
+  maxServerRequests?: number;
   /** Cap on multi-round-trip rounds before a task exists. Default 10. */
   maxInputRounds?: number;
   /** Polling cadence bounds: default, minimum and maximum interval, and jitter. */
@@ -92,11 +113,16 @@ export interface TaskClientOptions {
   /**
    * While the server pushes a task's changes, a slow poll still checks on it (so a lost notification cannot
    * hang the task): at most once per `max(notificationSafetyNetMs, 10 × the task's poll interval)`. Default 30000.
+   * Also how long a listen stream must stay open after its acknowledgement to count as working: a stream that
+   * ends sooner brings no poll forward, and its tasks are listened for again with a doubling backoff (`retry`),
+   * at most `retry.retries` times in a row, and stay on their poll interval until one of their streams has
+   * stayed open this long.
    */
   notificationSafetyNetMs?: number;
   /**
    * Where refs of unfinished tasks are kept (`fileStore`, `memoryStore` from `mcp-tasks/store`, `redisStore`).
-   * A new task's ref is written before its handle reports it; a task whose ref the store refuses is never
+   * A new task's ref is written before its handle reports it, also when the handle was cancelled or detached
+   * before the task existed (it ends once the ref is stored); a task whose ref the store refuses is never
    * reported (its handle fails with `TaskStoreError`, carrying the id, and the task is cancelled). Input answers
    * are stored before they are sent. A handle that ends while its task may still run keeps the ref and releases
    * it (`TaskStore.release`); `client.resume()` picks the stored tasks up in a new process. The client opens the
@@ -123,6 +149,18 @@ export interface TaskClientOptions {
    * and options. Default: off, and nothing of OpenTelemetry is loaded. Not available through `tasksFor`.
    */
   telemetry?: boolean | TelemetryOptions;
+  /**
+   * Check each result of a tool that declares an `outputSchema` (MCP: clients SHOULD). A result that is not a tool
+   * error (`isError: true` is exempt) and whose `structuredContent` is missing or does not match ends its handle
+   * with `OutputSchemaError` (outcome kind `error`), which names the problem and keeps the result and the task id.
+   * The schemas come from `tools/list`, fetched once per connection when a first result needs them (or a first call
+   * becomes a task) and again after `notifications/tools/list_changed`; the check runs once per result, never per
+   * poll. `true` (the default) uses `@cfworker/json-schema` (no `eval`, so it runs on Workers), imported the first
+   * time a tool has an `outputSchema`; in a bundle made into one file, pass the validator itself,
+   * `jsonSchemaValidator` from `mcp-tasks/json-schema`, or any `JsonSchemaValidator`. `false`: no check, and no
+   * `tools/list` is sent for it.
+   */
+  validateOutput?: boolean | JsonSchemaValidator;
 }
 
 /** Options of one `callTool` call; where a connection option has the same name, this one wins for the call. */
@@ -159,6 +197,7 @@ export interface ResolvedClientOptions {
   inputHandlers: InputHandlers;
   unansweredInput: UnansweredInputAction;
   inputConcurrency: number;
+  maxServerRequests: number;
   maxInputRounds: number;
   maxInFlight: number;
   requestTimeoutMs: number;
@@ -167,6 +206,9 @@ export interface ResolvedClientOptions {
   notifications: "auto" | "off";
   notificationSafetyNetMs: number;
   legacyTasks: LegacyTasksMode;
+  maxMessageBytes: number;
+  /** `false`: no check; `"bundled"`: `@cfworker/json-schema`, loaded on first need; or the validator given. */
+  validateOutput: false | "bundled" | JsonSchemaValidator;
 }
 
 export function resolveClientOptions(options: TaskClientOptions): ResolvedClientOptions {
@@ -175,6 +217,7 @@ export function resolveClientOptions(options: TaskClientOptions): ResolvedClient
     inputHandlers: options.inputHandlers ?? {},
     unansweredInput: options.unansweredInput ?? "fail",
     inputConcurrency: positiveInteger("inputConcurrency", options.inputConcurrency, 4),
+    maxServerRequests: positiveInteger("maxServerRequests", options.maxServerRequests, 64),
     maxInputRounds: positiveInteger("maxInputRounds", options.maxInputRounds, 10),
     maxInFlight: positiveInteger("maxInFlight", options.maxInFlight, 64),
     requestTimeoutMs: positiveInteger("requestTimeoutMs", options.requestTimeoutMs, 60_000),
@@ -187,7 +230,23 @@ export function resolveClientOptions(options: TaskClientOptions): ResolvedClient
       30_000,
     ),
     legacyTasks: legacyTasksMode("TaskClient", options.legacyTasks) ?? "auto",
+    maxMessageBytes: positiveInteger("maxMessageBytes", options.maxMessageBytes, DEFAULT_MAX_MESSAGE_BYTES),
+    validateOutput: validateOutputMode(options.validateOutput),
   };
+}
+
+function validateOutputMode(value: unknown): ResolvedClientOptions["validateOutput"] {
+  if (value === undefined || value === true) return "bundled";
+  if (value === false) return false;
+  if (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as JsonSchemaValidator).compile === "function"
+  )
+    return value as JsonSchemaValidator;
+  throw new TypeError(
+    "TaskClient: `validateOutput` must be a boolean or a JsonSchemaValidator (with `compile`)",
+  );
 }
 
 /**

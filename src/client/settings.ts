@@ -69,11 +69,13 @@ export function usesHttpOptions(settings: ClientSettings): boolean {
 }
 
 /** The session every client talks through; it declares the input capabilities the host gave handlers for. */
-export function sessionFor(transport: McpTransport, { options }: ClientSettings): Session {
+export function sessionFor(transport: McpTransport, { options, log }: ClientSettings): Session {
   return new Session(transport, {
     clientInfo: options.clientInfo,
     capabilities: capabilitiesFor(options.inputHandlers),
     requestTimeoutMs: options.requestTimeoutMs,
+    maxServerRequests: options.maxServerRequests,
+    warn: (message) => log.warn(message),
   });
 }
 

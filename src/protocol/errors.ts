@@ -2,7 +2,7 @@
  * Every error this library throws or rejects with. Few, typed, each carrying its cause: callers branch on
  * `instanceof`, never on message text. Task ids appear in messages only redacted; the full id is a property.
  */
-import type { ClientCapabilities, JSONRPCErrorObject } from "../schema/index.js";
+import type { CallToolResult, ClientCapabilities, JSONRPCErrorObject } from "../schema/index.js";
 import { ErrorCode } from "./constants.js";
 import { redactTaskId } from "./logging.js";
 
@@ -92,6 +92,44 @@ export class OrphanedTaskError extends ProtocolError {
     options?: { cause?: unknown },
   ) {
     super(message, method, frame, options);
+  }
+}
+
+/** One way a tool's `structuredContent` does not match its `outputSchema`. */
+export interface OutputProblem {
+  /** Where in `structuredContent`, as a JSON Pointer (`""` is the whole of it, `/items/0/id` a nested field). */
+  path: string;
+  /** What is wrong there, in the validator's words (it may quote server text). */
+  message: string;
+}
+
+/**
+ * A tool declares an `outputSchema`, and a result that is not an error (`isError` is not `true`) came without
+ * `structuredContent`, or with one that does not match the schema; or the check could not run (the validator could
+ * not be loaded, or the schema could not be used), in which case `problems` is empty and `cause` says why. The
+ * handle ends with this error (outcome kind `error`) instead of handing on a structure its type does not describe.
+ * Nothing is lost: `result` is the result as the server sent it and `taskId` the task it came from. Turn the check
+ * off with the client option `validateOutput: false`.
+ */
+export class OutputSchemaError extends ProtocolError {
+  static {
+    brandErrorClass(this, "OutputSchemaError");
+  }
+  override name = "OutputSchemaError";
+  constructor(
+    message: string,
+    method: string,
+    /** The tool whose result it is. */
+    readonly toolName: string,
+    /** The task the result came from; undefined when the server answered the call at once. */
+    readonly taskId: string | undefined,
+    /** The result, as the server sent it (also the error's `frame`). */
+    readonly result: CallToolResult,
+    /** What does not match, most specific first (at most 20); empty when the check could not run. */
+    readonly problems: readonly OutputProblem[],
+    options?: { cause?: unknown },
+  ) {
+    super(message, method, result, options);
   }
 }
 
@@ -207,6 +245,32 @@ export class RequestTimeoutError extends TransportError {
     readonly timeoutMs: number,
   ) {
     super(`${method}: no answer within ${timeoutMs} ms`, { transient: true });
+  }
+}
+
+/**
+ * The server sent more than the client takes in one message (`maxMessageBytes`): an HTTP body, one SSE event or
+ * one stdio line. What was read so far is dropped and the request (or the stream) fails; not transient, since
+ * asking again would most likely bring the same bytes.
+ */
+export class MessageTooLargeError extends TransportError {
+  static {
+    brandErrorClass(this, "MessageTooLargeError");
+  }
+  override name = "MessageTooLargeError";
+  constructor(
+    /** What was too large, e.g. `tools/call: the HTTP response body`. */
+    private readonly what: string,
+    readonly limitBytes: number,
+  ) {
+    super(`${what} is larger than ${limitBytes} bytes (maxMessageBytes); not read further`, {
+      transient: false,
+    });
+  }
+
+  /** The same failure as one request's, named by its method (a connection it closed failed them all). */
+  forRequest(method: string): MessageTooLargeError {
+    return new MessageTooLargeError(`${method}: ${this.what}`, this.limitBytes);
   }
 }
 

@@ -3,8 +3,13 @@
  * go through one `fetch` chain, outermost first:
  *
  *   error mapping (http-fetch.ts) → refusals noted (401/403 with their challenge) → `Mcp-Param-*` headers of
- *   the request → the connection's `headers` → one resend on a dead pooled connection (http-resend.ts) → the
- *   caller's (or the global) `fetch`
+ *   the request → the connection's `headers` → redirects followed within the endpoint's origin only
+ *   (http-redirects.ts) → one resend on a dead pooled connection (http-resend.ts) → the caller's (or the
+ *   global) `fetch`
+ *
+ * With `join`, the transport sends in a session another connection opened (see ./streamable-http.ts), and a 404
+ * from the endpoint (the transport spec's answer to a session the server has ended) is reported to `join.ended`
+ * as it arrives, before the request that met it fails.
  *
  * A failed send that was about authorization becomes an `AuthError` (src/auth/failures.ts). Without an `auth`
  * plug-in the chain feeds this library's own transport (./streamable-http.ts) and nothing of OAuth runs; with one
@@ -15,26 +20,33 @@
 import type { FetchLike } from "../protocol/headers.js";
 import { withHttpErrorMapping } from "./http-fetch.js";
 import { withDeadConnectionResend } from "./http-resend.js";
+import { withSameOriginRedirects } from "./http-redirects.js";
 import type { RequestHeaders } from "./request-headers.js";
 import type { McpTransport } from "./types.js";
 import { silentLogger, type Logger } from "../protocol/logging.js";
-import { StreamableHttpTransport } from "./streamable-http.js";
-import { withConnectionHeaders, type ConnectionHeaders } from "../auth/headers.js";
+import { StreamableHttpTransport, type JoinedSession } from "./streamable-http.js";
+import { withConnectionHeaders, type CheckedHeaders } from "../auth/headers.js";
 import { describeSent, RefusalLog } from "../auth/challenge.js";
 import { authFailure } from "../auth/failures.js";
 import { authFailures, type ConnectionAuth } from "../auth/connection-auth.js";
+import { boundedSdkAnswer } from "./answers.js";
+import { DEFAULT_MAX_MESSAGE_BYTES, limitResponse } from "./bounded-body.js";
 
 export interface HttpTransportOptions {
   /** The `fetch` under everything. Default: the global `fetch`, looked up per request. */
   fetch?: FetchLike;
   /** Per-request headers (filed by JSON-RPC id): `Mcp-Param-*` mirroring. */
   requestHeaders?: RequestHeaders;
-  /** The connection's headers, on every request to the endpoint. */
-  headers?: ConnectionHeaders;
+  /** The connection's headers, on every request to the endpoint (checked: see `checkConnectionHeaders`). */
+  headers?: CheckedHeaders;
   /** The authorization plug-in (`auth`), which builds the transport instead. */
   auth?: ConnectionAuth;
+  /** The largest body or SSE event taken from the server (`maxMessageBytes`). Default 16 MiB. */
+  maxMessageBytes?: number;
   /** Where the plug-in's own warnings go (the client's logger). */
   log?: Logger;
+  /** Send in this existing session instead of opening one; `ended` hears of its first 404. */
+  join?: JoinedSession & { ended(): void };
 }
 
 export async function buildHttpTransport(
@@ -45,12 +57,15 @@ export async function buildHttpTransport(
     (options.fetch ?? globalThis.fetch)(input, init),
   );
   const refusals = new RefusalLog();
-  let endpoint = base;
+  let endpoint = withSameOriginRedirects(base);
   if (options.headers !== undefined) endpoint = withConnectionHeaders(endpoint, options.headers);
   if (options.requestHeaders !== undefined) endpoint = options.requestHeaders.wrap(endpoint);
+  if (options.join !== undefined) endpoint = noteEnded(endpoint, options.join.ended);
   endpoint = withHttpErrorMapping(noteRefusals(endpoint, refusals));
+  const join = options.join && { id: options.join.id, protocolVersion: options.join.protocolVersion };
 
   if (options.auth !== undefined) {
+    const maxBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     return options.auth.transport({
       url,
       endpoint,
@@ -58,9 +73,18 @@ export async function buildHttpTransport(
       refusals,
       log: options.log ?? silentLogger,
       failures: authFailures,
+      bounds: {
+        endpointAnswer: (response, init) => boundedSdkAnswer(response, init, maxBytes),
+        oauthAnswer: (response, what) => limitResponse(response, maxBytes, what),
+      },
+      ...(join !== undefined && { join }),
     });
   }
-  const transport = new StreamableHttpTransport(url, { fetch: endpoint });
+  const transport = new StreamableHttpTransport(url, {
+    fetch: endpoint,
+    ...(options.maxMessageBytes !== undefined && { maxMessageBytes: options.maxMessageBytes }),
+    ...(join !== undefined && { join }),
+  });
   const send = transport.send.bind(transport);
   transport.send = async (message, sendOptions) => {
     const request = describeSent(message);
@@ -73,6 +97,15 @@ export async function buildHttpTransport(
     }
   };
   return transport;
+}
+
+/** Calls `ended` on every 404 answer: in a joined session, the server saying the session is over. */
+function noteEnded(fetchImpl: FetchLike, ended: () => void): FetchLike {
+  return async (input, init) => {
+    const response = await fetchImpl(input, init);
+    if (response.status === 404) ended();
+    return response;
+  };
 }
 
 /** Notes every 401/403 answer to a POST, with its `WWW-Authenticate`, under the request's id. */

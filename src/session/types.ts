@@ -101,6 +101,13 @@ export interface SessionOptions {
    * silent this long is taken for a 2025-era server. Default: 10000 on stdio, the request timeout elsewhere.
    */
   probeTimeoutMs?: number;
+  /**
+   * Most server→client requests open at once (being answered, or waiting for a handler). Past it a request is
+   * answered at once with -32000; past twice it (refusals still on their way out), it is dropped. Default 64.
+   */
+  maxServerRequests?: number;
+  /** Hears what the session did to protect itself (a flood of server requests refused). Default: nobody. */
+  warn?: (message: string) => void;
 }
 
 /** A JSON-RPC message as this library sends it: a request, a notification, or an answer to a server request. */
@@ -114,8 +121,11 @@ export type OutgoingMessage =
 export interface SendOptions {
   /** Aborting closes this request's HTTP response stream (modern Streamable HTTP only). */
   requestSignal?: AbortSignal;
-  /** Called when this request's response stream ended for any reason other than `requestSignal`. */
-  onRequestStreamEnd?: () => void;
+  /**
+   * Called when this request's response stream ended for any reason other than `requestSignal`; our transport
+   * passes why when it knows (the SDK's passes nothing).
+   */
+  onRequestStreamEnd?: (failure?: unknown) => void;
   /** Never set by the session; declared because it is the one option v1's transport shares with v2's. */
   resumptionToken?: string;
 }
@@ -136,6 +146,11 @@ export interface McpTransport {
   /** True on the v2 Streamable HTTP transport: one POST and response stream per request. */
   readonly hasPerRequestStream?: boolean;
   readonly sessionId?: string | undefined;
+  /**
+   * Streamable HTTP: ends the server's session (`DELETE` with `Mcp-Session-Id`); a 405 (the server keeps
+   * sessions until they expire) resolves. Both SDKs' transports have it, and so does this library's.
+   */
+  terminateSession?(signal?: AbortSignal): Promise<void>;
   /**
    * Only on a transport several parties share (`tasksFor`'s tap on an SDK Client's connection): the session
    * passes the test for "this response id is mine", so answers to other sessions' requests pass it by.

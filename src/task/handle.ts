@@ -30,8 +30,11 @@ type Listener<T, E extends keyof TaskHandleEvents<T>> = EventEmitter.EventListen
  * for await (const update of handle) console.log(update.status, update.statusMessage);
  * const result = await handle; // CallToolResult
  * ```
+ *
+ * `T` is what awaiting it gives (a `ToolResult` of the tool's output type on a client with a `Tools` type) and
+ * `Name` the tool's name where the type knows it, which its `ref` keeps.
  */
-export class TaskHandle<T = CallToolResult>
+export class TaskHandle<T = CallToolResult, Name extends string = string>
   implements PromiseLike<T>, AsyncIterable<TaskUpdate<T>>, AsyncDisposable
 {
   /** @internal Handles come from `client.callTool`; drivers create them with `createTask`. */
@@ -116,8 +119,8 @@ export class TaskHandle<T = CallToolResult>
    * `client.task(ref)` and `client.cancel(ref)`, also in another process. Resolves with undefined when there is
    * no task (the server answered at once, or the handle ended before the answer). Never rejects.
    */
-  get ref(): Promise<TaskRef | undefined> {
-    return this.core.created().then(() => this.core.controller.ref());
+  get ref(): Promise<TaskRef<Name> | undefined> {
+    return this.core.created().then(() => this.core.controller.ref() as TaskRef<Name> | undefined);
   }
 
   /**

@@ -35,8 +35,9 @@ export interface TelemetryOptions {
   /** Which polls get a span. Default `"errors"`. */
   pollSpans?: PollSpans;
   /**
-   * Task ids in attributes are redacted like in log lines (`abcd…yz`: they are bearer-like secrets). `"full"`
-   * records them whole, for backends that must join a trace to the task id.
+   * Task ids in attributes are redacted like in log lines (`abcd…yz`: they are bearer-like secrets), and so are
+   * HTTP session ids (`mcp.session.id`). `"full"` records both whole, for backends that must join a trace to the
+   * task id or the session.
    */
   taskIds?: "redacted" | "full";
 }

@@ -21,7 +21,16 @@ export type { ListenBehaviour } from "./listen-behaviour.js";
 
 export { defineTool } from "./tool.js";
 export type { Advance, CancelPolicy, FromArguments, TaskSupport, ToolDefinition } from "./tool.js";
-export { acceptedContent, elicitForm, elicitUrl, listRoots, sampleText, step, textResult } from "./steps.js";
+export {
+  acceptedContent,
+  elicitForm,
+  elicitUrl,
+  listRoots,
+  sampleText,
+  step,
+  structuredResult,
+  textResult,
+} from "./steps.js";
 export type { FromCall, Step, ToolCall } from "./steps.js";
 export { fixtureTools } from "./fixtures.js";
 export type { FixtureOptions } from "./fixtures.js";

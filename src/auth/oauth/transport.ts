@@ -12,7 +12,10 @@
  * - with `authorizationResponse`, an interactive authorization started during a request is completed and the
  *   request sent again (after checking `state`; the SDK checks `iss`), at most twice per request;
  * - a token the server refused (401) makes the SDK discover the authorization server again instead of reading it
- *   from the provider's saved discovery state (see `watchRedirects`).
+ *   from the provider's saved discovery state (see `watchRedirects`);
+ * - the bounds our own transport keeps: every body read within `maxMessageBytes` (endpoint and OAuth servers
+ *   alike), one HTTP response answering one POST (src/session/answers.ts), and redirects of endpoint requests
+ *   followed within the origin only (in `endpoint`; the SDK's own same-origin rule then never sees one).
  */
 import type { OAuthClientProvider } from "@modelcontextprotocol/client";
 import type { AuthTransportParts, FetchLike, McpTransport } from "mcp-tasks";
@@ -34,18 +37,30 @@ export async function oauthTransport(parts: OAuthTransportParts): Promise<McpTra
   // The option's type names the provider structurally; it is the SDK's OAuthClientProvider.
   const offered = new ResourceScopes();
   const watched = watchRedirects(parts.provider as unknown as OAuthClientProvider, offered);
+  const { bounds } = parts;
   const endpoint: FetchLike = async (input, init) => {
     const response = await parts.endpoint(input, init);
     if (response.status === 401 && new Headers(init?.headers).has("authorization")) watched.tokenRejected();
-    return response;
+    return bounds.endpointAnswer(response, init);
+  };
+  // OAuth servers' answers are bounded too, below the layers that read them.
+  const oauthServers: FetchLike = async (input, init) => {
+    const response = await parts.base(input, init);
+    const { origin, pathname } = new URL(input instanceof URL ? input.href : String(input));
+    return bounds.oauthAnswer(response, `${init?.method ?? "GET"} ${origin}${pathname}`);
   };
   const fetch = routed(
     parts.url,
     endpoint,
-    registeringOfferedScopes(oneRefreshPerToken(parts.base), offered),
+    registeringOfferedScopes(oneRefreshPerToken(oauthServers), offered),
   );
-  const transport = new StreamableHTTPClientTransport(parts.url, { authProvider: watched.provider, fetch });
-  const { describeSent, refusalError, authFailure, isAuthError } = parts.failures;
+  const transport = new StreamableHTTPClientTransport(parts.url, {
+    authProvider: watched.provider,
+    fetch,
+    ...(parts.join !== undefined && { sessionId: parts.join.id }),
+  });
+  if (parts.join !== undefined) transport.setProtocolVersion(parts.join.protocolVersion);
+  const { describeSent, refusalError, authFailure, isAuthError, claimFailure } = parts.failures;
   const send = transport.send.bind(transport);
   transport.send = async (message, options) => {
     const request = describeSent(message);
@@ -57,6 +72,7 @@ export async function oauthTransport(parts: OAuthTransportParts): Promise<McpTra
         parts.refusals.take(request.id);
         return;
       } catch (error) {
+        claimFailure(error); // the SDK also reported it on onerror: it is this request's, not a stray fault
         const redirected = watched.redirects > redirectsBefore ? watched.lastUrl : undefined;
         const refusal = parts.refusals.take(request.id);
         const finish = parts.authorizationResponse;
