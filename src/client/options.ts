@@ -8,7 +8,7 @@ import type { UnansweredInputAction } from "../task/types.js";
 import type { Logger } from "../protocol/logging.js";
 import type { TaskStore } from "../store/types.js";
 import type { CallSpec, LegacyTasksMode } from "../eras/dialect.js";
-import type { TelemetryOptions } from "../telemetry/options.js";
+import type { ConnectionTelemetry } from "../telemetry/connection-telemetry.js";
 import { Method } from "../protocol/constants.js";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../session/bounded-body.js";
 import type { ConnectionHeaders } from "../auth/headers.js";
@@ -144,11 +144,13 @@ export interface TaskClientOptions {
   /**
    * OpenTelemetry: a span for every call's whole life with its requests as children, the
    * `mcp.client.operation.duration` metric and task-level ones, and W3C trace context (`traceparent`,
-   * `tracestate`, `baggage`) in every request's `_meta`. `true` uses the global tracer and meter providers of
-   * `@opentelemetry/api` (an optional peer dependency, loaded only then); an object names its own providers
-   * and options. Default: off, and nothing of OpenTelemetry is loaded. Not available through `tasksFor`.
+   * `tracestate`, `baggage`) in every request's `_meta`: `telemetry: telemetry({ tracerProvider, … })` with
+   * `import { telemetry } from "mcp-tasks/telemetry"` (`telemetry()` alone uses the global providers of
+   * `@opentelemetry/api`, an optional peer dependency loaded only then). Default: off, and nothing of
+   * OpenTelemetry is loaded or bundled. `true` or an options object, as before the plug-in, is a `TypeError`
+   * naming it. Not available through `tasksFor`.
    */
-  telemetry?: boolean | TelemetryOptions;
+  telemetry?: ConnectionTelemetry | false;
   /**
    * Check each result of a tool that declares an `outputSchema` (MCP: clients SHOULD). A result that is not a tool
    * error (`isError: true` is exempt) and whose `structuredContent` is missing or does not match ends its handle

@@ -9,7 +9,7 @@ import type { McpTransport } from "../session/types.js";
 import type { TaskStore } from "../store/types.js";
 import { capabilitiesFor } from "../input/index.js";
 import { safeLogger, type Logger } from "../protocol/logging.js";
-import { resolveTelemetryOptions, type ResolvedTelemetryOptions } from "../telemetry/options.js";
+import { checkTelemetry, type ConnectionTelemetry } from "../telemetry/connection-telemetry.js";
 import { resolveClientOptions, type ResolvedClientOptions, type TaskClientOptions } from "./options.js";
 import { checkConnectionHeaders } from "../auth/headers.js";
 import { checkConnectionAuth } from "../auth/connection-auth.js";
@@ -26,7 +26,7 @@ export interface ClientSettings {
   /** What a URL target's transport is built with: `headers`, `auth`. */
   http: HttpTransportOptions;
   /** Undefined when telemetry is off. */
-  telemetry: ResolvedTelemetryOptions | undefined;
+  telemetry: ConnectionTelemetry | undefined;
 }
 
 export function settingsOf(options: TaskClientOptions): ClientSettings {
@@ -41,7 +41,7 @@ export function settingsOf(options: TaskClientOptions): ClientSettings {
     store: checkStore(options.store),
     adoptEveryMs: adoptEvery(options),
     http,
-    telemetry: resolveTelemetryOptions(options.telemetry),
+    telemetry: checkTelemetry(options.telemetry),
   };
 }
 

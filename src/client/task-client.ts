@@ -292,12 +292,8 @@ export class TaskClient<
     if (url === undefined && usesHttpOptions(settings)) {
       throw new TypeError("TaskClient.connect: `headers` and `auth` apply to a URL target only");
     }
-    // `#telemetry` (package.json "imports"): a file of its own, loaded only with the option; a missing
-    // @opentelemetry/api fails here, naming the package. Telemetry off loads nothing of either.
-    const telemetryFor =
-      settings.telemetry === undefined
-        ? undefined
-        : await (await import("#telemetry")).clientTelemetryFactory(settings.telemetry);
+    // The plug-in of mcp-tasks/telemetry: a missing @opentelemetry/api fails here, naming the package.
+    const telemetryFor = await settings.telemetry?.start();
     const store = settings.store;
     await store?.open?.(); // a store another process holds fails here, before any connection is made
     let session: Session | undefined;
