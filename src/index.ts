@@ -68,7 +68,7 @@ export {
 } from "./protocol/errors.js";
 export type { ConnectionHeaders } from "./auth/headers.js";
 export type { ConnectionTelemetry } from "./telemetry/connection-telemetry.js";
-export type { ConnectionAuth, AuthTransportParts, AuthFailures } from "./auth/connection-auth.js";
+export type { ConnectionAuth } from "./auth/connection-auth.js";
 export { UnsupportedError, UnrequestedTaskError } from "./protocol/errors.js";
 export type { TaskSupport } from "./tools/catalog.js";
 export type { ToolInfo } from "./tools/catalog.js";

@@ -24,16 +24,19 @@ export interface ConnectionAuth {
   /** The scheme the plug-in runs (`"oauth"`). */
   readonly kind: "oauth";
   /**
-   * Builds the transport of a URL target around the client's HTTP layer.
+   * Builds the transport of a URL target around the client's HTTP layer (typed for the client in `AuthPlugin`,
+   * so the public declarations carry none of its internals).
    * @internal
    */
+  transport(parts: never): Promise<McpTransport>;
+}
+
+/** A plug-in as the client calls it and `oauth()` makes it. */
+export interface AuthPlugin extends ConnectionAuth {
   transport(parts: AuthTransportParts): Promise<McpTransport>;
 }
 
-/**
- * What the client hands an authorization plug-in for one URL target.
- * @internal
- */
+/** What the client hands an authorization plug-in for one URL target. */
 export interface AuthTransportParts {
   url: URL;
   /** The fetch for requests to the MCP endpoint (the client's whole HTTP layer). */
@@ -51,10 +54,7 @@ export interface AuthTransportParts {
   join?: JoinedSession;
 }
 
-/**
- * Responses held to the client's bounds before the plug-in's transport reads them.
- * @internal
- */
+/** Responses held to the client's bounds before the plug-in's transport reads them. */
 export interface AuthBounds {
   /** An MCP endpoint response: its JSON answer read within the limit and checked, any other body limited. */
   endpointAnswer(response: Response, init: RequestInit | undefined): Promise<Response>;
@@ -62,10 +62,7 @@ export interface AuthBounds {
   oauthAnswer(response: Response, what: string): Response;
 }
 
-/**
- * The client's reading of failed sends, passed to the plug-in rather than imported by it.
- * @internal
- */
+/** The client's reading of failed sends, passed to the plug-in rather than imported by it. */
 export interface AuthFailures {
   describeSent: typeof describeSent;
   authFailure: typeof authFailure;
@@ -88,7 +85,7 @@ export function checkConnectionAuth(options: {
   auth?: unknown;
   authProvider?: unknown;
   authorizationResponse?: unknown;
-}): ConnectionAuth | undefined {
+}): AuthPlugin | undefined {
   if (options.authProvider !== undefined || options.authorizationResponse !== undefined) {
     throw new TypeError(
       "TaskClient: `authProvider` and `authorizationResponse` moved to mcp-tasks/oauth: " +
@@ -99,12 +96,10 @@ export function checkConnectionAuth(options: {
   if (auth === undefined) return undefined;
   const candidate = auth as Partial<Record<string, unknown>> | null;
   if (typeof candidate !== "object" || candidate === null || typeof candidate.transport !== "function") {
-    const provider = typeof candidate?.tokens === "function";
+    // Most likely an OAuth provider given as it is: the message shows how to wrap it.
     throw new TypeError(
-      provider
-        ? 'TaskClient: `auth` takes an OAuth provider through oauth(): import { oauth } from "mcp-tasks/oauth" and pass `auth: oauth(provider)`'
-        : 'TaskClient: `auth` must be made by oauth() from "mcp-tasks/oauth"',
+      'TaskClient: `auth` must be made by oauth(): import { oauth } from "mcp-tasks/oauth" and pass `auth: oauth(provider)`',
     );
   }
-  return auth as ConnectionAuth;
+  return auth as AuthPlugin;
 }

@@ -9,7 +9,7 @@ import type { McpTransport } from "../session/types.js";
 import type { TaskStore } from "../store/types.js";
 import { capabilitiesFor } from "../input/index.js";
 import { safeLogger, type Logger } from "../protocol/logging.js";
-import { checkTelemetry, type ConnectionTelemetry } from "../telemetry/connection-telemetry.js";
+import { checkTelemetry, type TelemetryPlugin } from "../telemetry/connection-telemetry.js";
 import { resolveClientOptions, type ResolvedClientOptions, type TaskClientOptions } from "./options.js";
 import { checkConnectionHeaders } from "../auth/headers.js";
 import { checkConnectionAuth } from "../auth/connection-auth.js";
@@ -26,7 +26,7 @@ export interface ClientSettings {
   /** What a URL target's transport is built with: `headers`, `auth`. */
   http: HttpTransportOptions;
   /** Undefined when telemetry is off. */
-  telemetry: ConnectionTelemetry | undefined;
+  telemetry: TelemetryPlugin | undefined;
 }
 
 export function settingsOf(options: TaskClientOptions): ClientSettings {

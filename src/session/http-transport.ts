@@ -28,7 +28,7 @@ import { StreamableHttpTransport, type JoinedSession } from "./streamable-http.j
 import { withConnectionHeaders, type CheckedHeaders } from "../auth/headers.js";
 import { describeSent, RefusalLog } from "../auth/challenge.js";
 import { authFailure } from "../auth/failures.js";
-import { authFailures, type ConnectionAuth } from "../auth/connection-auth.js";
+import { authFailures, type AuthPlugin } from "../auth/connection-auth.js";
 import { boundedSdkAnswer } from "./answers.js";
 import { DEFAULT_MAX_MESSAGE_BYTES, limitResponse } from "./bounded-body.js";
 
@@ -40,7 +40,7 @@ export interface HttpTransportOptions {
   /** The connection's headers, on every request to the endpoint (checked: see `checkConnectionHeaders`). */
   headers?: CheckedHeaders;
   /** The authorization plug-in (`auth`), which builds the transport instead. */
-  auth?: ConnectionAuth;
+  auth?: AuthPlugin;
   /** The largest body or SSE event taken from the server (`maxMessageBytes`). Default 16 MiB. */
   maxMessageBytes?: number;
   /** Where the plug-in's own warnings go (the client's logger). */

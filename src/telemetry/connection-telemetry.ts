@@ -6,10 +6,7 @@
  */
 import type { ClientTelemetry, TracedConnection } from "./types.js";
 
-/**
- * Makes the telemetry of one connection.
- * @internal
- */
+/** Makes the telemetry of one connection. */
 export type TelemetryFactory = (connection: TracedConnection) => ClientTelemetry;
 
 /**
@@ -20,25 +17,27 @@ export interface ConnectionTelemetry {
   /** What the plug-in records (`"opentelemetry"`). */
   readonly kind: "opentelemetry";
   /**
-   * Loads what the plug-in needs (`@opentelemetry/api`) and makes each connection's telemetry.
+   * Loads what the plug-in needs (`@opentelemetry/api`); resolves with what makes each connection's telemetry
+   * (typed for the client in `TelemetryPlugin`, so the public declarations carry none of its internals).
    * @internal
    */
+  start(): Promise<unknown>;
+}
+
+/** A plug-in as the client calls it and `telemetry()` makes it. */
+export interface TelemetryPlugin extends ConnectionTelemetry {
   start(): Promise<TelemetryFactory>;
 }
 
-const MOVED =
-  'import { telemetry } from "mcp-tasks/telemetry" and pass `telemetry: telemetry()` (or `telemetry({ tracerProvider, … })`)';
-
-/** The option checked: a `TypeError` for the forms it had before the plug-in (`true`, an options object). */
-export function checkTelemetry(value: unknown): ConnectionTelemetry | undefined {
+/** The option checked: a `TypeError` for anything else, such as the forms it had before the plug-in. */
+export function checkTelemetry(value: unknown): TelemetryPlugin | undefined {
   if (value === undefined || value === false) return undefined;
   const candidate = value as Partial<Record<string, unknown>> | null;
   if (typeof candidate === "object" && candidate !== null && typeof candidate.start === "function") {
-    return value as ConnectionTelemetry;
+    return value as TelemetryPlugin;
   }
+  // `true` and an options object were the option's forms before the plug-in: the message shows the new one.
   throw new TypeError(
-    value === true || (typeof value === "object" && value !== null)
-      ? `TaskClient: \`telemetry\` now takes the plug-in of mcp-tasks/telemetry: ${MOVED}`
-      : `TaskClient: \`telemetry\` must be made by telemetry() of mcp-tasks/telemetry: ${MOVED}`,
+    'TaskClient: `telemetry` takes the plug-in of mcp-tasks/telemetry: import { telemetry } from "mcp-tasks/telemetry" and pass `telemetry: telemetry()` (or `telemetry({ tracerProvider, … })`)',
   );
 }

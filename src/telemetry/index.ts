@@ -16,6 +16,7 @@
  * @module mcp-tasks/telemetry
  */
 import type { ConnectionTelemetry } from "mcp-tasks";
+import type { TelemetryPlugin } from "./connection-telemetry.js";
 import { OtelClientTelemetry } from "./client-telemetry.js";
 import { loadOtelApi } from "./load-api.js";
 import { resolveTelemetryOptions, type TelemetryOptions } from "./options.js";
@@ -31,7 +32,7 @@ export type { MeterProviderLike, PollSpans, TelemetryOptions, TracerProviderLike
  */
 export function telemetry(options: TelemetryOptions = {}): ConnectionTelemetry {
   const resolved = resolveTelemetryOptions(options);
-  return {
+  const plugin: TelemetryPlugin = {
     kind: "opentelemetry",
     start: async () => {
       const api =
@@ -39,4 +40,5 @@ export function telemetry(options: TelemetryOptions = {}): ConnectionTelemetry {
       return (connection) => new OtelClientTelemetry(api, resolved, connection);
     },
   };
+  return plugin;
 }

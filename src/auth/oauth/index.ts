@@ -15,6 +15,7 @@
  * @module mcp-tasks/oauth
  */
 import type { ConnectionAuth } from "mcp-tasks";
+import type { AuthPlugin } from "../connection-auth.js";
 import { checkAuthorizationResponse, checkProvider, type AuthorizationResponse } from "./provider.js";
 import type { OAuthProviderLike } from "./provider.js";
 import { oauthTransport } from "./transport.js";
@@ -45,8 +46,9 @@ export interface OAuthOptions {
 export function oauth(provider: OAuthProviderLike, options: OAuthOptions = {}): ConnectionAuth {
   const checked = checkProvider(provider);
   const authorizationResponse = checkAuthorizationResponse(options.authorizationResponse);
-  return {
+  const plugin: AuthPlugin = {
     kind: "oauth",
     transport: (parts) => oauthTransport({ ...parts, provider: checked, authorizationResponse }),
   };
+  return plugin;
 }

@@ -18,7 +18,9 @@
  *   followed within the origin only (in `endpoint`; the SDK's own same-origin rule then never sees one).
  */
 import type { OAuthClientProvider } from "@modelcontextprotocol/client";
-import type { AuthTransportParts, FetchLike, McpTransport } from "mcp-tasks";
+import type { FetchLike, McpTransport } from "mcp-tasks";
+// Types only: the client hands these over at run time (its copy of the code, not this entry's).
+import type { AuthTransportParts } from "../connection-auth.js";
 import type { AuthorizationResponse, OAuthProviderLike } from "./provider.js";
 import { registeringOfferedScopes, ResourceScopes } from "./registration.js";
 import { withSdkWarningsTo } from "./sdk-console.js";
