@@ -11,17 +11,18 @@ import { packedConsumer, type Consumer } from "./packed.js";
 /**
  * Budgets in gzip bytes (level 9). The issue's target is 60 KB for the one-file bundle (the main entry was 152.6 KB
  * gzip whole before the library had its own HTTP transport and zod/mini validators; 47.2 KB after; the client's
- * defences against hostile servers and typed tools took it to 68.8 KB). OAuth (the SDK's transport, 174 KB gzip with
- * it inlined) and OpenTelemetry (4.3 KB) moved to entries of their own; what is left is 60.3 KB, which is the
- * budget: the last 0.3 KB would take replacing p-retry (1.2 KB gzip with is-network-error) by our own loop. A lazy
- * `import()` does not leave a one-file bundle, so code loaded only when used must stay out of the main entry's
- * module graph, not merely behind an `await import()`; there is no exception for any package.
+ * defences against hostile servers and typed tools took it to 66.5 KB, and to 175.7 KB while OAuth was reached
+ * through a lazy `import()` that a one-file bundle inlines). OAuth (the SDK's transport) and OpenTelemetry (4.3 KB
+ * gzip of the client's own code) moved to entries of their own, which brought it just under 60 KB: there is little
+ * room, and the next saving in sight is p-retry (1.2 KB gzip with is-network-error). A lazy `import()` does not leave
+ * a one-file bundle, so code loaded only when used must stay out of the main entry's module graph, not merely
+ * behind an `await import()`; there is no exception for any package.
  */
 const BUDGET = {
   /** The entry chunk and its static imports: what loads before the first request. */
   firstLoad: 60 * 1024,
   /** Everything the import can load, lazy parts included, in one file: exactly `esbuild --bundle --minify --platform=browser`. */
-  whole: 60.3 * 1024,
+  whole: 60 * 1024,
 };
 
 let consumer: Consumer;
