@@ -7,12 +7,14 @@
  * import { jsonSchemaValidator } from "mcp-tasks/json-schema";
  * const client = await TaskClient.connect(url, { validateOutput: jsonSchemaValidator });
  * ```
+ *
+ * @module mcp-tasks/json-schema
  */
 import * as cfworker from "@cfworker/json-schema";
-import { cfworkerValidator, type CfworkerModule, type JsonSchemaValidator } from "./json-schema.js";
+import { cfworkerValidator, type CfworkerModule, type JsonSchemaValidator } from "./tools/json-schema.js";
 
-export type { JsonSchemaValidator } from "./json-schema.js";
-export type { OutputProblem } from "../protocol/errors.js";
+export type { JsonSchemaValidator } from "./tools/json-schema.js";
+export type { OutputProblem } from "./protocol/errors.js";
 
 /** JSON Schema (drafts 4, 7, 2019-09 and 2020-12, the default) over `@cfworker/json-schema`: no `eval`. */
 export const jsonSchemaValidator: JsonSchemaValidator = cfworkerValidator(
