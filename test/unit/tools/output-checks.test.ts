@@ -4,7 +4,7 @@ import type { CallToolResult } from "../../../src/schema/index.js";
 import type { RpcChannel } from "../../../src/session/types.js";
 import { ToolCatalog } from "../../../src/tools/catalog.js";
 import { OutputChecks, type OutputCheck } from "../../../src/tools/output-checks.js";
-import { jsonSchemaValidator } from "../../../src/json-schema.js";
+import { jsonSchemaValidator } from "../../../src/tools/json-schema-validator.js";
 
 /** A channel whose tools/list answers with `tools()` at the time of asking, and that can push list_changed. */
 function channelOf(tools: () => unknown[]) {

@@ -11,10 +11,10 @@
  * @module mcp-tasks/json-schema
  */
 import * as cfworker from "@cfworker/json-schema";
-import { cfworkerValidator, type CfworkerModule, type JsonSchemaValidator } from "./tools/json-schema.js";
+import { cfworkerValidator, type CfworkerModule, type JsonSchemaValidator } from "./json-schema.js";
 
-export type { JsonSchemaValidator } from "./tools/json-schema.js";
-export type { OutputProblem } from "./protocol/errors.js";
+export type { JsonSchemaValidator } from "./json-schema.js";
+export type { OutputProblem } from "../protocol/errors.js";
 
 /** JSON Schema (drafts 4, 7, 2019-09 and 2020-12, the default) over `@cfworker/json-schema`: no `eval`. */
 export const jsonSchemaValidator: JsonSchemaValidator = cfworkerValidator(
