@@ -54,12 +54,12 @@ export interface AuthTransportParts {
   join?: JoinedSession;
 }
 
-/** Responses held to the client's bounds before the plug-in's transport reads them. */
+/** The client's bounds on what servers send, for bodies the plug-in's own transport reads. */
 export interface AuthBounds {
-  /** An MCP endpoint response: its JSON answer read within the limit and checked, any other body limited. */
-  endpointAnswer(response: Response, init: RequestInit | undefined): Promise<Response>;
-  /** An OAuth server's response (`what` names the request in the error), its body limited. */
-  oauthAnswer(response: Response, what: string): Response;
+  /** The largest body or SSE event taken from a server (`maxMessageBytes`). */
+  maxBytes: number;
+  /** Records why a request's response stream failed (a limit passed), for the client's session to report. */
+  noteStreamFailure(id: string | number, error: Error): void;
 }
 
 /** The client's reading of failed sends, passed to the plug-in rather than imported by it. */

@@ -29,8 +29,8 @@ import { withConnectionHeaders, type CheckedHeaders } from "../auth/headers.js";
 import { describeSent, RefusalLog } from "../auth/challenge.js";
 import { authFailure } from "../auth/failures.js";
 import { authFailures, type AuthPlugin } from "../auth/connection-auth.js";
-import { boundedSdkAnswer } from "./answers.js";
-import { DEFAULT_MAX_MESSAGE_BYTES, limitResponse } from "./bounded-body.js";
+import { noteStreamFailure } from "./answers.js";
+import { DEFAULT_MAX_MESSAGE_BYTES } from "./bounded-body.js";
 
 export interface HttpTransportOptions {
   /** The `fetch` under everything. Default: the global `fetch`, looked up per request. */
@@ -65,7 +65,6 @@ export async function buildHttpTransport(
   const join = options.join && { id: options.join.id, protocolVersion: options.join.protocolVersion };
 
   if (options.auth !== undefined) {
-    const maxBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     return options.auth.transport({
       url,
       endpoint,
@@ -73,10 +72,7 @@ export async function buildHttpTransport(
       refusals,
       log: options.log ?? silentLogger,
       failures: authFailures,
-      bounds: {
-        endpointAnswer: (response, init) => boundedSdkAnswer(response, init, maxBytes),
-        oauthAnswer: (response, what) => limitResponse(response, maxBytes, what),
-      },
+      bounds: { maxBytes: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES, noteStreamFailure },
       ...(join !== undefined && { join }),
     });
   }

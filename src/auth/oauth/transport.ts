@@ -21,6 +21,9 @@ import type { OAuthClientProvider } from "@modelcontextprotocol/client";
 import type { FetchLike, McpTransport } from "mcp-tasks";
 // Types only: the client hands these over at run time (its copy of the code, not this entry's).
 import type { AuthTransportParts } from "../connection-auth.js";
+// Pure functions, bundled into this entry; what they record goes to the connecting client (`bounds`).
+import { boundedSdkAnswer } from "../../session/answers.js";
+import { limitResponse } from "../../session/bounded-body.js";
 import type { AuthorizationResponse, OAuthProviderLike } from "./provider.js";
 import { registeringOfferedScopes, ResourceScopes } from "./registration.js";
 import { withSdkWarningsTo } from "./sdk-console.js";
@@ -43,13 +46,13 @@ export async function oauthTransport(parts: OAuthTransportParts): Promise<McpTra
   const endpoint: FetchLike = async (input, init) => {
     const response = await parts.endpoint(input, init);
     if (response.status === 401 && new Headers(init?.headers).has("authorization")) watched.tokenRejected();
-    return bounds.endpointAnswer(response, init);
+    return boundedSdkAnswer(response, init, bounds.maxBytes, bounds.noteStreamFailure);
   };
   // OAuth servers' answers are bounded too, below the layers that read them.
   const oauthServers: FetchLike = async (input, init) => {
     const response = await parts.base(input, init);
     const { origin, pathname } = new URL(input instanceof URL ? input.href : String(input));
-    return bounds.oauthAnswer(response, `${init?.method ?? "GET"} ${origin}${pathname}`);
+    return limitResponse(response, bounds.maxBytes, `${init?.method ?? "GET"} ${origin}${pathname}`);
   };
   const fetch = routed(
     parts.url,
