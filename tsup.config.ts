@@ -8,6 +8,10 @@ const publicEntries = {
   "testing/index": "src/testing/index.ts",
   "store/index": "src/store/index.ts",
   "store/redis": "src/store/redis.ts",
+  // OAuth (the SDK's transport and flows), imported by the app that wants it: never reached from the main entry.
+  "auth/oauth/index": "src/auth/oauth/index.ts",
+  // OpenTelemetry, likewise: the app that passes `telemetry: telemetry()` imports it.
+  "telemetry/index": "src/telemetry/index.ts",
   // The validator `validateOutput` otherwise imports on first need, for bundles made into one file.
   "json-schema": "src/tools/json-schema-validator.ts",
   // Agent framework bridges: each imports its framework (an optional peer) and the core by the package's name.
@@ -23,13 +27,11 @@ const library: Options = {
     // other runtime an explanatory error, so `dist/index.js` bundles for browsers and workers.
     "stdio/node": "src/session/stdio-node.ts",
     "stdio/unavailable": "src/session/stdio-unavailable.ts",
-    // Behind `#telemetry`: the client imports it only with the `telemetry` option, so the main entry stays small.
-    "telemetry/index": "src/telemetry/index.ts",
     // What the bridges share, built once: each bridge entry imports it (see the plugin below).
     "bridges/shared": "src/bridges/shared/index.ts",
   },
   // "mcp-tasks": the CJS build of mcp-tasks/testing imports its ESM twin by the package's own name.
-  external: ["#stdio", "#telemetry", "mcp-tasks"],
+  external: ["#stdio", "mcp-tasks"],
   // Bundled in, tree-shaken as a bundler would, so that `import("mcp-tasks")` in Node loads one file instead of
   // resolving and compiling a few dozen: zod/mini (whose module graph is all of Zod's core, about 150 ms of CPU
   // on its own), p-retry, p-limit, dequal and eventemitter3 (half of what was left; `npm run bench --
@@ -88,7 +90,7 @@ const library: Options = {
 
 /**
  * The `mcp-tasks` command (bin/mcp-tasks.js): ESM only, no types. It imports the library through the built
- * entries (dist/index.js, dist/store/index.js) instead of bundling a second copy of the client.
+ * entries (dist/index.js, dist/store/index.js, dist/auth/oauth/index.js) instead of bundling a second copy.
  */
 const cli: Options = {
   entry: { cli: "src/cli/main.ts" },
@@ -104,7 +106,7 @@ const cli: Options = {
     {
       name: "cli-uses-the-built-library",
       setup(build) {
-        build.onResolve({ filter: /^\.\.\/(index|store\/index)\.js$/ }, (args) =>
+        build.onResolve({ filter: /^\.\.\/(index|store\/index|auth\/oauth\/index)\.js$/ }, (args) =>
           args.importer.includes(join("src", "cli"))
             ? { path: args.path.slice(1), external: true }
             : undefined,

@@ -13,9 +13,10 @@ export default defineConfig({
       { find: /^mcp-tasks\/testing$/, replacement: source("./src/testing/index.ts") },
       // package.json "imports" maps `#stdio` to the build; on Node the sources use the stdio transport.
       { find: /^#stdio$/, replacement: source("./src/session/stdio-node.ts") },
-      { find: /^#telemetry$/, replacement: source("./src/telemetry/index.ts") },
       { find: /^mcp-tasks\/store$/, replacement: source("./src/store/index.ts") },
       { find: /^mcp-tasks\/store\/redis$/, replacement: source("./src/store/redis.ts") },
+      { find: /^mcp-tasks\/oauth$/, replacement: source("./src/auth/oauth/index.ts") },
+      { find: /^mcp-tasks\/telemetry$/, replacement: source("./src/telemetry/index.ts") },
       { find: /^mcp-tasks\/json-schema$/, replacement: source("./src/tools/json-schema-validator.ts") },
       { find: /^mcp-tasks\/ai-sdk$/, replacement: source("./src/bridges/ai-sdk.ts") },
       { find: /^mcp-tasks\/langchain$/, replacement: source("./src/bridges/langchain.ts") },

@@ -6,9 +6,10 @@
  * input) and return. A scenario that expects the client to refuse something should catch that refusal, check
  * it is the expected one, and return, so that any other error still fails the run.
  *
- * Only the public API (`mcp-tasks`), exactly as an agent would use it.
+ * Only the public API (`mcp-tasks`, and `mcp-tasks/oauth` for authorization), exactly as an agent would use it.
  */
 import { AuthError, TaskClient, type TaskClientOptions, type ToolInfo } from "mcp-tasks";
+import { oauth } from "mcp-tasks/oauth";
 import { approve, ConformanceOAuthProvider } from "./oauth-provider.js";
 
 /** What `client.ts` prints last when a scenario ran to its end (the runner looks for it in `stdout.txt`). */
@@ -49,7 +50,7 @@ async function authorized(
   { connect }: ScenarioContext,
   provider = new ConformanceOAuthProvider(),
 ): Promise<void> {
-  await using client = await connect({ authProvider: provider, authorizationResponse: approve });
+  await using client = await connect({ auth: oauth(provider, { authorizationResponse: approve }) });
   await client.listTools();
   await client.callTool("test-tool");
 }

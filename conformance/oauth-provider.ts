@@ -1,6 +1,7 @@
 /**
  * The conformance client's OAuth side: an `OAuthClientProvider` (the SDK's interface, handed to `TaskClient` as
- * `authProvider`) that keeps everything in memory for one run, and a non-interactive `authorizationResponse`.
+ * `auth: oauth(provider)`) that keeps everything in memory for one run, and a non-interactive
+ * `authorizationResponse`.
  *
  * The suite's authorization servers approve every request at once: their authorization endpoint answers with a
  * redirect to our `redirect_uri` carrying the code (or an error). There is no browser and nothing listens on the

@@ -10,6 +10,7 @@ import {
   type ReadableSpan,
 } from "@opentelemetry/sdk-trace-base";
 import { TaskClient } from "mcp-tasks";
+import { telemetry } from "mcp-tasks/telemetry";
 import { runIfMain } from "./run-example.js";
 
 // Spans end up in memory here; in an app this is where an OTLP exporter and a batch processor go.
@@ -20,7 +21,7 @@ export const tracerProvider = new BasicTracerProvider({
 
 export async function traceTree(serverUrl: string, log: (line: string) => void = console.log): Promise<void> {
   exporter.reset();
-  const client = await TaskClient.connect(serverUrl, { telemetry: { tracerProvider } });
+  const client = await TaskClient.connect(serverUrl, { telemetry: telemetry({ tracerProvider }) });
   const outcome = await client.callTool("slow_compute", { seconds: 1 }).outcome();
   await client.close();
   const spans = exporter.getFinishedSpans();

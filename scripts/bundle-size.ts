@@ -4,17 +4,17 @@
  * table of docs/runtimes.md for the current build (`npm run build` first).
  *
  * Two figures per entry:
- * - **whole**: one file, no code splitting: everything the import can ever load, lazy `import()`s included
- *   (esbuild inlines them);
+ * - **whole**: one file, no code splitting (what Workers' and many edge builders do): everything the import can
+ *   ever load, lazy `import()`s included (esbuild inlines them);
  * - **first load**: with `--splitting` (ESM), the entry chunk and the chunks it imports statically: what a page
- *   or a Worker loads before the first request. Lazily loaded parts (the 2025-11-25 generation, the SDK's HTTP
- *   transport for `authProvider`, …) come in later chunks, only when used.
+ *   or a Worker loads before the first request. Lazily loaded parts (the SDK's transport behind `oauth()`, …)
+ *   come in later chunks, only when used.
  *
- * The main entry is bundled for the browser with no externals, except for what only an opt-in option loads: the
- * SDK's client package, which `connect(url, { authProvider })` imports on first use for its OAuth flows (a client
- * without `authProvider` never loads it). That figure is measured too, as `withOptIn`. The other entries are
- * bundled for the browser, with `node:` built-ins and the package's optional peers left out (the runtime or the
- * app provides them).
+ * The main entry is `esbuild --bundle --minify --platform=browser` of `import { TaskClient } from "mcp-tasks"`
+ * with no externals at all: OAuth and OpenTelemetry are entries of their own (`mcp-tasks/oauth`,
+ * `mcp-tasks/telemetry`) that an app imports to use them, so nothing is left out of the figure. The other entries
+ * are bundled for the browser with `node:` built-ins and the package's optional peers left out (the runtime or the
+ * app provides them); `mcp-tasks/oauth` carries the SDK's client package it drives.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -30,8 +30,6 @@ export interface SizedEntry {
   source: string;
   whole: { bytes: number; gzip: number };
   firstLoad: { bytes: number; gzip: number };
-  /** The whole bundle with the opt-in packages inlined too (entries that have some). */
-  withOptIn?: { what: string; bytes: number; gzip: number };
   /** Bytes in the whole bundle per package (`mcp-tasks` for our own files), largest first. */
   byPackage: Array<[string, number]>;
 }
@@ -41,12 +39,7 @@ interface EntrySpec {
   source: string;
   /** Leave out `node:` built-ins and optional peers. */
   externals: boolean;
-  /** Packages that only an opt-in option loads (lazily): left out of the two figures, measured separately. */
-  optIn?: { what: string; packages: readonly string[] };
 }
-
-/** The package only `connect(url, { authProvider })` loads (the SDK's transport and its OAuth flows). */
-const AUTH_PROVIDER_ONLY = ["@modelcontextprotocol/client"];
 
 /** The entries measured: the main entry as the client a page uses, every other public entry whole. */
 export function entrySpecs(packageJson = readPackageJson()): EntrySpec[] {
@@ -55,7 +48,6 @@ export function entrySpecs(packageJson = readPackageJson()): EntrySpec[] {
       entry: "mcp-tasks",
       source: 'import { TaskClient } from "mcp-tasks";\nglobalThis.TaskClient = TaskClient;',
       externals: false,
-      optIn: { what: "authProvider", packages: AUTH_PROVIDER_ONLY },
     },
   ];
   for (const key of Object.keys(packageJson.exports)) {
@@ -85,8 +77,7 @@ function readPackageJson(): PackageJson {
  */
 export async function measureEntry(dir: string, spec: EntrySpec): Promise<SizedEntry> {
   const peers = Object.keys(readPackageJson().peerDependencies ?? {});
-  // What only `authProvider` loads stays out of every entry's figures (the bridges reach it through the client).
-  const external = spec.externals ? ["node:*", ...peers, ...AUTH_PROVIDER_ONLY] : AUTH_PROVIDER_ONLY;
+  const external = spec.externals ? ["node:*", ...peers] : [];
   const common = {
     stdin: { contents: spec.source, resolveDir: dir, sourcefile: "entry.js" },
     bundle: true,
@@ -120,18 +111,6 @@ export async function measureEntry(dir: string, spec: EntrySpec): Promise<SizedE
     firstLoad: { bytes: firstBytes, gzip: firstGzip },
     byPackage: byPackage(whole.metafile),
   };
-  if (spec.optIn !== undefined) {
-    const everything = await build({
-      ...common,
-      external: external.filter((name) => !spec.optIn?.packages.includes(name)),
-    });
-    const bytes = everything.outputFiles[0]?.contents ?? new Uint8Array();
-    sized.withOptIn = {
-      what: spec.optIn.what,
-      bytes: bytes.length,
-      gzip: gzipSync(bytes, { level: 9 }).length,
-    };
-  }
   return sized;
 }
 
@@ -187,12 +166,6 @@ export function sizeTable(sized: SizedEntry[]): string {
     rows.push(
       `| ${what} | ${kb(entry.firstLoad.bytes)} | ${kb(entry.firstLoad.gzip)} | ${kb(entry.whole.bytes)} | ${kb(entry.whole.gzip)} |`,
     );
-    const optIn = entry.withOptIn;
-    if (optIn !== undefined) {
-      rows.push(
-        `| \`${entry.entry}\` with \`${optIn.what}\` | ${kb(entry.firstLoad.bytes)} | ${kb(entry.firstLoad.gzip)} | ${kb(optIn.bytes)} | ${kb(optIn.gzip)} |`,
-      );
-    }
   }
   return rows.join("\n");
 }

@@ -67,13 +67,8 @@ export {
   type AuthFailure,
 } from "./protocol/errors.js";
 export type { ConnectionHeaders } from "./auth/headers.js";
-export type {
-  TelemetryOptions,
-  TracerProviderLike,
-  MeterProviderLike,
-  PollSpans,
-} from "./telemetry/options.js";
-export type { AuthorizationResponse, OAuthProviderLike } from "./auth/failures.js";
+export type { ConnectionTelemetry } from "./telemetry/connection-telemetry.js";
+export type { ConnectionAuth } from "./auth/connection-auth.js";
 export { UnsupportedError, UnrequestedTaskError } from "./protocol/errors.js";
 export type { TaskSupport } from "./tools/catalog.js";
 export type { ToolInfo } from "./tools/catalog.js";

@@ -6,9 +6,10 @@
  */
 import { MeterProvider, MetricReader } from "@opentelemetry/sdk-metrics";
 import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from "@opentelemetry/sdk-trace-base";
+import { telemetry } from "../../src/telemetry/index.js";
 import { driver } from "./ours.js";
 
-export const oursOtelNoopDriver = driver("ours-otel-noop", { telemetry: true });
+export const oursOtelNoopDriver = driver("ours-otel-noop", { telemetry: telemetry() });
 
 /** Counts what it is given; keeping every span would measure the exporter's memory, not the client's. */
 class CountingExporter implements SpanExporter {
@@ -26,10 +27,10 @@ class IdleReader extends MetricReader {
 }
 
 export const oursOtelSdkDriver = driver("ours-otel-sdk", {
-  telemetry: {
+  telemetry: telemetry({
     tracerProvider: new BasicTracerProvider({
       spanProcessors: [new BatchSpanProcessor(new CountingExporter())],
     }),
     meterProvider: new MeterProvider({ readers: [new IdleReader()] }),
-  },
+  }),
 });

@@ -8,28 +8,6 @@ import { AuthError, type AuthFailure } from "../protocol/errors.js";
 import type { Refusal, SentRequest } from "./challenge.js";
 import { readChallenge, refusalError } from "./challenge.js";
 
-/**
- * The SDK's `OAuthClientProvider` (from `@modelcontextprotocol/client`), named structurally: any provider the SDK's
- * transport takes fits. Declared here so that the public types import no SDK declarations (a consumer without
- * `@types/node` could not check them).
- */
-export interface OAuthProviderLike {
-  readonly redirectUrl: string | URL | undefined;
-  readonly clientMetadata: object;
-  clientInformation(...context: never[]): unknown;
-  tokens(...context: never[]): unknown;
-  saveTokens(...args: never[]): unknown;
-  redirectToAuthorization(authorizationUrl: URL): void | Promise<void>;
-  saveCodeVerifier(codeVerifier: string): void | Promise<void>;
-  codeVerifier(): string | Promise<string>;
-}
-
-/**
- * Completes an interactive authorization: given the authorization URL the provider was sent to, resolves with
- * the authorization response (the callback URL the browser landed on, or the bare code).
- */
-export type AuthorizationResponse = (authorizationUrl: URL) => Promise<URL | string>;
-
 /** The SDK marks every error that escapes its auth seam (token(), 401 handling, step-up) with this symbol. */
 const SDK_AUTH_SEAM = Symbol.for("mcp.authSeamEscape");
 
@@ -37,7 +15,7 @@ const SDK_AUTH_SEAM = Symbol.for("mcp.authSeamEscape");
 export interface SendFailure {
   /** The request's own 401/403, when it got one. */
   refusal: Refusal | undefined;
-  /** Whether the transport runs an OAuth flow (an `authProvider`): only then can an error be the flow's own. */
+  /** Whether the transport runs an OAuth flow (`auth`): only then can an error be the flow's own. */
   oauth: boolean;
   /** Whether the provider was sent to the authorization page during the send. */
   redirected?: boolean;

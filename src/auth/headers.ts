@@ -120,7 +120,7 @@ export function checkConnectionHeaders(headers: unknown): CheckedHeaders | undef
 
 /**
  * Wraps `fetchImpl` so every request carries the connection's headers. A header the transport already set on the
- * request (an `Authorization` from an `authProvider` that holds a token) is left as it is.
+ * request (an `Authorization` from the OAuth provider of `auth`, which holds a token) is left as it is.
  */
 export function withConnectionHeaders(fetchImpl: FetchLike, headers: CheckedHeaders): FetchLike {
   return async (url, init) => {

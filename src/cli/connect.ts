@@ -4,7 +4,8 @@
  * cannot be reached is a usage error: the command cannot do anything else with it.
  */
 import { existsSync } from "node:fs";
-import { AuthError, TaskClient, type ConnectTarget } from "../index.js";
+import { AuthError, TaskClient, type ConnectionAuth, type ConnectTarget } from "../index.js";
+import { oauth } from "../auth/oauth/index.js";
 import type { Invocation } from "./args.js";
 import { firstLine } from "./args.js";
 import { CliStore, defaultStoreDir } from "./cli-store.js";
@@ -121,11 +122,7 @@ function credentialsFor(
   server: Server,
   invocation: Invocation,
   onLog: (text: string) => void,
-): {
-  headers?: Record<string, string>;
-  authProvider?: CredentialsProvider;
-  authorizationResponse?: (authorizationUrl: URL) => Promise<URL>;
-} {
+): { headers?: Record<string, string>; auth?: ConnectionAuth } {
   const headers = readHeaders(invocation.options.headers);
   if (server.url === undefined) {
     if (Object.keys(headers).length > 0)
@@ -147,13 +144,13 @@ function credentialsFor(
   if (stored === undefined) return given;
   const authProvider = new CredentialsProvider(file, stored);
   // On a terminal, a request that needs the user (a wider scope) asks once, as `login` would, and carries on.
-  if (!interactive(invocation)) return { ...given, authProvider };
+  if (!interactive(invocation)) return { ...given, auth: oauth(authProvider) };
   const authorizationResponse = terminalAuthorization(stored.redirectUrl, {
     noBrowser: invocation.options.noBrowser,
     timeoutMs: invocation.options.timeoutMs ?? STEP_UP_TIMEOUT_MS,
     say: onLog,
   });
-  return { ...given, authProvider, authorizationResponse };
+  return { ...given, auth: oauth(authProvider, { authorizationResponse }) };
 }
 
 /** Whether `--header` gives the `Authorization` (the stored tokens are then not used). */

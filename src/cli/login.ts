@@ -11,7 +11,8 @@ import { createServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { AuthError, TaskClient } from "../index.js";
 import { silentLogger } from "../protocol/logging.js";
-import { withSdkWarningsTo } from "../auth/sdk-console.js";
+import { oauth } from "../auth/oauth/index.js";
+import { withSdkWarningsTo } from "../auth/oauth/sdk-console.js";
 import { firstLine, type Invocation } from "./args.js";
 import { openInBrowser, unsafeLink } from "./browser.js";
 import { credentialsFileFor, CredentialsProvider } from "./credentials.js";
@@ -61,11 +62,12 @@ export async function login(invocation: Invocation, io: Io): Promise<number> {
     }
     const client = await TaskClient.connect(url, {
       clientInfo: { name: "mcp-tasks-cli", version: "0.1.0" },
-      authProvider: provider,
-      authorizationResponse: () =>
-        refusedUrl === undefined
-          ? callback.response(timeoutMs)
-          : Promise.reject(new Error(`refused the authorization URL: ${refusedUrl}`)),
+      auth: oauth(provider, {
+        authorizationResponse: () =>
+          refusedUrl === undefined
+            ? callback.response(timeoutMs)
+            : Promise.reject(new Error(`refused the authorization URL: ${refusedUrl}`)),
+      }),
       requestTimeoutMs: timeoutMs + 30_000,
       logger: log,
     });

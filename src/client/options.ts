@@ -8,11 +8,11 @@ import type { UnansweredInputAction } from "../task/types.js";
 import type { Logger } from "../protocol/logging.js";
 import type { TaskStore } from "../store/types.js";
 import type { CallSpec, LegacyTasksMode } from "../eras/dialect.js";
-import type { TelemetryOptions } from "../telemetry/options.js";
+import type { ConnectionTelemetry } from "../telemetry/connection-telemetry.js";
 import { Method } from "../protocol/constants.js";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../session/bounded-body.js";
 import type { ConnectionHeaders } from "../auth/headers.js";
-import type { AuthorizationResponse, OAuthProviderLike } from "../auth/failures.js";
+import type { ConnectionAuth } from "../auth/connection-auth.js";
 import type { JsonSchemaValidator } from "../tools/json-schema.js";
 
 /** Options of `TaskClient.connect`: the connection, and the defaults of every call made through it. */
@@ -28,21 +28,25 @@ export interface TaskClientOptions {
    */
   headers?: ConnectionHeaders;
   /**
-   * URL targets: an OAuth client provider from `@modelcontextprotocol/client` (`OAuthClientProvider`). The SDK's
-   * transport runs the authorization flow with it (discovery, dynamic registration, PKCE) and, on a 401, one
-   * refresh and one retry of the request; a second 401 fails the request with `AuthError` (a task keeps running and
-   * its handle keeps its id). Concurrent 401s share one refresh.
+   * URL targets: OAuth (the MCP authorization spec), as `auth: oauth(provider, { authorizationResponse })` with
+   * `import { oauth } from "mcp-tasks/oauth"`. The SDK's transport runs the flow with your `OAuthClientProvider`
+   * (discovery, dynamic registration, PKCE, step-up) and, on a 401, one refresh and one retry of the request; a
+   * second 401 fails the request with `AuthError` (a task keeps running and its handle keeps its id). Concurrent
+   * 401s share one refresh. The OAuth code and the SDK it drives load only from that entry, so a client without
+   * `auth` carries none of it.
    */
-  authProvider?: OAuthProviderLike;
+  auth?: ConnectionAuth;
   /**
-   * With `authProvider`: completes an interactive authorization that a request started. Called with the URL the
-   * provider was sent to (`redirectToAuthorization`); resolve with the URL the browser came back to (your
-   * `redirectUrl` with `code`, `state`, `iss`). The client checks `state`, exchanges the code (the SDK checks
-   * `iss`), and sends the request again, all within that request's timeout (`requestTimeoutMs`). A bare code is
-   * taken too, but skips the `state` check and fails at authorization servers that send `iss` (RFC 9207).
-   * Without it, such a request fails with `AuthError` (`reason: "authorization_required"`).
+   * @deprecated Moved to `mcp-tasks/oauth`: `auth: oauth(authProvider, { authorizationResponse })`, with
+   * `import { oauth } from "mcp-tasks/oauth"`. Given here, `connect` throws a `TypeError` that says so (a client
+   * never connects without the authorization it was given).
    */
-  authorizationResponse?: AuthorizationResponse;
+  authProvider?: never;
+  /**
+   * @deprecated Moved to `mcp-tasks/oauth`, with `authProvider`: `auth: oauth(authProvider, { authorizationResponse
+   * })`. Given here, `connect` throws a `TypeError` that says so.
+   */
+  authorizationResponse?: never;
   /**
    * The most bytes the client takes from the server in one message: an HTTP response body, one SSE event (its
    * lines together, so also one line), one stdio line; OAuth servers' answers too. A server that sends more fails
@@ -95,7 +99,8 @@ export interface TaskClientOptions {
   ttlGraceMs?: number;
   /**
    * Where the client reports what no single handle owns: transport errors, a dropped connection, scheduler
-   * faults, retries, a task created after its handle ended, and (`warn`) the warnings of the SDK's OAuth code.
+   * faults, retries, a task created after its handle ended, and (`warn`) the warnings of the SDK's OAuth code
+   * (with `auth`).
    * Any object with `debug`/`info`/`warn`/`error` (console, pino). Task ids are redacted. Default: silent.
    */
   logger?: Partial<Logger>;
@@ -139,11 +144,13 @@ export interface TaskClientOptions {
   /**
    * OpenTelemetry: a span for every call's whole life with its requests as children, the
    * `mcp.client.operation.duration` metric and task-level ones, and W3C trace context (`traceparent`,
-   * `tracestate`, `baggage`) in every request's `_meta`. `true` uses the global tracer and meter providers of
-   * `@opentelemetry/api` (an optional peer dependency, loaded only then); an object names its own providers
-   * and options. Default: off, and nothing of OpenTelemetry is loaded. Not available through `tasksFor`.
+   * `tracestate`, `baggage`) in every request's `_meta`: `telemetry: telemetry({ tracerProvider, … })` with
+   * `import { telemetry } from "mcp-tasks/telemetry"` (`telemetry()` alone uses the global providers of
+   * `@opentelemetry/api`, an optional peer dependency loaded only then). Default: off, and nothing of
+   * OpenTelemetry is loaded or bundled. `true` or an options object, as before the plug-in, is a `TypeError`
+   * naming it. Not available through `tasksFor`.
    */
-  telemetry?: boolean | TelemetryOptions;
+  telemetry?: ConnectionTelemetry | false;
   /**
    * Check each result of a tool that declares an `outputSchema` (MCP: clients SHOULD). A result that is not a tool
    * error (`isError: true` is exempt) and whose `structuredContent` is missing or does not match ends its handle

@@ -9,9 +9,10 @@ import type { McpTransport } from "../session/types.js";
 import type { TaskStore } from "../store/types.js";
 import { capabilitiesFor } from "../input/index.js";
 import { safeLogger, type Logger } from "../protocol/logging.js";
-import { resolveTelemetryOptions, type ResolvedTelemetryOptions } from "../telemetry/options.js";
+import { checkTelemetry, type TelemetryPlugin } from "../telemetry/connection-telemetry.js";
 import { resolveClientOptions, type ResolvedClientOptions, type TaskClientOptions } from "./options.js";
 import { checkConnectionHeaders } from "../auth/headers.js";
+import { checkConnectionAuth } from "../auth/connection-auth.js";
 import type { HttpTransportOptions } from "../session/http-transport.js";
 
 /** Every option checked and defaulted, once per client. */
@@ -22,16 +23,16 @@ export interface ClientSettings {
   log: Logger;
   store: TaskStore | undefined;
   adoptEveryMs: number | undefined;
-  /** What a URL target's transport is built with: `headers`, `authProvider`, `authorizationResponse`. */
+  /** What a URL target's transport is built with: `headers`, `auth`. */
   http: HttpTransportOptions;
   /** Undefined when telemetry is off. */
-  telemetry: ResolvedTelemetryOptions | undefined;
+  telemetry: TelemetryPlugin | undefined;
 }
 
 export function settingsOf(options: TaskClientOptions): ClientSettings {
   const log = safeLogger(options.logger);
   const http = httpOptions(options);
-  if (http.authProvider !== undefined) http.log = log;
+  if (http.auth !== undefined) http.log = log;
   return {
     options: resolveClientOptions(options),
     polling: resolvePollTiming(options.polling ?? {}),
@@ -40,46 +41,24 @@ export function settingsOf(options: TaskClientOptions): ClientSettings {
     store: checkStore(options.store),
     adoptEveryMs: adoptEvery(options),
     http,
-    telemetry: resolveTelemetryOptions(options.telemetry),
+    telemetry: checkTelemetry(options.telemetry),
   };
 }
 
-/** The HTTP-only options, checked; a caller mistake (a bad header, a provider that is not one) throws here. */
-function httpOptions({
-  headers,
-  authProvider,
-  authorizationResponse,
-}: TaskClientOptions): HttpTransportOptions {
+/** The HTTP-only options, checked; a caller mistake (a bad header, an `auth` that is not one) throws here. */
+function httpOptions(options: TaskClientOptions): HttpTransportOptions {
   const http: HttpTransportOptions = {};
-  const checked = checkConnectionHeaders(headers);
+  const checked = checkConnectionHeaders(options.headers);
   if (checked !== undefined) http.headers = checked;
-  if (authProvider !== undefined) {
-    const provider = authProvider as unknown as Record<string, unknown> | null;
-    const methods = ["tokens", "saveTokens", "clientInformation", "redirectToAuthorization"];
-    if (
-      typeof provider !== "object" ||
-      provider === null ||
-      methods.some((m) => typeof provider[m] !== "function")
-    ) {
-      throw new TypeError(
-        "TaskClient: `authProvider` must be an OAuthClientProvider (tokens, saveTokens, …)",
-      );
-    }
+  const auth = checkConnectionAuth(options);
+  if (auth !== undefined) {
     if (
       typeof checked === "object" &&
       Object.keys(checked).some((name) => name.toLowerCase() === "authorization")
     ) {
-      throw new TypeError("TaskClient: give either an `Authorization` header or an `authProvider`, not both");
+      throw new TypeError("TaskClient: give either an `Authorization` header or `auth`, not both");
     }
-    http.authProvider = authProvider;
-  }
-  if (authorizationResponse !== undefined) {
-    if (typeof authorizationResponse !== "function") {
-      throw new TypeError("TaskClient: `authorizationResponse` must be a function");
-    }
-    if (authProvider === undefined)
-      throw new TypeError("TaskClient: `authorizationResponse` needs an `authProvider`");
-    http.authorizationResponse = authorizationResponse;
+    http.auth = auth;
   }
   return http;
 }

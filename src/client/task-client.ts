@@ -293,16 +293,10 @@ export class TaskClient<
     const settings = settingsOf(options); // bad options fail here, before any connection is made
     const url = typeof target === "string" ? target : target instanceof URL ? target.href : undefined;
     if (url === undefined && usesHttpOptions(settings)) {
-      throw new TypeError(
-        "TaskClient.connect: `headers`, `authProvider` and `authorizationResponse` apply to a URL target only",
-      );
+      throw new TypeError("TaskClient.connect: `headers` and `auth` apply to a URL target only");
     }
-    // `#telemetry` (package.json "imports"): a file of its own, loaded only with the option; a missing
-    // @opentelemetry/api fails here, naming the package. Telemetry off loads nothing of either.
-    const telemetryFor =
-      settings.telemetry === undefined
-        ? undefined
-        : await (await import("#telemetry")).clientTelemetryFactory(settings.telemetry);
+    // The plug-in of mcp-tasks/telemetry: a missing @opentelemetry/api fails here, naming the package.
+    const telemetryFor = await settings.telemetry?.start();
     const store = settings.store;
     await store?.open?.(); // a store another process holds fails here, before any connection is made
     let session: Session | undefined;

@@ -279,8 +279,8 @@ export class MessageTooLargeError extends TransportError {
  * - `unauthorized`: HTTP 401 — no credentials, or ones it rejects (expired, revoked), and a refresh did not help;
  * - `insufficient_scope`: HTTP 403 asking for more scope (`scope` names what it asked for);
  * - `forbidden`: any other HTTP 403;
- * - `authorization_required`: the `authProvider` started an interactive authorization (it was sent to the
- *   authorization page) that nothing completed during the request;
+ * - `authorization_required`: the OAuth provider (`auth: oauth(provider)`) started an interactive authorization
+ *   (it was sent to the authorization page) that nothing completed during the request;
  * - `authorization_failed`: getting credentials failed: the OAuth flow (discovery, registration, token endpoint,
  *   an `iss` or `state` that does not match), the provider, or a `headers` function threw.
  */
@@ -288,7 +288,7 @@ export type AuthFailure =
   "unauthorized" | "insufficient_scope" | "forbidden" | "authorization_required" | "authorization_failed";
 
 /**
- * A request failed on authorization: the server answered 401 or 403 (after one refresh, when an `authProvider` can
+ * A request failed on authorization: the server answered 401 or 403 (after one refresh, when an OAuth provider can
  * refresh), or credentials could not be had. The request failed, not the task: a handle that ends with it keeps its
  * task running on the server, carries `taskId`, and `client.task(ref)` follows it again once authorization is back.
  * No credential text is ever part of it; `challenge` is the server's `WWW-Authenticate` header as sent.

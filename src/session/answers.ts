@@ -53,20 +53,22 @@ const REQUEST_START = /^\{"jsonrpc":"2\.0","id":("(?:[^"\\]|\\.)*"|-?\d+),"metho
 /**
  * An endpoint response as the SDK's transport (the OAuth path) gets it, held to what ours does: the JSON answer to
  * a request is read within `maxBytes` and checked as above (`answerFrames`); any other body (an SSE stream, an
- * error page) fails once it passes the limit as it is read.
+ * error page) fails once it passes the limit as it is read, and `noteFailure` (the connecting client's
+ * `noteStreamFailure`) hears why. Used by the `mcp-tasks/oauth` entry, which bundles its own copy: the main entry
+ * keeps only the record of failures, which the session reads.
  */
 export async function boundedSdkAnswer(
   response: Response,
   init: RequestInit | undefined,
   maxBytes: number,
+  noteFailure: (id: string | number, error: Error) => void,
 ): Promise<Response> {
   const request = init?.method === "POST" ? sentRequest(init.body) : undefined;
   const json = mediaType(response) === "application/json";
   if (request === undefined || !json || !response.ok || response.status === 202) {
     const what = `${request?.method ?? init?.method ?? "GET"}: the HTTP response`;
     // The SDK tells the request only that its stream ended; the session asks here why (`streamFailure`).
-    const onLimit =
-      request === undefined ? undefined : (error: Error) => noteStreamFailure(request.id, error);
+    const onLimit = request === undefined ? undefined : (error: Error) => noteFailure(request.id, error);
     return limitResponse(response, maxBytes, what, onLimit);
   }
   const text = await readBoundedText(response, maxBytes, `${request.method}: the HTTP response body`);
@@ -100,7 +102,8 @@ function withBody(response: Response, text: string): Response {
 const streamFailures = new Map<string | number, Error>();
 const MAX_STREAM_FAILURES = 32;
 
-function noteStreamFailure(id: string | number, error: Error): void {
+/** Notes why request `id`'s stream failed, for the session to ask (`streamFailure`). */
+export function noteStreamFailure(id: string | number, error: Error): void {
   if (streamFailures.size >= MAX_STREAM_FAILURES) {
     const oldest = streamFailures.keys().next();
     if (oldest.done !== true) streamFailures.delete(oldest.value);

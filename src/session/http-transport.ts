@@ -11,9 +11,11 @@
  * from the endpoint (the transport spec's answer to a session the server has ended) is reported to `join.ended`
  * as it arrives, before the request that met it fails.
  *
- * A failed send that was about authorization becomes an `AuthError` (src/auth/failures.ts). Without an
- * `authProvider` the chain feeds this library's own transport (./streamable-http.ts) and nothing of OAuth runs;
- * with one, the OAuth glue (src/auth/oauth.ts) hands the chain to the SDK's transport, which runs the flows.
+ * A failed send that was about authorization becomes an `AuthError` (src/auth/failures.ts). Without an `auth`
+ * plug-in the chain feeds this library's own transport (./streamable-http.ts) and nothing of OAuth runs; with one
+ * (`oauth()` of `mcp-tasks/oauth`, src/auth/oauth/), the plug-in hands the chain to the SDK's transport, which runs
+ * the flows. Nothing here imports the plug-in: its code, and the SDK it drives, reach a bundle only when the app
+ * imports `mcp-tasks/oauth`.
  */
 import type { FetchLike } from "../protocol/headers.js";
 import { withHttpErrorMapping } from "./http-fetch.js";
@@ -25,11 +27,10 @@ import { silentLogger, type Logger } from "../protocol/logging.js";
 import { StreamableHttpTransport, type JoinedSession } from "./streamable-http.js";
 import { withConnectionHeaders, type CheckedHeaders } from "../auth/headers.js";
 import { describeSent, RefusalLog } from "../auth/challenge.js";
-import { authFailure, type AuthorizationResponse, type OAuthProviderLike } from "../auth/failures.js";
-// Imported statically on purpose: the package is built without code splitting, so a dynamic import of a module of
-// ours would be inlined anyway, and esbuild would then keep everything that module reaches (no tree shaking). The
-// glue is small; the SDK it drives is what loads on demand (`oauthTransport` imports it when called).
-import { oauthTransport } from "../auth/oauth.js";
+import { authFailure } from "../auth/failures.js";
+import { authFailures, type AuthPlugin } from "../auth/connection-auth.js";
+import { noteStreamFailure } from "./answers.js";
+import { DEFAULT_MAX_MESSAGE_BYTES } from "./bounded-body.js";
 
 export interface HttpTransportOptions {
   /** The `fetch` under everything. Default: the global `fetch`, looked up per request. */
@@ -38,11 +39,11 @@ export interface HttpTransportOptions {
   requestHeaders?: RequestHeaders;
   /** The connection's headers, on every request to the endpoint (checked: see `checkConnectionHeaders`). */
   headers?: CheckedHeaders;
-  authProvider?: OAuthProviderLike;
-  authorizationResponse?: AuthorizationResponse;
+  /** The authorization plug-in (`auth`), which builds the transport instead. */
+  auth?: AuthPlugin;
   /** The largest body or SSE event taken from the server (`maxMessageBytes`). Default 16 MiB. */
   maxMessageBytes?: number;
-  /** Where the OAuth code's own warnings go (the client's logger). */
+  /** Where the plug-in's own warnings go (the client's logger). */
   log?: Logger;
   /** Send in this existing session instead of opening one; `ended` hears of its first 404. */
   join?: JoinedSession & { ended(): void };
@@ -63,16 +64,15 @@ export async function buildHttpTransport(
   endpoint = withHttpErrorMapping(noteRefusals(endpoint, refusals));
   const join = options.join && { id: options.join.id, protocolVersion: options.join.protocolVersion };
 
-  if (options.authProvider !== undefined) {
-    return oauthTransport({
+  if (options.auth !== undefined) {
+    return options.auth.transport({
       url,
-      provider: options.authProvider,
-      authorizationResponse: options.authorizationResponse,
       endpoint,
       base,
       refusals,
-      maxMessageBytes: options.maxMessageBytes,
       log: options.log ?? silentLogger,
+      failures: authFailures,
+      bounds: { maxBytes: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES, noteStreamFailure },
       ...(join !== undefined && { join }),
     });
   }

@@ -5,7 +5,8 @@
  * requests, `Mcp-Method` and `Mcp-Name` derived from the body; resumption of a dropped stream with
  * `Last-Event-ID`; ending the session with `DELETE` (`terminateSession`). It behaves as the v2 SDK's `StreamableHTTPClientTransport` does for everything this library
  * sends, without the SDK `Client`, its OAuth code or its schemas in the bundle (a main-entry bundle is a third of
- * the size without them). OAuth flows (an `authProvider`) run in the SDK's transport instead (src/auth/oauth.ts).
+ * the size without them). OAuth flows (`auth: oauth(provider)`) run in the SDK's transport instead
+ * (src/auth/oauth/, the `mcp-tasks/oauth` entry).
  *
  * Given `join`, it takes part in a session another connection opened (a task's, named by its ref): requests carry
  * that session's id and protocol version from the first one on, and nothing is negotiated or listened to.

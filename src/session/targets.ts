@@ -1,8 +1,8 @@
 /**
  * What a user may hand `TaskClient.connect`: a URL, a stdio server command, or a transport they built
  * themselves. A URL gets this library's own Streamable HTTP transport (./streamable-http.ts, built with the
- * connection's headers by ./http-transport.ts: no SDK `Client`, so the main entry stays small; only an
- * `authProvider` loads the SDK's transport and its OAuth code); a command gets the v2 SDK's stdio transport, loaded
+ * connection's headers by ./http-transport.ts: no SDK `Client`, so the main entry stays small; an `auth` plug-in
+ * from `mcp-tasks/oauth` brings the SDK's transport and its OAuth code); a command gets the v2 SDK's stdio transport, loaded
  * on demand behind `#stdio`, so a browser or Worker bundle never contains it.
  */
 import { buildHttpTransport, type HttpTransportOptions } from "./http-transport.js";

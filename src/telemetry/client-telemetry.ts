@@ -7,7 +7,7 @@
  *
  * A task with nothing to record (its span does not record, there is no trace context to pass on, and the meter is
  * the API's no-op one, as when the host set up no OpenTelemetry SDK) is followed silently: no trace object, and its
- * requests get no record at all. That is what keeps `telemetry: true` nearly free where nobody collects anything.
+ * requests get no record at all. That is what keeps `telemetry()` nearly free where nobody collects anything.
  */
 import type * as Otel from "@opentelemetry/api";
 import { Method } from "../protocol/constants.js";

@@ -1,7 +1,7 @@
 /**
- * The `telemetry` option of `TaskClient.connect`. Its types are structural, so the declarations of `mcp-tasks`
- * compile without `@opentelemetry/api` installed; any `TracerProvider` and `MeterProvider` of the OpenTelemetry
- * API (the SDK's, the global one) fits them.
+ * The options of `telemetry()` (`mcp-tasks/telemetry`). Its types are structural, so the declarations compile
+ * without `@opentelemetry/api` installed; any `TracerProvider` and `MeterProvider` of the OpenTelemetry API (the
+ * SDK's, the global one) fits them.
  */
 
 /** An OpenTelemetry `TracerProvider` (from `@opentelemetry/api` or an SDK). */
@@ -21,7 +21,7 @@ export interface MeterProviderLike {
  */
 export type PollSpans = "all" | "errors" | "none";
 
-/** What `telemetry: { … }` sets; `telemetry: true` takes every default. */
+/** Options of `telemetry()`; `telemetry()` alone takes every default. */
 export interface TelemetryOptions {
   /**
    * The `@opentelemetry/api` module (`import * as api from "@opentelemetry/api"`). Without it the client imports
@@ -50,38 +50,29 @@ export interface ResolvedTelemetryOptions {
   fullTaskIds: boolean;
 }
 
-/** Checks the option before any connection is made; undefined when telemetry is off. */
-export function resolveTelemetryOptions(value: unknown): ResolvedTelemetryOptions | undefined {
-  if (value === undefined || value === false) return undefined;
-  if (value === true)
-    return {
-      api: undefined,
-      tracerProvider: undefined,
-      meterProvider: undefined,
-      pollSpans: "errors",
-      fullTaskIds: false,
-    };
+/** Checks the options when the plug-in is made, before any connection. */
+export function resolveTelemetryOptions(value: unknown = {}): ResolvedTelemetryOptions {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new TypeError("TaskClient: `telemetry` must be true, false or an object of telemetry options");
+    throw new TypeError("telemetry(): the options must be an object of telemetry options");
   }
   const { api, tracerProvider, meterProvider, pollSpans, taskIds } = value as Record<string, unknown>;
   if (
     api !== undefined &&
     !["trace", "context", "propagation", "metrics"].every((name) => hasObject(api, name))
   ) {
-    throw new TypeError("TaskClient: `telemetry.api` must be the @opentelemetry/api module");
+    throw new TypeError("telemetry(): `api` must be the @opentelemetry/api module");
   }
   if (tracerProvider !== undefined && !hasMethod(tracerProvider, "getTracer")) {
-    throw new TypeError("TaskClient: `telemetry.tracerProvider` must be a TracerProvider (with getTracer)");
+    throw new TypeError("telemetry(): `tracerProvider` must be a TracerProvider (with getTracer)");
   }
   if (meterProvider !== undefined && !hasMethod(meterProvider, "getMeter")) {
-    throw new TypeError("TaskClient: `telemetry.meterProvider` must be a MeterProvider (with getMeter)");
+    throw new TypeError("telemetry(): `meterProvider` must be a MeterProvider (with getMeter)");
   }
   if (pollSpans !== undefined && pollSpans !== "all" && pollSpans !== "errors" && pollSpans !== "none") {
-    throw new RangeError('TaskClient: `telemetry.pollSpans` must be "all", "errors" or "none"');
+    throw new RangeError('telemetry(): `pollSpans` must be "all", "errors" or "none"');
   }
   if (taskIds !== undefined && taskIds !== "redacted" && taskIds !== "full") {
-    throw new RangeError('TaskClient: `telemetry.taskIds` must be "redacted" or "full"');
+    throw new RangeError('telemetry(): `taskIds` must be "redacted" or "full"');
   }
   return {
     api: api as object | undefined,

@@ -4,7 +4,7 @@
  * `mcp-tasks-server` command fail naming the package to install; an error from the CJS copy is an
  * `instanceof` the ESM copy's class and the other way round; the declarations compile for a strict consumer
  * with `exactOptionalPropertyTypes`, without `@types/node` and without the DOM lib; `npx mcp-tasks --help` runs;
- * `telemetry: true` without `@opentelemetry/api` fails naming the package.
+ * `telemetry: telemetry()` without `@opentelemetry/api` fails naming the package.
  */
 import { execFile } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
@@ -77,16 +77,24 @@ describe("a production install (no @modelcontextprotocol/server)", () => {
   });
 
   it.each([
-    ["ESM", "telemetry.mjs", `import { TaskClient } from "mcp-tasks";`],
-    ["CJS", "telemetry.cjs", `const { TaskClient } = require("mcp-tasks");`],
+    [
+      "ESM",
+      "telemetry.mjs",
+      `import { TaskClient } from "mcp-tasks";\nimport { telemetry } from "mcp-tasks/telemetry";`,
+    ],
+    [
+      "CJS",
+      "telemetry.cjs",
+      `const { TaskClient } = require("mcp-tasks");\nconst { telemetry } = require("mcp-tasks/telemetry");`,
+    ],
   ])(
-    "%s: `telemetry: true` without @opentelemetry/api fails naming the package, before connecting",
+    "%s: `telemetry: telemetry()` without @opentelemetry/api fails naming the package, before connecting",
     async (_, file, head) => {
       const result = await node(
         file,
         `${head}
        // Port 9 (discard): a connection attempt would fail differently.
-       TaskClient.connect("http://127.0.0.1:9/mcp", { telemetry: true }).then(
+       TaskClient.connect("http://127.0.0.1:9/mcp", { telemetry: telemetry() }).then(
          () => console.log("connected"),
          (error) => console.log(error.message),
        );`,

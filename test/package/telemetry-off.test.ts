@@ -1,7 +1,7 @@
 /**
  * Without the `telemetry` option the client loads nothing of OpenTelemetry and sends no trace keys: a child
  * process runs a task on the build against the reference server and reports which `@opentelemetry/*` files it
- * loaded and which `_meta` trace keys the server received. The same run with `telemetry: true` is the control
+ * loaded and which `_meta` trace keys the server received. The same run with `telemetry: telemetry()` is the control
  * that shows the check sees a load.
  */
 import { execFile } from "node:child_process";

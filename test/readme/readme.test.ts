@@ -42,6 +42,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as mcpTasks from "mcp-tasks";
 import * as mcpTasksSchema from "mcp-tasks/schema";
 import * as mcpTasksTesting from "mcp-tasks/testing";
+import * as mcpTasksTelemetry from "mcp-tasks/telemetry";
 import * as v1Client from "@modelcontextprotocol/sdk/client/index.js";
 import * as v1Http from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import * as v1Types from "@modelcontextprotocol/sdk/types.js";
@@ -62,6 +63,7 @@ const MODULES = {
   "mcp-tasks": mcpTasks,
   "mcp-tasks/schema": mcpTasksSchema,
   "mcp-tasks/testing": mcpTasksTesting,
+  "mcp-tasks/telemetry": mcpTasksTelemetry,
   // The v1 SDK, for the snippet that drives the kit's 2025-11-25 mode with the v1 Client.
   "@modelcontextprotocol/sdk/client/index.js": v1Client,
   "@modelcontextprotocol/sdk/client/streamableHttp.js": v1Http,

@@ -116,7 +116,7 @@ describe("the docs site", () => {
     for (const member of ["connect", "calltool", "task", "resume", "close"]) {
       expect(client, member).toContain(`id="${member}"`);
     }
-    expect(existsSync(join(SITE, "interfaces/mcp-tasks.TelemetryOptions.html"))).toBe(true);
+    expect(existsSync(join(SITE, "interfaces/mcp-tasks_telemetry.TelemetryOptions.html"))).toBe(true);
   });
 
   it("links code that names an export, in the guides and the README, to its API page", () => {

@@ -3,7 +3,8 @@
  * them: `fetch`, `Request`/`Response` and `AbortSignal`. A consumer file passes the runtime's global `fetch` to
  * `withHttpErrorMapping` and `withRoutingHeaders`, and hands the client a URL and a signal; it must type-check
  * under Deno (`deno check`, Deno's own lib) and under Cloudflare Workers' types (`@cloudflare/workers-types`
- * with tsc, no DOM lib, no @types/node). Node's and the browser's are covered by consumer.test.ts.
+ * with tsc, no DOM lib, no @types/node), the OAuth and telemetry plug-ins included. Node's and the browser's are
+ * covered by consumer.test.ts.
  */
 import { execFile } from "node:child_process";
 import { writeFileSync } from "node:fs";
@@ -16,6 +17,8 @@ import { CLI_RUNTIMES } from "./runtimes.js";
 const exec = promisify(execFile);
 
 const USAGE = `import { TaskClient, withHttpErrorMapping, withRoutingHeaders, type TaskOutcome } from "mcp-tasks";
+import { oauth, type OAuthProviderLike } from "mcp-tasks/oauth";
+import { telemetry } from "mcp-tasks/telemetry";
 
 export async function run(url: string, signal: AbortSignal): Promise<TaskOutcome["kind"]> {
   const wrapped = withRoutingHeaders(withHttpErrorMapping(fetch));
@@ -26,6 +29,11 @@ export async function run(url: string, signal: AbortSignal): Promise<TaskOutcome
   const outcome = await handle.outcome();
   await client.close();
   return outcome.kind;
+}
+
+export async function withPlugins(url: string, provider: OAuthProviderLike): Promise<void> {
+  const client = await TaskClient.connect(url, { auth: oauth(provider), telemetry: telemetry({ pollSpans: "all" }) });
+  await client.close();
 }
 `;
 

@@ -1,5 +1,5 @@
 /**
- * `connect(url, { authProvider })` against the reference server with `auth: { type: "oauth" }` over real HTTP:
+ * `connect(url, { auth: oauth(provider) })` against the reference server with `auth: { type: "oauth" }` over real HTTP:
  * discovery, dynamic registration, PKCE, the approval page walked as a browser would (`server.auth.approve`), a
  * refresh when a token expires mid-task, one refresh for many concurrent 401s, a revoked grant that ends the handle
  * (not the task), `Mcp-Param-*` mirroring on a request resent after a refresh, and a server whose authorization
@@ -10,6 +10,7 @@
 import { afterEach, describe, expect, it, onTestFinished, vi } from "vitest";
 import { auth } from "@modelcontextprotocol/client";
 import { AuthError, TaskClient, type TaskClientOptions, type TaskHandle } from "mcp-tasks";
+import { oauth, type OAuthOptions } from "mcp-tasks/oauth";
 import {
   defineTool,
   startTaskServer,
@@ -67,14 +68,24 @@ async function start(): Promise<HttpTaskServer> {
   return server;
 }
 
-async function connect(running: HttpTaskServer, provider: MemoryProvider, options: TaskClientOptions = {}) {
-  const client = await TaskClient.connect(running.url, { authProvider: provider, ...options });
+/** The client's options and `oauth()`'s, in one object. */
+type ConnectOptions = Omit<TaskClientOptions, "authorizationResponse"> & OAuthOptions;
+
+async function connect(
+  running: HttpTaskServer,
+  provider: MemoryProvider,
+  { authorizationResponse, ...options }: ConnectOptions = {},
+) {
+  const client = await TaskClient.connect(running.url, {
+    ...options,
+    auth: oauth(provider, { authorizationResponse }),
+  });
   clients.push(client);
   return client;
 }
 
 /** Approves in the "browser" whatever authorization the provider was sent to. */
-const approving = (running: HttpTaskServer): TaskClientOptions => ({
+const approving = (running: HttpTaskServer): OAuthOptions => ({
   authorizationResponse: (url) => running.auth!.approve(url),
 });
 
@@ -230,7 +241,7 @@ describe("tokens that expire or are revoked during a task", () => {
   });
 });
 
-describe("routing headers under an authProvider", () => {
+describe("routing headers under OAuth", () => {
   it("Mcp-Param-* is on every tools/call POST, the one resent after a refresh included", async () => {
     const running = await start();
     const client = await connect(running, new MemoryProvider(), approving(running));
@@ -285,16 +296,75 @@ describe("a server that moved to another authorization server (SEP-2352)", () =>
   });
 });
 
-describe("headers next to an authProvider", () => {
-  it("a static Authorization header next to an authProvider is refused at connect, before any request", async () => {
+describe("how OAuth is given to connect", () => {
+  it("an authProvider given to connect as before is refused, naming mcp-tasks/oauth, before any request", async () => {
+    const running = await start();
+    const provider = new MemoryProvider();
+    const given: Array<[string, () => Promise<TaskClient>]> = [
+      // @ts-expect-error -- the option moved: its type says so (never), and so does the TypeError
+      ["authProvider", () => TaskClient.connect(running.url, { authProvider: provider })],
+      [
+        "authProvider and authorizationResponse",
+        () =>
+          TaskClient.connect(running.url, {
+            // @ts-expect-error -- moved to mcp-tasks/oauth
+            authProvider: provider,
+            // @ts-expect-error -- moved to mcp-tasks/oauth
+            authorizationResponse: (url: URL) => running.auth!.approve(url),
+          }),
+      ],
+      [
+        "authorizationResponse",
+        // @ts-expect-error -- moved to mcp-tasks/oauth
+        () => TaskClient.connect(running.url, { authorizationResponse: async () => "" }),
+      ],
+    ];
+    for (const [what, connecting] of given) {
+      const failure = await connecting().catch((error: unknown) => error);
+      expect(failure, what).toBeInstanceOf(TypeError);
+      expect((failure as Error).message, what).toContain(
+        'import { oauth } from "mcp-tasks/oauth" and pass `auth: oauth(authProvider, { authorizationResponse })`',
+      );
+    }
+    expect(running.requests.size).toBe(0);
+    expect(provider.redirects).toEqual([]);
+  });
+
+  it("a provider given as `auth` itself is refused with the oauth() to wrap it in", async () => {
+    const running = await start();
+    // @ts-expect-error -- a provider is not a ConnectionAuth
+    const failure = await TaskClient.connect(running.url, { auth: new MemoryProvider() }).catch(
+      (e: unknown) => e,
+    );
+    expect(failure).toBeInstanceOf(TypeError);
+    expect((failure as Error).message).toContain("pass `auth: oauth(provider)`");
+    expect(running.requests.size).toBe(0);
+  });
+
+  it("oauth() refuses what is not a provider, and an authorizationResponse that is not a function", () => {
+    // @ts-expect-error -- not a provider
+    expect(() => oauth({ tokens: "abc" })).toThrow(/must be an OAuthClientProvider/);
+    // @ts-expect-error -- not a function
+    expect(() => oauth(new MemoryProvider(), { authorizationResponse: "code" })).toThrow(
+      /`authorizationResponse` must be a function/,
+    );
+  });
+
+  it("a static Authorization header next to auth is refused at connect, before any request", async () => {
     const running = await start();
     await expect(
       TaskClient.connect(running.url, {
-        authProvider: new MemoryProvider(),
+        auth: oauth(new MemoryProvider()),
         headers: { authorization: "Bearer static" },
       }),
-    ).rejects.toThrow(/either an `Authorization` header or an `authProvider`/);
+    ).rejects.toThrow(/either an `Authorization` header or `auth`/);
     expect(running.requests.size).toBe(0);
+  });
+
+  it("auth applies to a URL target only", async () => {
+    await expect(
+      TaskClient.connect({ command: "true" }, { auth: oauth(new MemoryProvider()) }),
+    ).rejects.toThrow(/`headers` and `auth` apply to a URL target only/);
   });
 
   it("an Authorization from a headers function never replaces the provider's token", async () => {

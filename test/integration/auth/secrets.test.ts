@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { inspect } from "node:util";
 import { afterEach, expect, it } from "vitest";
 import { TaskClient, type Logger, type TaskHandle, type TaskClientOptions } from "mcp-tasks";
+import { oauth } from "mcp-tasks/oauth";
 import { fileStore } from "mcp-tasks/store";
 import {
   defineTool,
@@ -120,8 +121,7 @@ it("no OAuth token reaches a log line, an event, an outcome, an error, a ref or 
   servers.push(server);
   const provider = new MemoryProvider();
   const { client, dir } = await clientFor(server, {
-    authProvider: provider,
-    authorizationResponse: (url) => server.auth!.approve(url),
+    auth: oauth(provider, { authorizationResponse: (url) => server.auth!.approve(url) }),
   });
   const done = client.callTool("job");
   let updates = 0;

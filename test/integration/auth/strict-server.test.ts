@@ -1,11 +1,12 @@
 /**
- * `authProvider` against a strict authorization server (oidc-provider) on another origin than the MCP endpoint:
+ * `auth: oauth(provider)` against a strict authorization server (oidc-provider) on another origin than the MCP endpoint:
  * dynamic registration, resource indicators, PKCE, rotating refresh tokens, and every client held to the scope it
  * registered. The endpoint names only `tasks:read` in its first challenge and asks for `tasks:write` as well
  * (403 `insufficient_scope`) for `write_job`: the step-up a narrow first login leads to.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { AuthError, TaskClient, type Logger, type TaskClientOptions } from "mcp-tasks";
+import { oauth } from "mcp-tasks/oauth";
 import { defineTool, step, textResult } from "mcp-tasks/testing";
 import { MemoryProvider } from "./memory-provider.js";
 import { NARROW, WIDE, startStrictSetup, type StrictSetup } from "./strict-authorization.js";
@@ -41,8 +42,7 @@ async function connect(
 ): Promise<{ client: TaskClient; provider: MemoryProvider }> {
   const provider = new MemoryProvider();
   const client = await TaskClient.connect(setup.url, {
-    authProvider: provider,
-    authorizationResponse: (url) => setup.approve(url),
+    auth: oauth(provider, { authorizationResponse: (url) => setup.approve(url) }),
     notifications: "off",
     ...options,
   });
@@ -125,8 +125,7 @@ describe("what reaches which server", () => {
         saveDiscoveryState: undefined,
       });
       const client = await TaskClient.connect(setup.url, {
-        authProvider: bare,
-        authorizationResponse: (url) => setup.approve(url),
+        auth: oauth(bare, { authorizationResponse: (url) => setup.approve(url) }),
         logger,
         notifications: "off",
       });

@@ -1,6 +1,6 @@
 /**
  * `telemetry` with only part of OpenTelemetry set up. A task with nothing to record is followed silently (no
- * trace, no per-request record: what keeps `telemetry: true` nearly free where the host set up nothing), so these
+ * trace, no per-request record: what keeps `telemetry()` nearly free where the host set up nothing), so these
  * check that "nothing to record" is decided right: a tracer alone still traces every task, a meter alone still
  * counts every request, and a caller's trace context still reaches the server with no SDK at all. Real client,
  * reference server, Streamable HTTP on 127.0.0.1; nothing is registered globally except where a test says so.
@@ -9,6 +9,7 @@ import { context, ROOT_CONTEXT, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { TaskClient, type TaskClientOptions } from "mcp-tasks";
+import { telemetry } from "mcp-tasks/telemetry";
 import {
   defineTool,
   startTaskServer,
@@ -52,8 +53,8 @@ afterEach(async () => {
   server.requests.clear();
 });
 
-async function runBuild(telemetry: TaskClientOptions["telemetry"]): Promise<void> {
-  client = await TaskClient.connect(server.url, { ...fast, telemetry });
+async function runBuild(plugin: TaskClientOptions["telemetry"]): Promise<void> {
+  client = await TaskClient.connect(server.url, { ...fast, telemetry: plugin });
   await expect(client.callTool("build", {})).resolves.toMatchObject({ content: [{ text: "built" }] });
 }
 
@@ -65,7 +66,7 @@ const requestsOfTheTask = () => [
 describe("telemetry with part of OpenTelemetry", () => {
   it("a tracer without a meter traces the task, and every poll carries the task span's context", async () => {
     const otel = inMemoryOtel();
-    await runBuild({ tracerProvider: otel.tracerProvider });
+    await runBuild(telemetry({ tracerProvider: otel.tracerProvider }));
     const task = only(otel.spans(), "task build", INTERNAL);
     const polls = server.requests.forMethod("tasks/get") as RecordedRequest[];
     expect(polls.length).toBeGreaterThan(0);
@@ -74,7 +75,7 @@ describe("telemetry with part of OpenTelemetry", () => {
 
   it("a meter without a tracer counts every poll and times every request of the task", async () => {
     const otel = inMemoryOtel();
-    await runBuild({ meterProvider: otel.meterProvider });
+    await runBuild(telemetry({ meterProvider: otel.meterProvider }));
     const polls = server.requests.forMethod("tasks/get").length;
     expect(polls).toBeGreaterThan(0);
     expect(sumOf(await otel.points("mcp_tasks.client.polls"), { "gen_ai.tool.name": "build" })).toBe(polls);
@@ -99,7 +100,7 @@ describe("telemetry with part of OpenTelemetry", () => {
         traceFlags: 1,
         isRemote: true,
       });
-      await context.with(remote, () => runBuild(true));
+      await context.with(remote, () => runBuild(telemetry()));
       const requests = requestsOfTheTask();
       expect(requests.length).toBeGreaterThan(1);
       for (const request of requests) {
@@ -114,7 +115,7 @@ describe("telemetry with part of OpenTelemetry", () => {
   });
 
   it("with no SDK and no trace context, tasks run and no request carries a trace key", async () => {
-    await runBuild(true);
+    await runBuild(telemetry());
     await expect(client?.callTool("build", {})).resolves.toMatchObject({ content: [{ text: "built" }] });
     const requests = requestsOfTheTask();
     expect(requests.length).toBeGreaterThan(2);

@@ -9,6 +9,7 @@ import { PassThrough, type Readable, type Writable } from "node:stream";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { TaskClient } from "mcp-tasks";
+import { telemetry } from "mcp-tasks/telemetry";
 import { fixtureTools, runTaskServerCli, startStdioTaskServer, type TaskServer } from "mcp-tasks/testing";
 import type { McpTransport, OutgoingMessage } from "../../../src/session/types.js";
 import { CLIENT, INTERNAL, SERVER, id, inMemoryOtel, only, parentOf, traceOf } from "./otel.js";
@@ -57,7 +58,7 @@ describe.each(["2026-07-28", "2025-11-25"] as const)("a %s stdio server with tra
       tracerProvider: otel.tracerProvider,
     });
     const client = await TaskClient.connect(new PipeTransport(toServer, toClient), {
-      telemetry: { tracerProvider: otel.tracerProvider, pollSpans: "all" },
+      telemetry: telemetry({ tracerProvider: otel.tracerProvider, pollSpans: "all" }),
       notifications: "off",
       polling: { minIntervalMs: 1, defaultIntervalMs: 5, jitter: 0 },
     });
@@ -110,7 +111,9 @@ describe("mcp-tasks-server --otel", () => {
       (ready) => (url = ready),
     );
     const otel = inMemoryOtel();
-    const client = await TaskClient.connect(url, { telemetry: { tracerProvider: otel.tracerProvider } });
+    const client = await TaskClient.connect(url, {
+      telemetry: telemetry({ tracerProvider: otel.tracerProvider }),
+    });
     await client.callTool("slow_compute", { seconds: 1 }).outcome();
     await client.close();
     const call = only(otel.spans(), "tools/call slow_compute", CLIENT);

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TaskClient } from "mcp-tasks";
+import { telemetry } from "mcp-tasks/telemetry";
 import { defineTool, startTaskServer, step, textResult, type HttpTaskServer } from "mcp-tasks/testing";
 import { inMemoryOtel, sumOf, type Otel } from "./otel.js";
 
@@ -50,7 +51,7 @@ beforeAll(async () => {
     retry: { retries: 3, minTimeoutMs: 1, maxTimeoutMs: 5 },
     // Poll-advanced scripts move on while their tasks are listened for, too.
     notificationSafetyNetMs: 50,
-    telemetry: { tracerProvider: otel.tracerProvider, meterProvider: otel.meterProvider },
+    telemetry: telemetry({ tracerProvider: otel.tracerProvider, meterProvider: otel.meterProvider }),
   });
   try {
     await client.callTool("build", {}).outcome();

@@ -9,6 +9,7 @@ import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-ho
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { TaskClient, type TaskClientOptions } from "mcp-tasks";
+import { telemetry } from "mcp-tasks/telemetry";
 import {
   defineTool,
   elicitForm,
@@ -89,7 +90,7 @@ afterEach(async () => {
 async function connect(server: HttpTaskServer, options: TaskClientOptions = {}): Promise<TaskClient> {
   client = await TaskClient.connect(server.url, {
     ...fast,
-    telemetry: { tracerProvider: otel.tracerProvider, meterProvider: otel.meterProvider },
+    telemetry: telemetry({ tracerProvider: otel.tracerProvider, meterProvider: otel.meterProvider }),
     ...options,
   });
   return client;
@@ -263,7 +264,7 @@ describe("against a 2026-07-28 server", () => {
     const c = await connect(server, {
       notifications: "auto",
       inputHandlers: { elicitation: async () => ({ action: "accept", content: { ok: true } }) },
-      telemetry: { tracerProvider: otel.tracerProvider, pollSpans: "all" },
+      telemetry: telemetry({ tracerProvider: otel.tracerProvider, pollSpans: "all" }),
     });
     await c.callTool("confirm", {}).outcome();
     const handle = c.callTool("endless", {});
@@ -304,8 +305,8 @@ describe("against a 2026-07-28 server", () => {
   });
 
   it("a poll without a span of its own carries the task span's context; taskIds full records the whole id", async () => {
-    const telemetry = { tracerProvider: otel.tracerProvider, pollSpans: "none", taskIds: "full" } as const;
-    const handle = (await connect(server, { telemetry })).callTool("build", {});
+    const options = { tracerProvider: otel.tracerProvider, pollSpans: "none", taskIds: "full" } as const;
+    const handle = (await connect(server, { telemetry: telemetry(options) })).callTool("build", {});
     await handle.outcome();
     const task = only(otel.spans(), "task build", INTERNAL);
     const polls = server.requests.forMethod("tasks/get");
@@ -323,7 +324,7 @@ describe("against a 2026-07-28 server", () => {
     "pollSpans %s: %i client spans for the three polls, %i of them failed",
     async (mode, count, failed) => {
       const c = await connect(server, {
-        telemetry: { tracerProvider: otel.tracerProvider, pollSpans: mode },
+        telemetry: telemetry({ tracerProvider: otel.tracerProvider, pollSpans: mode }),
       });
       const handle = c.callTool("flaky", {});
       expect((await handle.outcome()).kind).toBe("completed");
@@ -421,7 +422,9 @@ describe("against a 2025-11-25 server", () => {
 
   it("the task span holds tools/call, tasks/get and tasks/result, each continued by the server in one trace", async () => {
     const handle = (
-      await connect(server, { telemetry: { tracerProvider: otel.tracerProvider, pollSpans: "all" } })
+      await connect(server, {
+        telemetry: telemetry({ tracerProvider: otel.tracerProvider, pollSpans: "all" }),
+      })
     ).callTool("build", {});
     expect((await handle.outcome()).kind).toBe("completed");
     const spans = otel.spans();
@@ -467,7 +470,9 @@ describe("against a 2025-11-25 server", () => {
     const taskSession = ref?.session?.id as string;
     expect(taskSession).toEqual(expect.any(String));
     const handle = (
-      await connect(server, { telemetry: { tracerProvider: otel.tracerProvider, pollSpans: "all" } })
+      await connect(server, {
+        telemetry: telemetry({ tracerProvider: otel.tracerProvider, pollSpans: "all" }),
+      })
     ).task(ref as NonNullable<typeof ref>);
     await vi.waitFor(() => expect(server.requests.forMethod("tasks/get").length).toBeGreaterThan(1));
     await handle.cancel();

@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AuthError, TaskClient, type TaskClientOptions } from "mcp-tasks";
+import { oauth } from "mcp-tasks/oauth";
 import { defineTool, startTaskServer, step, textResult, type HttpTaskServer } from "mcp-tasks/testing";
 import { startFaultProxy } from "../lifecycle/fault-proxy.js";
 import { closesAfterEach, FAST } from "../lifecycle/helpers.js";
@@ -56,7 +57,7 @@ describe.each([
 ] as const)("on a %s server", (_version, era) => {
   describe.each([
     ["our transport", {}],
-    ["the OAuth path", { authProvider: tokenHolder() }],
+    ["the OAuth path", { auth: oauth(tokenHolder()) }],
   ] as const)("through %s", (_path, options) => {
     it("a poll answered 503 and retried is the handle's: no error event, no transport warning", async () => {
       const { proxy, client, errors, warnings } = await watched(era, options);

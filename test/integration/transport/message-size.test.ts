@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MessageTooLargeError, TaskClient, type TaskClientOptions } from "mcp-tasks";
+import { oauth } from "mcp-tasks/oauth";
 import { startTaskServer, type HttpTaskServer } from "mcp-tasks/testing";
 import { startFaultProxy, type FaultProxy } from "../lifecycle/fault-proxy.js";
 import { closesAfterEach } from "../lifecycle/helpers.js";
@@ -45,7 +46,7 @@ const failureOf = (client: TaskClient) =>
 
 describe.each([
   ["our transport", {}],
-  ["the OAuth path", { authProvider: tokenHolder() }],
+  ["the OAuth path", { auth: oauth(tokenHolder()) }],
 ] as const)("through %s, a tools/call answer", (_path, options) => {
   it("whose SSE line never ends fails with MessageTooLargeError at the limit", async () => {
     const { proxy, client } = await connect(options);

@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ProtocolError, RpcError, TaskClient, TransportError, type TaskClientOptions } from "mcp-tasks";
+import { oauth } from "mcp-tasks/oauth";
 import { startTaskServer, type HttpTaskServer } from "mcp-tasks/testing";
 import { startFaultProxy, type FaultRule } from "../lifecycle/fault-proxy.js";
 import { closesAfterEach } from "../lifecycle/helpers.js";
@@ -48,7 +49,7 @@ describe.each([
 ] as const)("a %s tools/call", (_version, era) => {
   describe.each([
     ["our transport", {}],
-    ["the OAuth path", { authProvider: tokenHolder() }],
+    ["the OAuth path", { auth: oauth(tokenHolder()) }],
   ] as const)("through %s", (_path, options) => {
     it("answered 200 with a JSON error whose id is null rejects with that error", async () => {
       const { outcome, errors } = await callAnswered(era, options, {

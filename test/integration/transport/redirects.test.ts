@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TaskClient, TransportError, type TaskClientOptions } from "mcp-tasks";
+import { oauth } from "mcp-tasks/oauth";
 import { startTaskServer, type HttpTaskServer } from "mcp-tasks/testing";
 import { startFaultProxy, type FaultProxy } from "../lifecycle/fault-proxy.js";
 import { closesAfterEach } from "../lifecycle/helpers.js";
@@ -41,7 +42,7 @@ const greet = (client: TaskClient) => client.callTool("greet", { name: "Ada" }, 
 
 describe.each([
   ["our transport", {}],
-  ["the OAuth path", { authProvider: tokenHolder() }],
+  ["the OAuth path", { auth: oauth(tokenHolder()) }],
 ] as const)("a redirect of tools/call, through %s", (_path, options) => {
   it("to another origin is not followed: the call fails, and nothing reaches that origin", async () => {
     const proxy = await through(modern);

@@ -1,12 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { TaskClient } from "../../../src/index.js";
+import { telemetry } from "../../../src/telemetry/index.js";
 import { resolveTelemetryOptions } from "../../../src/telemetry/options.js";
 
 describe("the telemetry option", () => {
-  it("is off when absent or false, and true means the global providers with the defaults", () => {
-    expect(resolveTelemetryOptions(undefined)).toBeUndefined();
-    expect(resolveTelemetryOptions(false)).toBeUndefined();
-    expect(resolveTelemetryOptions(true)).toEqual({
+  it("telemetry() alone means the global providers with the defaults", () => {
+    expect(resolveTelemetryOptions()).toEqual({
       api: undefined,
       tracerProvider: undefined,
       meterProvider: undefined,
@@ -17,24 +16,35 @@ describe("the telemetry option", () => {
       pollSpans: "all",
       fullTaskIds: true,
     });
+    expect(telemetry().kind).toBe("opentelemetry");
   });
 
   it.each([
-    ["telemetry", "yes", "`telemetry` must be true, false or an object"],
-    ["tracerProvider", { tracerProvider: {} }, "`telemetry.tracerProvider` must be a TracerProvider"],
-    [
-      "meterProvider",
-      { meterProvider: { getMeter: 1 } },
-      "`telemetry.meterProvider` must be a MeterProvider",
-    ],
-    ["pollSpans", { pollSpans: "some" }, '`telemetry.pollSpans` must be "all", "errors" or "none"'],
-    ["taskIds", { taskIds: "hashed" }, '`telemetry.taskIds` must be "redacted" or "full"'],
-    ["api", { api: { trace: {} } }, "`telemetry.api` must be the @opentelemetry/api module"],
-  ])("refuses a bad %s before any connection is made", async (_, telemetry, message) => {
-    expect(() => resolveTelemetryOptions(telemetry)).toThrow(message);
-    // Connecting to nowhere: the option is checked first.
-    await expect(TaskClient.connect("http://127.0.0.1:9/mcp", { telemetry } as never)).rejects.toThrow(
-      message,
-    );
+    ["options", "yes", "the options must be an object"],
+    ["tracerProvider", { tracerProvider: {} }, "`tracerProvider` must be a TracerProvider"],
+    ["meterProvider", { meterProvider: { getMeter: 1 } }, "`meterProvider` must be a MeterProvider"],
+    ["pollSpans", { pollSpans: "some" }, '`pollSpans` must be "all", "errors" or "none"'],
+    ["taskIds", { taskIds: "hashed" }, '`taskIds` must be "redacted" or "full"'],
+    ["api", { api: { trace: {} } }, "`api` must be the @opentelemetry/api module"],
+  ])("telemetry() refuses a bad %s where it is written", (_, options, message) => {
+    expect(() => telemetry(options as never)).toThrow(`telemetry(): ${message}`);
   });
+
+  it.each([
+    ["true", true],
+    ["an options object", { pollSpans: "all" }],
+    ["a string", "yes"],
+  ])(
+    "connect refuses telemetry given as %s, naming mcp-tasks/telemetry, before any connection",
+    async (_, value) => {
+      // Connecting to nowhere: the option is checked first.
+      const failure = await TaskClient.connect("http://127.0.0.1:9/mcp", { telemetry: value } as never).catch(
+        (error: unknown) => error,
+      );
+      expect(failure).toBeInstanceOf(TypeError);
+      expect((failure as Error).message).toContain(
+        'import { telemetry } from "mcp-tasks/telemetry" and pass `telemetry: telemetry()`',
+      );
+    },
+  );
 });

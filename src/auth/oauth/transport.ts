@@ -1,7 +1,8 @@
 /**
- * The `authProvider` option: the SDK's `OAuthClientProvider` on the SDK's Streamable HTTP transport, which does
- * the OAuth work (protected-resource and authorization-server discovery, dynamic registration, PKCE, refresh on a
- * 401 and one retry, step-up on a 403 `insufficient_scope`). Loaded only when a client is given a provider.
+ * What `auth: oauth(provider)` runs: the SDK's `OAuthClientProvider` on the SDK's Streamable HTTP transport, which
+ * does the OAuth work (protected-resource and authorization-server discovery, dynamic registration, PKCE, refresh
+ * on a 401 and one retry, step-up on a 403 `insufficient_scope`). The SDK loads when the first OAuth transport is
+ * built, so importing `mcp-tasks/oauth` (the command line does) costs little until a provider is used.
  *
  * What this module adds around it:
  * - our HTTP layer (routing and `Mcp-Param-*` headers, `headers`, error mapping) on requests to the MCP endpoint
@@ -17,34 +18,20 @@
  *   followed within the origin only (in `endpoint`; the SDK's own same-origin rule then never sees one).
  */
 import type { OAuthClientProvider } from "@modelcontextprotocol/client";
-import type { FetchLike } from "../protocol/headers.js";
-import type { McpTransport } from "../session/types.js";
-import { claimFailure } from "../session/failures.js";
-import { boundedSdkAnswer } from "../session/answers.js";
-import { DEFAULT_MAX_MESSAGE_BYTES, limitResponse } from "../session/bounded-body.js";
-import type { Logger } from "../protocol/logging.js";
-import type { JoinedSession } from "../session/streamable-http.js";
-import { AuthError } from "../protocol/errors.js";
-import { describeSent, refusalError, type RefusalLog } from "./challenge.js";
-import { authFailure, type AuthorizationResponse, type OAuthProviderLike } from "./failures.js";
+import type { FetchLike, McpTransport } from "mcp-tasks";
+// Types only: the client hands these over at run time (its copy of the code, not this entry's).
+import type { AuthTransportParts } from "../connection-auth.js";
+// Pure functions, bundled into this entry; what they record goes to the connecting client (`bounds`).
+import { boundedSdkAnswer } from "../../session/answers.js";
+import { limitResponse } from "../../session/bounded-body.js";
+import type { AuthorizationResponse, OAuthProviderLike } from "./provider.js";
 import { registeringOfferedScopes, ResourceScopes } from "./registration.js";
 import { withSdkWarningsTo } from "./sdk-console.js";
 
-export interface OAuthTransportParts {
-  url: URL;
+/** What the client hands the plug-in (its HTTP layer, its refusal log, its errors), and the provider. */
+export interface OAuthTransportParts extends AuthTransportParts {
   provider: OAuthProviderLike;
   authorizationResponse: AuthorizationResponse | undefined;
-  /** The fetch for requests to the MCP endpoint (our whole HTTP layer). */
-  endpoint: FetchLike;
-  /** The fetch for everything else (OAuth metadata, registration, token requests). */
-  base: FetchLike;
-  refusals: RefusalLog;
-  /** The largest body or SSE event taken from a server. Default 16 MiB. */
-  maxMessageBytes: number | undefined;
-  /** Where the SDK's own console warnings go. */
-  log: Logger;
-  /** A session another connection opened, to send in (the SDK's transport takes its id as `sessionId`). */
-  join?: JoinedSession;
 }
 
 /** At most this many interactive authorizations complete for one request (a step-up after a first login). */
@@ -55,17 +42,17 @@ export async function oauthTransport(parts: OAuthTransportParts): Promise<McpTra
   // The option's type names the provider structurally; it is the SDK's OAuthClientProvider.
   const offered = new ResourceScopes();
   const watched = watchRedirects(parts.provider as unknown as OAuthClientProvider, offered);
-  const maxBytes = parts.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  const { bounds } = parts;
   const endpoint: FetchLike = async (input, init) => {
     const response = await parts.endpoint(input, init);
     if (response.status === 401 && new Headers(init?.headers).has("authorization")) watched.tokenRejected();
-    return boundedSdkAnswer(response, init, maxBytes);
+    return boundedSdkAnswer(response, init, bounds.maxBytes, bounds.noteStreamFailure);
   };
   // OAuth servers' answers are bounded too, below the layers that read them.
   const oauthServers: FetchLike = async (input, init) => {
     const response = await parts.base(input, init);
     const { origin, pathname } = new URL(input instanceof URL ? input.href : String(input));
-    return limitResponse(response, maxBytes, `${init?.method ?? "GET"} ${origin}${pathname}`);
+    return limitResponse(response, bounds.maxBytes, `${init?.method ?? "GET"} ${origin}${pathname}`);
   };
   const fetch = routed(
     parts.url,
@@ -78,6 +65,7 @@ export async function oauthTransport(parts: OAuthTransportParts): Promise<McpTra
     ...(parts.join !== undefined && { sessionId: parts.join.id }),
   });
   if (parts.join !== undefined) transport.setProtocolVersion(parts.join.protocolVersion);
+  const { describeSent, refusalError, authFailure, isAuthError, claimFailure } = parts.failures;
   const send = transport.send.bind(transport);
   transport.send = async (message, options) => {
     const request = describeSent(message);
@@ -116,7 +104,7 @@ export async function oauthTransport(parts: OAuthTransportParts): Promise<McpTra
           );
           watched.consented(redirected);
         } catch (failure) {
-          throw failure instanceof AuthError
+          throw isAuthError(failure)
             ? failure
             : authFailure(failure, request, {
                 refusal,

@@ -8,7 +8,7 @@
  * A warning cannot say which request it came from: with several OAuth clients busy at once, it goes to the logger
  * of the one that entered last.
  */
-import type { Logger } from "../protocol/logging.js";
+import type { Logger } from "mcp-tasks";
 
 const PREFIX = "[mcp-sdk] ";
 const active: Logger[] = [];
