@@ -221,7 +221,7 @@ export function parseTaskNotification(params: unknown, warn?: Warn): TaskStatusN
 
 /** A detailed task state, as `tasks/get` and `notifications/tasks` carry it. */
 function parseTaskState(method: string, received: Record<string, unknown>, warn?: Warn): DetailedTask {
-  if (isWorkingTaskInShape(received)) return received as DetailedTask;
+  if (isWorkingTaskInShape(received)) return received as unknown as DetailedTask;
   const frame = normaliseAdvisoryFields(method, received, warn);
   const task = check(validators().detailedTaskSchema, frame, method, "is not a valid task state");
   requireInputRequests(method, task, frame);

@@ -1,7 +1,8 @@
 /**
  * The requests of a session that await an answer. Every poll of every task passes through here, so an entry
  * costs one object, one timer and (only when the caller gave a signal) one abort listener: the entry itself is
- * the listener (`handleEvent`), and the timer gets the entry as its argument, so no closure is made per request.
+ * the listener (`handleEvent`), the timer gets the entry as its argument, and the caller hears the outcome
+ * through a `ReplyTarget` it made (a poll's is made once per task), so no closure is made per request.
  * With telemetry on, the entry also tells the request's watch how it ended (again without a closure).
  * On a transport with one HTTP exchange per request the entry also owns that exchange's signal (`exchange`):
  * fetch keeps a listener on the signal it is given until the request is garbage-collected, so one signal shared
@@ -9,10 +10,7 @@
  * out, aborted) should close its exchange rather than leave it open.
  */
 import { RequestTimeoutError, redactError } from "../protocol/errors.js";
-import type { RequestWatch } from "./types.js";
-
-type Resolve = (result: Record<string, unknown>) => void;
-type Reject = (error: unknown) => void;
+import type { ReplyTarget, RequestWatch } from "./types.js";
 
 /** One request in flight. */
 export class PendingRequest {
@@ -24,8 +22,7 @@ export class PendingRequest {
     readonly table: PendingTable,
     readonly id: string,
     readonly method: string,
-    private readonly resolve: Resolve,
-    private readonly reject: Reject,
+    private readonly reply: ReplyTarget,
     readonly signal: AbortSignal | undefined,
     /** The task a `tasks/*` request is about: its id is redacted from the text of every error this rejects with. */
     readonly taskId: string | undefined,
@@ -42,7 +39,11 @@ export class PendingRequest {
         // Telemetry must never keep an answer from its caller.
       }
     }
-    this.resolve(result);
+    try {
+      this.reply.answered(result);
+    } catch (error) {
+      this.table.report(error); // a faulty target must not break the transport's message loop
+    }
   }
 
   /** Rejects with an error this library made, with the task id (if any) redacted from its text. */
@@ -59,7 +60,11 @@ export class PendingRequest {
         // As in `answer`.
       }
     }
-    this.reject(error);
+    try {
+      this.reply.failed(error);
+    } catch (thrown) {
+      this.table.report(thrown);
+    }
   }
 
   /** The caller's signal fired: abandon the request locally. */
@@ -77,6 +82,9 @@ function expire(entry: PendingRequest, timeoutMs: number): void {
 export class PendingTable {
   private readonly entries = new Map<string, PendingRequest>();
 
+  /** `report` hears what a reply target threw. */
+  constructor(readonly report: (error: unknown) => void) {}
+
   get size(): number {
     return this.entries.size;
   }
@@ -88,14 +96,13 @@ export class PendingTable {
   add(
     id: string,
     method: string,
-    resolve: Resolve,
-    reject: Reject,
+    reply: ReplyTarget,
     timeoutMs: number,
     signal: AbortSignal | undefined,
     taskId?: string,
     watch?: RequestWatch,
   ): PendingRequest | undefined {
-    const entry = new PendingRequest(this, id, method, resolve, reject, signal, taskId, watch);
+    const entry = new PendingRequest(this, id, method, reply, signal, taskId, watch);
     if (signal?.aborted) {
       entry.rejectWith(abortReason(signal));
       return undefined;
