@@ -1,17 +1,19 @@
 /**
  * Where a library's time and memory go on the poll path: one scenario, one library, in this process, under the
- * inspector's CPU profiler and its sampling heap profiler (counting objects that were already collected too, so
- * it shows what is allocated, not only what is kept). Prints, per poll: CPU, bytes allocated (exact, from the
- * GC's heap statistics), garbage collections; then the top functions by self time and by bytes allocated, and
- * both grouped by seam (the folder of src/ a function lives in; the harness, Zod, Node's internals, the GC).
+ * inspector's CPU profiler (`--profile=cpu`) or its sampling heap profiler (`--profile=alloc`, counting objects
+ * that were already collected too, so it shows what is allocated, not only what is kept). Prints, per poll: CPU,
+ * bytes allocated (exact, from the GC's heap statistics), garbage collections; then the top functions by self
+ * time or by bytes allocated, and the same grouped by seam (the folder of src/ a function lives in; the harness,
+ * Zod, Node's internals, the GC).
  *
- *   node --expose-gc --import tsx bench/profile.ts --scenario=1 --lib=ours [--top=25] [--no-profile]
+ *   node --expose-gc --import tsx bench/profile.ts --scenario=1 --lib=ours [--profile=cpu|alloc] [--top=25]
  *
- * `--no-profile` skips both profilers (each costs CPU of its own): the figures are then the cheapest to take,
- * and "bytes allocated per poll" does not depend on the load of the machine, which makes it the dev-loop figure.
- * `--out=file.json` writes the figures as JSON as well; `--tasks=N` and `--polls=N` change the scenario's task count and
- * working answers per task (two runs that differ only in `--polls` give the cost of a poll by difference, with
- * the start-up taken out: how the instruction counts of `valgrind --tool=callgrind` are read).
+ * Take the two profiles in separate runs: the heap sampler stops at every allocation it samples, which inflates
+ * the self time of code that allocates much. Without `--profile` no profiler runs, and "bytes allocated per
+ * poll" does not depend on the load of the machine, which makes it the dev-loop figure.
+ * `--out=file.json` writes the figures as JSON as well; `--tasks=N` and `--polls=N` change the scenario's task
+ * count and working answers per task. `--handshake` waits for a SIGUSR2 before and after the measured window, so that
+ * bench/instructions.sh can count the instructions of that window alone under `valgrind --tool=callgrind`.
  */
 import { Session } from "node:inspector/promises";
 import { writeFileSync } from "node:fs";
@@ -30,11 +32,13 @@ interface Args {
   scenario: number;
   library: LibraryName;
   top: number;
-  profile: boolean;
+  profile: "cpu" | "alloc" | undefined;
   out: string | undefined;
   /** Overrides of the scenario's task count and working answers per task (`--tasks=200 --polls=40`). */
   tasks: number | undefined;
   polls: number | undefined;
+  /** Wait for a SIGUSR2 before the measured window and after it (for `callgrind_control -i on|off`). */
+  handshake: boolean;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -43,10 +47,11 @@ function parseArgs(argv: string[]): Args {
     scenario: Number(value("scenario") ?? 1),
     library: (value("lib") ?? "ours") as LibraryName,
     top: Number(value("top") ?? 25),
-    profile: !argv.includes("--no-profile"),
+    profile: value("profile") as Args["profile"],
     out: value("out"),
     tasks: value("tasks") === undefined ? undefined : Number(value("tasks")),
     polls: value("polls") === undefined ? undefined : Number(value("polls")),
+    handshake: argv.includes("--handshake"),
   };
 }
 
@@ -152,6 +157,18 @@ function table(title: string, unit: string, entries: Array<[string, number]>, po
   return lines.join("\n");
 }
 
+/** Says `word` on stdout and waits for a SIGUSR2 from whoever reads it. */
+function handshake(word: string): Promise<void> {
+  return new Promise((resolve) => {
+    const alive = setInterval(() => undefined, 60_000); // a signal listener alone keeps no process alive
+    process.once("SIGUSR2", () => {
+      clearInterval(alive);
+      resolve();
+    });
+    process.stdout.write(`${word} ${process.pid}\n`);
+  });
+}
+
 /* ---- The run ------------------------------------------------------------------------------------------ */
 
 async function main(): Promise<void> {
@@ -172,18 +189,20 @@ async function main(): Promise<void> {
 
   const inspector = new Session();
   inspector.connect();
-  if (args.profile) {
+  if (args.profile === "cpu") {
     await inspector.post("Profiler.enable");
     await inspector.post("Profiler.setSamplingInterval", { interval: 100 });
+    await inspector.post("Profiler.start");
+  } else if (args.profile === "alloc") {
     await inspector.post("HeapProfiler.enable");
     await inspector.post("HeapProfiler.startSampling", {
       samplingInterval: 1024,
       includeObjectsCollectedByMajorGC: true,
       includeObjectsCollectedByMinorGC: true,
     });
-    await inspector.post("Profiler.start");
   }
   (globalThis as { gc?: () => void }).gc?.();
+  if (args.handshake) await handshake("PROFILE_READY");
   const gcs = new GCProfiler();
   gcs.start();
   const heapBefore = process.memoryUsage().heapUsed;
@@ -194,12 +213,14 @@ async function main(): Promise<void> {
 
   const wallMs = performance.now() - started;
   const cpu = process.cpuUsage(cpuBefore);
+  if (args.handshake) await handshake("PROFILE_DONE");
   const heapAfter = process.memoryUsage().heapUsed;
   const gcStats = gcs.stop();
   let cpuProfile: CpuProfile | undefined;
   let heapProfile: HeapNode | undefined;
-  if (args.profile) {
+  if (args.profile === "cpu") {
     cpuProfile = ((await inspector.post("Profiler.stop")) as { profile: CpuProfile }).profile;
+  } else if (args.profile === "alloc") {
     heapProfile = ((await inspector.post("HeapProfiler.stopSampling")) as { profile: { head: HeapNode } })
       .profile.head;
   }
@@ -227,22 +248,22 @@ async function main(): Promise<void> {
     gcsPer1000Polls: (1000 * gcStats.statistics.length) / polls,
   };
   const lines = [
-    `${args.library}, scenario ${scenario.id} (${scenario.title}): ${polls} polls, ${failures} failures, ` +
+    `${args.library}, scenario ${scenario.id} (${scenario.tasks} tasks, ${scenario.pollIntervalMs} ms, ` +
+      `${scenario.pollsUntilDone} working answers): ${polls} polls, ${failures} failures, ` +
       `${figures.wallMs} ms`,
-    `CPU per poll ${figures.cpuUsPerPoll.toFixed(2)} µs${args.profile ? " (profilers on)" : ""}; ` +
+    `CPU per poll ${figures.cpuUsPerPoll.toFixed(2)} µs${args.profile ? ` (${args.profile} profiler on)` : ""}; ` +
       `allocated per poll ${figures.bytesAllocatedPerPoll.toFixed(0)} B; ` +
       `${figures.gcsPer1000Polls.toFixed(2)} GCs per 1,000 polls`,
   ];
-  if (cpuProfile !== undefined && heapProfile !== undefined) {
-    const cpuByFunction = cpuRows(cpuProfile).filter((row) => row.frame.functionName !== "(idle)");
-    const heap = heapRows(heapProfile);
+  if (cpuProfile !== undefined) {
+    const rows = cpuRows(cpuProfile).filter((row) => row.frame.functionName !== "(idle)");
     lines.push(
       "",
       table(
         "Seam (self time)",
         "µs",
         group(
-          cpuByFunction,
+          rows,
           (r) => seamOf(r.frame),
           (r) => r.us,
         ),
@@ -254,19 +275,24 @@ async function main(): Promise<void> {
         "Function (self time)",
         "µs",
         group(
-          cpuByFunction,
+          rows,
           (r) => label(r.frame),
           (r) => r.us,
         ),
         polls,
         args.top,
       ),
+    );
+  }
+  if (heapProfile !== undefined) {
+    const rows = heapRows(heapProfile);
+    lines.push(
       "",
       table(
         "Seam (allocated)",
         "B",
         group(
-          heap,
+          rows,
           (r) => seamOf(r.frame),
           (r) => r.bytes,
         ),
@@ -278,7 +304,7 @@ async function main(): Promise<void> {
         "Function (allocated)",
         "B",
         group(
-          heap,
+          rows,
           (r) => label(r.frame),
           (r) => r.bytes,
         ),
