@@ -6,6 +6,7 @@ export default tseslint.config(
   {
     ignores: [
       "dist/**",
+      "docs/dist/**",
       "node_modules/**",
       "coverage/**",
       "schema/*/generated/**",

@@ -8,6 +8,8 @@ const publicEntries = {
   "testing/index": "src/testing/index.ts",
   "store/index": "src/store/index.ts",
   "store/redis": "src/store/redis.ts",
+  // The validator `validateOutput` otherwise imports on first need, for bundles made into one file.
+  "json-schema": "src/tools/json-schema-validator.ts",
   // Agent framework bridges: each imports its framework (an optional peer) and the core by the package's name.
   "bridges/ai-sdk": "src/bridges/ai-sdk.ts",
   "bridges/langchain": "src/bridges/langchain.ts",

@@ -16,6 +16,7 @@ export default defineConfig({
       { find: /^#telemetry$/, replacement: source("./src/telemetry/index.ts") },
       { find: /^mcp-tasks\/store$/, replacement: source("./src/store/index.ts") },
       { find: /^mcp-tasks\/store\/redis$/, replacement: source("./src/store/redis.ts") },
+      { find: /^mcp-tasks\/json-schema$/, replacement: source("./src/tools/json-schema-validator.ts") },
       { find: /^mcp-tasks\/ai-sdk$/, replacement: source("./src/bridges/ai-sdk.ts") },
       { find: /^mcp-tasks\/langchain$/, replacement: source("./src/bridges/langchain.ts") },
       { find: /^mcp-tasks\/openai-agents$/, replacement: source("./src/bridges/openai-agents.ts") },

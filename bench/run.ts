@@ -8,7 +8,9 @@
  * the task store overhead, which otherwise runs after the scenarios, in a few seconds; `--no-store` skips it),
  * `--bridges-only` (only the agent framework bridges' overhead per tool call, which otherwise runs after the
  * scenarios, in about 30 s; `--no-bridges` skips it), `--startup-only` (only the start-up figures of
- * bench/startup.ts, which otherwise run last; `--no-startup` skips them), `--libs=ours,floor`
+ * bench/startup.ts, which otherwise run last; `--no-startup` skips them), `--scale-out-only` (only the Redis
+ * scale-out figures of bench/scale-out.ts, which otherwise run after the store figures; `--no-scale-out` skips
+ * them; `--scale-tasks=N`, `--scale-workers=1,2,4`, `--scale-interval=MS` change its size), `--libs=ours,floor`
  * (only those libraries; the saved figures of the others in that scenario are kept as they were).
  * The libraries take turns within each round, and the order flips every round.
  */
@@ -34,6 +36,11 @@ interface Flags {
   bridges: "also" | "only" | "skip";
   /** Start-up figures (bench/startup.ts): after the rest, alone (`--startup-only`) or not (`--no-startup`). */
   startup: "also" | "only" | "skip";
+  /** Redis scale-out (bench/scale-out.ts): after the store figures, alone, or not. */
+  scaleOut: "also" | "only" | "skip";
+  scaleTasks: number | undefined;
+  scaleWorkers: string | undefined;
+  scaleIntervalMs: number | undefined;
   jsonWire: boolean;
   only: number[] | undefined;
   /** Only these libraries (`--libs=ours,floor`); undefined runs every library of a scenario. */
@@ -50,10 +57,31 @@ function parseFlags(argv: string[]): Flags {
   const store = argv.includes("--store-only") ? "only" : argv.includes("--no-store") ? "skip" : "also";
   const bridges = argv.includes("--bridges-only") ? "only" : argv.includes("--no-bridges") ? "skip" : "also";
   const startup = argv.includes("--startup-only") ? "only" : argv.includes("--no-startup") ? "skip" : "also";
+  const scaleOut = argv.includes("--scale-out-only")
+    ? "only"
+    : argv.includes("--no-scale-out")
+      ? "skip"
+      : "also";
+  const scaleTasks = value("scale-tasks") === undefined ? undefined : Number(value("scale-tasks"));
+  const scaleWorkers = value("scale-workers");
+  const scaleIntervalMs = value("scale-interval") === undefined ? undefined : Number(value("scale-interval"));
   const libs = value("libs")?.split(",") as LibraryName[] | undefined;
   const unknown = libs?.filter((library) => !(library in LIBRARY_TITLES));
   if (unknown?.length) throw new Error(`--libs: unknown ${unknown.join(", ")} (ours, ext-tasks, floor)`);
-  return { quick, store, bridges, startup, jsonWire: argv.includes("--json-wire"), only, libs, rounds };
+  return {
+    quick,
+    store,
+    bridges,
+    startup,
+    scaleOut,
+    scaleTasks,
+    scaleWorkers,
+    scaleIntervalMs,
+    jsonWire: argv.includes("--json-wire"),
+    only,
+    libs,
+    rounds,
+  };
 }
 
 /** Runs measure.ts in a fresh process and returns its result (or a failed result with the reason). */
@@ -257,6 +285,28 @@ function runStoreBench(flags: Flags): Promise<void> {
   );
 }
 
+/**
+ * Redis scale-out (bench/scale-out.ts): 1, 2 and 4 worker processes over real HTTP and one Redis. The full run
+ * follows 100,000 tasks polled every 50 s (about 2,000 polls a second in all), 3 rounds; `--quick` 1,000 tasks
+ * every 4 s, one round.
+ */
+function runScaleOutBench(flags: Flags): Promise<void> {
+  const tasks = flags.scaleTasks ?? (flags.quick ? 1000 : 100_000);
+  const interval = flags.scaleIntervalMs ?? (flags.quick ? 4000 : Math.max(2000, Math.round(tasks / 2)));
+  const window = flags.quick ? 10_000 : Math.max(20_000, interval);
+  const rounds = flags.quick ? 1 : flags.rounds;
+  return runSideBench(
+    {
+      script: "scale-out.ts",
+      args: [String(tasks), flags.scaleWorkers ?? "1,2,4", String(rounds), String(interval), String(window)],
+      marker: "SCALE_RESULT",
+      title: "Redis scale-out: worker processes over real HTTP, one Redis",
+      resultsFile: "scale-out-results",
+    },
+    flags,
+  );
+}
+
 /** The bridges' overhead per tool call (bench/bridges.ts). */
 function runBridgeBench(flags: Flags): Promise<void> {
   return runSideBench(
@@ -277,6 +327,7 @@ async function main(): Promise<void> {
   if (flags.startup === "only") return runStartupBench();
   if (flags.bridges === "only") return runBridgeBench(flags);
   if (flags.store === "only") return runStoreBench(flags);
+  if (flags.scaleOut === "only") return runScaleOutBench(flags);
   const oursAvailable = existsSync(join(REPO_ROOT, "src", "index.ts"));
   if (!oursAvailable) console.log("note: src/index.ts does not exist yet; mcp-tasks runs are skipped.\n");
   const selected = scenarios(flags.quick).filter(
@@ -300,6 +351,7 @@ async function main(): Promise<void> {
   const seconds = Math.round((Date.now() - startedAt) / 1000);
   console.log(`Wrote ${file} (${variant}); the whole run took ${seconds} s.`);
   if (flags.store === "also") await runStoreBench(flags);
+  if (flags.scaleOut === "also") await runScaleOutBench(flags);
   if (flags.bridges === "also") await runBridgeBench(flags);
   if (flags.startup === "also") await runStartupBench();
 }

@@ -1,11 +1,25 @@
 /**
  * mcp-tasks: a client for the MCP Tasks extension (`io.modelcontextprotocol/tasks`, protocol 2026-07-28).
  * Call a tool, get a handle: await it, iterate its status updates, listen to its events, cancel it.
+ *
+ * @module mcp-tasks
  */
 export { TaskClient, type TaskClientEvents } from "./client/task-client.js";
 export type { Logger } from "./protocol/logging.js";
-export { TaskRefError, readTaskRef, type TaskRef } from "./task/ref.js";
+export { TaskRefError, readTaskRef, type TaskRef, type TaskSession } from "./task/ref.js";
 export type { TaskClientOptions, CallToolOptions } from "./client/options.js";
+export type { JsonSchemaValidator } from "./tools/json-schema.js";
+export type {
+  CallToolRest,
+  RefResultOf,
+  ToolArguments,
+  ToolName,
+  ToolResult,
+  ToolResultOf,
+  ToolType,
+  ToolTypes,
+  UntypedTools,
+} from "./client/typed-tools.js";
 export type { TaskStore } from "./store/types.js";
 export { TaskHandle } from "./task/handle.js";
 export type {
@@ -21,14 +35,17 @@ export type {
 export type { InputHandlers, InputContext, InputUnansweredEvent } from "./input/types.js";
 export { InputRespondError, type InputRespondProblem } from "./protocol/errors.js";
 export type { PollTiming, RetryTiming } from "./scheduler/types.js";
-export type { ConnectTarget } from "./session/targets.js";
+export type { ConnectTarget, StdioTarget } from "./session/targets.js";
+export type { McpTransport, OutgoingMessage, SendOptions } from "./session/types.js";
 export type { ServerInfo, ProtocolEra } from "./session/types.js";
 export { tasksFor, type SdkClientLike } from "./adapters/sdk-client.js";
-export { withRoutingHeaders } from "./protocol/headers.js";
+export { withRoutingHeaders, type FetchLike } from "./protocol/headers.js";
 export { withHttpErrorMapping } from "./session/http-fetch.js";
 export {
   McpTasksError,
   ProtocolError,
+  OutputSchemaError,
+  type OutputProblem,
   OrphanedTaskError,
   RpcError,
   MissingCapabilityError,
@@ -49,6 +66,12 @@ export {
   type AuthFailure,
 } from "./protocol/errors.js";
 export type { ConnectionHeaders } from "./auth/headers.js";
+export type {
+  TelemetryOptions,
+  TracerProviderLike,
+  MeterProviderLike,
+  PollSpans,
+} from "./telemetry/options.js";
 export type { AuthorizationResponse, OAuthProviderLike } from "./auth/failures.js";
 export { UnsupportedError, UnrequestedTaskError } from "./protocol/errors.js";
 export type { TaskSupport } from "./tools/catalog.js";

@@ -33,6 +33,11 @@ export class SharedTransport implements McpTransport {
     return this.inner.hasPerRequestStream;
   }
 
+  /** The Client's session (Streamable HTTP): refs of tasks made over it name it. It is never ended from here. */
+  get sessionId(): string | undefined {
+    return this.inner.sessionId;
+  }
+
   claimResponses(owns: (id: unknown) => boolean): void {
     this.owns = owns;
   }

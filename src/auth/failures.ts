@@ -6,7 +6,7 @@
  */
 import { AuthError, type AuthFailure } from "../protocol/errors.js";
 import type { Refusal, SentRequest } from "./challenge.js";
-import { refusalError } from "./challenge.js";
+import { readChallenge, refusalError } from "./challenge.js";
 
 /**
  * The SDK's `OAuthClientProvider` (from `@modelcontextprotocol/client`), named structurally: any provider the SDK's
@@ -43,6 +43,8 @@ export interface SendFailure {
   redirected?: boolean;
   /** The reason to report, when the caller already knows it. */
   reason?: AuthFailure;
+  /** The scope the client asked the authorization server for, when an authorization it started failed. */
+  askedScope?: string | undefined;
 }
 
 /** The `AuthError` a failed send means, or `error` itself when it is not about authorization. */
@@ -70,10 +72,37 @@ export function authFailure(error: unknown, request: SentRequest, failure: SendF
   };
   if (request.taskId !== undefined) init.taskId = request.taskId;
   if (refusal !== undefined) {
+    const said = readChallenge(refusal.challenge);
     init.status = refusal.status;
     if (refusal.challenge !== undefined) init.challenge = refusal.challenge;
+    if (said.scope !== undefined) init.scope = said.scope;
+    if (said.error !== undefined) init.oauthError = said.error;
+    if (said.errorDescription !== undefined) init.errorDescription = said.errorDescription;
+    if (said.resourceMetadataUrl !== undefined) init.resourceMetadataUrl = said.resourceMetadataUrl;
+  }
+  if (init.scope === undefined && failure.askedScope !== undefined) init.scope = failure.askedScope;
+  // The authorization server's own refusal (invalid_scope, invalid_grant, access_denied …) says more than the
+  // challenge that started the flow.
+  const flow = oauthErrorOf(error);
+  if (flow !== undefined) {
+    init.oauthError = flow.code;
+    if (flow.description !== undefined) init.errorDescription = flow.description;
   }
   return new AuthError(init);
+}
+
+/** The OAuth error code (RFC 6749 §5.2, §4.1.2.1) of an SDK `OAuthError`, looked for down the cause chain. */
+function oauthErrorOf(error: unknown): { code: string; description: string | undefined } | undefined {
+  for (let current = error, depth = 0; current instanceof Error && depth < 4; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (current.name === "OAuthError" && typeof code === "string" && /^[a-z_]{1,64}$/.test(code)) {
+      const description =
+        current.message.length > 0 && current.message !== code ? current.message : undefined;
+      return { code, description };
+    }
+    current = current.cause;
+  }
+  return undefined;
 }
 
 /**

@@ -16,9 +16,13 @@
 import type { OAuthClientProvider } from "@modelcontextprotocol/client";
 import type { FetchLike } from "../protocol/headers.js";
 import type { McpTransport } from "../session/types.js";
+import type { Logger } from "../protocol/logging.js";
+import type { JoinedSession } from "../session/streamable-http.js";
 import { AuthError } from "../protocol/errors.js";
 import { describeSent, refusalError, type RefusalLog } from "./challenge.js";
 import { authFailure, type AuthorizationResponse, type OAuthProviderLike } from "./failures.js";
+import { registeringOfferedScopes, ResourceScopes } from "./registration.js";
+import { withSdkWarningsTo } from "./sdk-console.js";
 
 export interface OAuthTransportParts {
   url: URL;
@@ -29,6 +33,10 @@ export interface OAuthTransportParts {
   /** The fetch for everything else (OAuth metadata, registration, token requests). */
   base: FetchLike;
   refusals: RefusalLog;
+  /** Where the SDK's own console warnings go. */
+  log: Logger;
+  /** A session another connection opened, to send in (the SDK's transport takes its id as `sessionId`). */
+  join?: JoinedSession;
 }
 
 /** At most this many interactive authorizations complete for one request (a step-up after a first login). */
@@ -37,27 +45,43 @@ const MAX_INTERACTIVE_ROUNDS = 2;
 export async function oauthTransport(parts: OAuthTransportParts): Promise<McpTransport> {
   const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/client");
   // The option's type names the provider structurally; it is the SDK's OAuthClientProvider.
-  const watched = watchRedirects(parts.provider as unknown as OAuthClientProvider);
+  const offered = new ResourceScopes();
+  const watched = watchRedirects(parts.provider as unknown as OAuthClientProvider, offered);
   const endpoint: FetchLike = async (input, init) => {
     const response = await parts.endpoint(input, init);
     if (response.status === 401 && new Headers(init?.headers).has("authorization")) watched.tokenRejected();
     return response;
   };
-  const fetch = routed(parts.url, endpoint, oneRefreshPerToken(parts.base));
-  const transport = new StreamableHTTPClientTransport(parts.url, { authProvider: watched.provider, fetch });
+  const fetch = routed(
+    parts.url,
+    endpoint,
+    registeringOfferedScopes(oneRefreshPerToken(parts.base), offered),
+  );
+  const transport = new StreamableHTTPClientTransport(parts.url, {
+    authProvider: watched.provider,
+    fetch,
+    ...(parts.join !== undefined && { sessionId: parts.join.id }),
+  });
+  if (parts.join !== undefined) transport.setProtocolVersion(parts.join.protocolVersion);
   const send = transport.send.bind(transport);
   transport.send = async (message, options) => {
     const request = describeSent(message);
     for (let round = 0; ; round++) {
       const redirectsBefore = watched.redirects;
+      const sparedBefore = watched.spared;
       try {
-        await send(message, options);
+        await withSdkWarningsTo(parts.log, () => send(message, options));
         parts.refusals.take(request.id);
         return;
       } catch (error) {
         const redirected = watched.redirects > redirectsBefore ? watched.lastUrl : undefined;
         const refusal = parts.refusals.take(request.id);
         const finish = parts.authorizationResponse;
+        if (redirected === undefined && watched.spared > sparedBefore && refusal !== undefined) {
+          // The user already consented to every scope this step-up would ask for, and the server still
+          // refuses: asking again would show the same page to no end.
+          throw refusalError(request, refusal, error);
+        }
         if (redirected !== undefined && finish !== undefined && round >= MAX_INTERACTIVE_ROUNDS) {
           // Authorized again and again, and still refused (a scope the server never grants): the refusal is
           // the failure, not the authorization started for yet another round.
@@ -71,11 +95,19 @@ export async function oauthTransport(parts: OAuthTransportParts): Promise<McpTra
         try {
           const response = await finish(redirected);
           const params = callbackParams(response, redirected);
-          await (typeof params === "string" ? transport.finishAuth(params) : transport.finishAuth(params));
+          await withSdkWarningsTo(parts.log, () =>
+            typeof params === "string" ? transport.finishAuth(params) : transport.finishAuth(params),
+          );
+          watched.consented(redirected);
         } catch (failure) {
           throw failure instanceof AuthError
             ? failure
-            : authFailure(failure, request, { refusal, oauth: true, reason: "authorization_failed" });
+            : authFailure(failure, request, {
+                refusal,
+                oauth: true,
+                reason: "authorization_failed",
+                askedScope: redirected.searchParams.get("scope") ?? undefined,
+              });
         }
       }
     }
@@ -91,24 +123,44 @@ export async function oauthTransport(parts: OAuthTransportParts): Promise<McpTra
  * another authorization server (SEP-2352; its protected-resource metadata names the new one) would otherwise be
  * sent back to the old one for ever, each new token refused in turn.
  */
-function watchRedirects(provider: OAuthClientProvider): {
+function watchRedirects(
+  provider: OAuthClientProvider,
+  offered: ResourceScopes,
+): {
   provider: OAuthClientProvider;
   readonly redirects: number;
   readonly lastUrl: URL | undefined;
+  /** Step-up redirects not passed on, because they asked only for scopes the user already consented to. */
+  readonly spared: number;
+  consented(authorizationUrl: URL): void;
   tokenRejected(): void;
 } {
   let redirects = 0;
+  let spared = 0;
   let lastUrl: URL | undefined;
   let rediscover = false;
+  /** Scopes the user consented to (authorizations completed here) since the server last rejected a token. */
+  const consented = new Set<string>();
   const redirectToAuthorization = async (url: URL): Promise<void> => {
+    const asked = scopesOf(url);
+    if (asked.length > 0 && asked.every((scope) => consented.has(scope))) {
+      // A step-up for nothing new (a rejected token clears `consented`, so this is never a re-login).
+      spared++;
+      return;
+    }
     redirects++;
     lastUrl = url;
     await provider.redirectToAuthorization(url);
   };
-  const discoveryState: OAuthClientProvider["discoveryState"] = async () =>
-    rediscover ? undefined : provider.discoveryState?.();
+  const discoveryState: OAuthClientProvider["discoveryState"] = async () => {
+    if (rediscover) return undefined;
+    const state = await provider.discoveryState?.();
+    offered.note(state?.resourceMetadata);
+    return state;
+  };
   const saveDiscoveryState: OAuthClientProvider["saveDiscoveryState"] = async (state) => {
     rediscover = false;
+    offered.note(state.resourceMetadata);
     await provider.saveDiscoveryState?.(state);
   };
   const proxy = new Proxy(provider, {
@@ -128,10 +180,21 @@ function watchRedirects(provider: OAuthClientProvider): {
     get lastUrl() {
       return lastUrl;
     },
+    get spared() {
+      return spared;
+    },
+    consented(authorizationUrl) {
+      for (const scope of scopesOf(authorizationUrl)) consented.add(scope);
+    },
     tokenRejected() {
       rediscover = true;
+      consented.clear();
     },
   };
+}
+
+function scopesOf(authorizationUrl: URL): string[] {
+  return (authorizationUrl.searchParams.get("scope") ?? "").split(" ").filter(Boolean);
 }
 
 /**

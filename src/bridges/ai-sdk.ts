@@ -2,15 +2,18 @@
  * `mcp-tasks/ai-sdk`: the server's tools as a Vercel AI SDK `ToolSet` (`ai` 6 or 7), for `generateText`, `streamText`
  * and agents. Each tool's `execute` is an async generator: the task's status updates arrive as preliminary tool
  * results, the last output is the final one, and `toModelOutput` turns it into what the model reads.
+ *
+ * @module mcp-tasks/ai-sdk
  */
 import { dynamicTool, jsonSchema, type Tool, type ToolResultPart } from "ai";
 import type { CallToolResult, TaskClient } from "mcp-tasks";
-import type { Step } from "./shared/index.js";
+import type { FinalStep, StatusStep } from "./shared/index.js";
 import type { BridgeOptions } from "./shared/index.js";
 import { isToolError, modelParts, resultText } from "./shared/index.js";
 import { bridgedTools } from "./shared/index.js";
 
 export { handedOff, type HandedOff, type HandedOffTask } from "./shared/index.js";
+export type { FinalStep, StatusStep } from "./shared/index.js";
 export type {
   BridgeInputContext,
   BridgeInputHandlers,
@@ -22,7 +25,7 @@ export type {
  * What a bridged tool outputs: `status` steps (preliminary results, while the task runs), then one of
  * `result` (the tool's `CallToolResult`), `error` (the call did not complete) or `note` (a task handed off).
  */
-export type AiSdkToolOutput = Step;
+export type AiSdkToolOutput = StatusStep | FinalStep;
 
 /** What `toModelOutput` returns: the output part of a tool result message. */
 export type ToolResultOutput = ToolResultPart["output"];

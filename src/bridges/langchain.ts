@@ -3,6 +3,8 @@
  * status updates are dispatched as custom callback events named `mcp_tasks_status` (visible in `streamEvents`
  * as `on_custom_event`); the result comes back as a `ToolMessage` whose content is the MCP content as blocks,
  * whose `artifact` is the whole `CallToolResult`, and whose `status` is `"error"` when the call did not succeed.
+ *
+ * @module mcp-tasks/langchain
  */
 import { dispatchCustomEvent } from "@langchain/core/callbacks/dispatch/web";
 import { ToolMessage } from "@langchain/core/messages";

@@ -2,6 +2,8 @@
  * `mcp-tasks/openai-agents`: the server's tools as OpenAI Agents SDK function tools (`@openai/agents`). The SDK
  * has no channel for a tool's progress, so a task's status updates go to the `onUpdate` option. Results come
  * back as text (or text and image outputs); a call that did not succeed returns an `Error: …` text.
+ *
+ * @module mcp-tasks/openai-agents
  */
 import { tool, type FunctionTool, type ToolOutputImage, type ToolOutputText } from "@openai/agents";
 import type { CallToolResult, TaskClient } from "mcp-tasks";
@@ -18,6 +20,7 @@ export type {
   BridgeUpdateEvent,
 } from "./shared/index.js";
 
+/** What a bridged tool returns to the agent: text, or text and image outputs. */
 export type OpenAIAgentsToolOutput = string | Array<ToolOutputText | ToolOutputImage>;
 
 /**

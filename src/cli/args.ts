@@ -23,6 +23,8 @@ export interface CliOptions {
   headers: string[];
   /** `login`: print the authorization URL without trying to open a browser. */
   noBrowser: boolean;
+  /** `login`: the scope to ask for (space-separated), instead of what the server's first challenge names. */
+  scope: string | undefined;
   help: boolean;
 }
 
@@ -46,6 +48,7 @@ const OPTION_SPEC = {
   roots: { type: "string", multiple: true },
   header: { type: "string", multiple: true },
   "no-browser": { type: "boolean" },
+  scope: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -74,6 +77,7 @@ export function readInvocation(argv: readonly string[]): Invocation {
     roots: values.roots ?? [],
     headers: values.header ?? [],
     noBrowser: values["no-browser"] === true,
+    scope: readScope(values.scope),
     help: values.help === true,
   };
   const [command, ...operands] = positionals;
@@ -86,6 +90,16 @@ export function readDuration(text: string): number {
   if (match === null) throw new UsageError(`invalid --timeout ${JSON.stringify(text)} (try 30s, 2m, 500ms)`);
   const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match[2] ?? "s"] ?? 1000;
   return Number(match[1]) * unit;
+}
+
+/** `--scope 'a b'`: scope tokens (RFC 6749 §3.3), separated by spaces. */
+function readScope(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  const tokens = text.split(/\s+/).filter(Boolean);
+  if (tokens.length === 0 || !tokens.every((token) => /^[\x21\x23-\x5b\x5d-\x7e]+$/.test(token))) {
+    throw new UsageError(`invalid --scope ${JSON.stringify(text)} (scope names separated by spaces)`);
+  }
+  return tokens.join(" ");
 }
 
 function readPolicy(text: string | undefined): UnansweredPolicy {

@@ -1,4 +1,4 @@
-/** The subcommands: `call`, `watch`, `cancel`, `ls`, `tools`. Each resolves with its exit code. */
+/** The subcommands: `call`, `watch`, `cancel`, `ls`, `tools`, `types`. Each resolves with its exit code. */
 import { RpcError, type TaskClient } from "../index.js";
 import { taskSupportOf } from "../tools/catalog.js";
 import { firstLine, readToolArguments, type Invocation } from "./args.js";
@@ -11,6 +11,7 @@ import { createReporter, type Reporter } from "./reporter.js";
 import { namedTask } from "./task-operand.js";
 import { commandLine, shellWord } from "./shell-words.js";
 import { oneLine } from "./terminal-text.js";
+import { loadCompiler, typesModule } from "./types-module.js";
 
 /** Where a command prints: every write is made safe for a terminal (output.ts). */
 export interface Io {
@@ -103,7 +104,7 @@ export async function call(invocation: Invocation, io: Io): Promise<number> {
       store,
       interrupts,
       resumeHint: resumeHintFor(server, invocation),
-      authAdvice: (error) => authAdvice(error, server),
+      authAdvice: (error) => authAdvice(error, server, invocation),
       check: (outcome) => {
         // The server refused the call itself (an unknown tool, arguments it cannot take): a usage error.
         const error = outcome.kind === "error" && outcome.taskId === undefined ? outcome.error : undefined;
@@ -132,7 +133,7 @@ export async function watch(invocation: Invocation, io: Io): Promise<number> {
       store,
       interrupts,
       resumeHint: resumeHintFor(server, invocation),
-      authAdvice: (error) => authAdvice(error, server),
+      authAdvice: (error) => authAdvice(error, server, invocation),
     });
   });
 }
@@ -198,6 +199,20 @@ export async function tools(invocation: Invocation, io: Io): Promise<number> {
       if (typeof tool.description === "string")
         io.stdout.write(`    ${tool.description.replace(/\r?\n/g, "\n    ")}\n`);
     }
+    return ExitCode.completed;
+  });
+}
+
+/** `types`: the server's tools as a TypeScript module exporting `Tools`, on stdout. */
+export async function types(invocation: Invocation, io: Io): Promise<number> {
+  const { server, rest } = serverOperand(invocation);
+  if (rest.length > 0) throw new UsageError(`unexpected ${JSON.stringify(rest[0])}`);
+  const compile = await loadCompiler(); // a missing generator fails before anything is started
+  return withClient(invocation, io, server, "tools/list", async (client) => {
+    const listed = await client.listTools();
+    const info = client.server.serverInfo;
+    // Code for a file: passed on exactly (its special characters are escapes already), made safe on a terminal.
+    io.stdout.data(await typesModule(listed, compile, { name: info?.name, version: info?.version }));
     return ExitCode.completed;
   });
 }

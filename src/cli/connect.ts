@@ -11,6 +11,7 @@ import { CliStore, defaultStoreDir } from "./cli-store.js";
 import { AuthorizationNeeded, UsageError } from "./exit-codes.js";
 import { credentialsFileFor, CredentialsProvider } from "./credentials.js";
 import { readHeaders } from "./headers.js";
+import { STEP_UP_TIMEOUT_MS, terminalAuthorization } from "./login.js";
 import type { Output } from "./output.js";
 import { NotPrivateError } from "./private-files.js";
 import { terminalHandlers, type Terminal } from "./prompts.js";
@@ -104,10 +105,10 @@ export async function connectTo(
       inputHandlers,
       unansweredInput: options.unanswered,
       logger: { warn: say("warning"), error: say("error") },
-      ...credentialsFor(server, invocation),
+      ...credentialsFor(server, invocation, onLog),
     });
   } catch (error) {
-    if (error instanceof AuthError) throw new AuthorizationNeeded(authAdvice(error, server));
+    if (error instanceof AuthError) throw new AuthorizationNeeded(authAdvice(error, server, invocation));
     throw new UsageError(`cannot connect to ${server.label}: ${firstLine(error)}`);
   }
 }
@@ -119,7 +120,12 @@ export async function connectTo(
 function credentialsFor(
   server: Server,
   invocation: Invocation,
-): { headers?: Record<string, string>; authProvider?: CredentialsProvider } {
+  onLog: (text: string) => void,
+): {
+  headers?: Record<string, string>;
+  authProvider?: CredentialsProvider;
+  authorizationResponse?: (authorizationUrl: URL) => Promise<URL>;
+} {
   const headers = readHeaders(invocation.options.headers);
   if (server.url === undefined) {
     if (Object.keys(headers).length > 0)
@@ -138,20 +144,66 @@ function credentialsFor(
       `refusing the stored credentials: ${error.message}; remove it with \`mcp-tasks logout ${shellWord(server.url)}\`, then log in again`,
     );
   }
-  return stored === undefined ? given : { ...given, authProvider: new CredentialsProvider(file, stored) };
+  if (stored === undefined) return given;
+  const authProvider = new CredentialsProvider(file, stored);
+  // On a terminal, a request that needs the user (a wider scope) asks once, as `login` would, and carries on.
+  if (!interactive(invocation)) return { ...given, authProvider };
+  const authorizationResponse = terminalAuthorization(stored.redirectUrl, {
+    noBrowser: invocation.options.noBrowser,
+    timeoutMs: invocation.options.timeoutMs ?? STEP_UP_TIMEOUT_MS,
+    say: onLog,
+  });
+  return { ...given, authProvider, authorizationResponse };
 }
 
-/** One line on what the server wants and what to do about it; never a credential. */
-export function authAdvice(error: AuthError, server: Server): string {
-  const login = server.url === undefined ? "" : `: run \`mcp-tasks login ${server.url}\``;
+/** Whether `--header` gives the `Authorization` (the stored tokens are then not used). */
+export function headerAuthorizes(invocation: Invocation): boolean {
+  return (
+    invocation.options.headers.length > 0 &&
+    Object.keys(readHeaders(invocation.options.headers)).some(
+      (name) => name.toLowerCase() === "authorization",
+    )
+  );
+}
+
+/**
+ * One line on what the server wants and what to do about it; never a credential. A missing scope is named, and
+ * `login` is advised with `--scope` for it; with `--header Authorization`, `login` would not help (the header
+ * replaces stored tokens), so it is not advised.
+ */
+export function authAdvice(error: AuthError, server: Server, invocation: Invocation): string {
+  const scope = plainScope(error.scope);
+  const viaHeader = headerAuthorizes(invocation);
+  const login =
+    server.url === undefined || viaHeader
+      ? ""
+      : `: run \`mcp-tasks login ${server.url}${scope === undefined ? "" : ` --scope '${scope}'`}\``;
+  const stepUp = error.status === 403 && scope !== undefined;
+  if (error.reason === "insufficient_scope" || (error.reason === "authorization_required" && stepUp)) {
+    const what = scope === undefined ? "more scope" : `scope "${scope}"`;
+    const lacking = viaHeader ? "the --header Authorization token lacks" : "the stored credentials lack";
+    return `${server.label} needs ${what}, which ${lacking}${login}`;
+  }
   switch (error.reason) {
-    case "insufficient_scope":
-      return `${server.label} needs more scope${error.scope === undefined ? "" : ` ("${error.scope}")`} than the credentials have${login}`;
     case "forbidden":
       return `${server.label} forbids this request (HTTP 403) with these credentials`;
-    case "authorization_failed":
-      return `could not get credentials for ${server.label}: ${firstLine(error.cause ?? error)}`;
+    case "authorization_failed": {
+      const why = error.cause === undefined ? "" : `: ${firstLine(error.cause)}`;
+      const retry = error.oauthError === "invalid_scope" ? login : "";
+      return `could not get credentials for ${server.label}: ${firstLine(error)}${why}${retry}`;
+    }
     default:
+      if (viaHeader) {
+        return `${server.label} refused the --header Authorization${error.status === undefined ? "" : ` (HTTP ${error.status})`}`;
+      }
       return `${server.label} needs authorization${error.status === undefined ? "" : ` (HTTP ${error.status})`}${login}`;
   }
+}
+
+/** A scope as a server wrote it, if it is only scope tokens (RFC 6749 §3.3) that can go on a command line. */
+function plainScope(scope: string | undefined): string | undefined {
+  return scope !== undefined &&
+    /^[\x21\x23-\x26\x28-\x5b\x5d-\x7e]+( [\x21\x23-\x26\x28-\x5b\x5d-\x7e]+)*$/.test(scope)
+    ? scope
+    : undefined;
 }

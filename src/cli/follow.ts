@@ -65,7 +65,11 @@ export async function follow({
   check,
   authAdvice,
 }: Follow): Promise<number> {
-  handle.on("task", (taskId) => reporter.task(taskId));
+  let announced = false;
+  handle.on("task", (taskId) => {
+    announced = true;
+    reporter.task(taskId);
+  });
   handle.on("update", (update) => {
     reporter.update(update);
     if (update.taskId !== undefined) void store.note(update.taskId, update.status, update.statusMessage);
@@ -97,6 +101,9 @@ export async function follow({
   });
   const outcome = await Promise.race([handle.outcome(), detachedByUser]);
   interrupts.set(() => undefined);
+  // A handle can end (a short deadline, a detach) while the new task's ref is still being stored, before its
+  // `task` event: the id is printed anyway, so the user never loses a task the server created.
+  if (!announced && outcome.taskId !== undefined) reporter.task(outcome.taskId);
   check?.(outcome);
   const code = exitCodeOf(outcome);
   if (outcome.kind === "cancelled") {

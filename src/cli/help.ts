@@ -8,7 +8,9 @@ export const USAGE = `Usage:
   mcp-tasks cancel <taskId|ref> [--server <url>]       send tasks/cancel and show the server's final word
   mcp-tasks ls                                         unfinished tasks in the store
   mcp-tasks tools <url> | tools -- <command> [args…]   the tools a server offers
-  mcp-tasks login <url> [--no-browser] [--timeout <time>]   authorize with OAuth and store the tokens
+  mcp-tasks types <url> | types -- <command> [args…]   its tools as a TypeScript module exporting \`Tools\`
+  mcp-tasks login <url> [--scope '<scopes>'] [--no-browser] [--json] [--timeout <time>]
+                                                       authorize with OAuth and store the tokens
   mcp-tasks logout <url>                               forget (and revoke, where the server can) the stored tokens
 
 Tool arguments (merged left to right):
@@ -20,6 +22,15 @@ A task is <taskId> (looked up in the store), a TaskRef as JSON, or @ref.json. A 
 task and its server only: it never starts a command, its unsent input answers are not sent, and with --header the
 server must be named with --server too. A task of a stdio server found in the store is reached again only if you
 say yes at a terminal to starting its command; otherwise the command line to run (with -- <command>) is printed.
+On 2025-11-25 servers a ref also names the HTTP session its task lives in, and watch/cancel send the task's
+requests there; a bare task id the store does not know carries no session.
+
+Typed tools:
+  mcp-tasks types <url> > src/tools.ts   per tool: its arguments (inputSchema), its structured result
+                                         (outputSchema) and its description as TSDoc; TaskClient.connect<Tools>(url)
+                                         then accepts only those tool names and arguments
+  Needs the optional peer json-schema-to-typescript (npm install --save-dev json-schema-to-typescript). Commit the
+  file; in CI, generate it again and fail on a difference (git diff --exit-code) to catch drift.
 
 Authorization:
   --header 'Name: value'   send a header on every request to the server (repeat for more); \${VAR} in a value
@@ -30,6 +41,12 @@ Authorization:
                            it, prints the authorization URL (and opens a browser when there is one; only https://,
                            or http:// to this machine), waits for the redirect to a one-time listener on 127.0.0.1
                            (up to --timeout, default 5m); a request there without this login's state gets 400
+  login --scope 'a b'      ask for these scopes instead of the ones the server's first challenge names (when a
+                           call says the server needs a scope the stored tokens lack)
+  login --json             also print {"event":"authorize","url":…} on stdout when the URL is ready, and
+                           {"event":"loggedIn",…} at the end, for scripts
+  On a terminal, a call that needs a wider scope than the stored tokens have asks once: it prints the
+  authorization URL, opens a browser, and carries on when you come back.
   Tokens are kept per server in $XDG_CONFIG_HOME/mcp-tasks/credentials/ (default ~/.config/mcp-tasks/credentials/),
   files readable by you only (0600, directory 0700, narrowed to that when wider); a file that is a symbolic link,
   not yours, or readable by others is refused. Every command uses its server's tokens and refreshes them when they
@@ -48,7 +65,8 @@ Options:
   --allow-sampling     let servers ask for a model completion (you type the reply)
   --roots <dir>        offer <dir> as a root (repeat for more); otherwise roots are not offered
   --header <h>         a header for every request (see Authorization)
-  --no-browser         login: print the authorization URL only
+  --no-browser         login (and a step-up on a terminal): print the authorization URL only
+  --scope '<scopes>'   login: the scopes to ask for, separated by spaces
   -h, --help           print this help
 
 Ctrl-C cancels the task (tasks/cancel) and waits for the server's final word; a second Ctrl-C detaches

@@ -10,6 +10,8 @@
 import { createServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { AuthError, TaskClient } from "../index.js";
+import { silentLogger } from "../protocol/logging.js";
+import { withSdkWarningsTo } from "../auth/sdk-console.js";
 import { firstLine, type Invocation } from "./args.js";
 import { openInBrowser, unsafeLink } from "./browser.js";
 import { credentialsFileFor, CredentialsProvider } from "./credentials.js";
@@ -29,9 +31,10 @@ const LOGIN_TIMEOUT_MS = 300_000;
 export async function login(invocation: Invocation, io: Io): Promise<number> {
   const url = onlyUrl(invocation, "login");
   const file = credentialsFileFor(url);
-  const timeoutMs = invocation.options.timeoutMs ?? LOGIN_TIMEOUT_MS;
+  const { timeoutMs = LOGIN_TIMEOUT_MS, scope, json } = invocation.options;
   let sentState: string | undefined; // the state in the authorization URL: the listener takes only its answer
   let refusedUrl: string | undefined;
+  let asked: URL | undefined;
   const callback = await listenForCallback(() => sentState);
   const provider = new CredentialsProvider(
     file,
@@ -40,12 +43,22 @@ export async function login(invocation: Invocation, io: Io): Promise<number> {
       refusedUrl = unsafeLink(authorizationUrl.href);
       if (refusedUrl !== undefined) return; // neither shown nor opened; the login fails below
       sentState = authorizationUrl.searchParams.get("state") ?? undefined;
+      asked = authorizationUrl;
+      // For scripts: one JSON line on stdout with the URL to open.
+      if (json) io.stdout.write(`${JSON.stringify({ event: "authorize", url: authorizationUrl.href })}\n`);
       io.stderr.write(`Open this URL in a browser to authorize mcp-tasks:\n\n  ${authorizationUrl.href}\n\n`);
       if (!invocation.options.noBrowser) openInBrowser(authorizationUrl.href);
       io.stderr.write("Waiting for the browser to come back…\n");
     },
   );
+  const log = cliLogger(io);
   try {
+    if (scope !== undefined) {
+      await authorizeScope(provider, url, scope, log, async () => {
+        const response = await callback.response(timeoutMs);
+        return { response, asked };
+      });
+    }
     const client = await TaskClient.connect(url, {
       clientInfo: { name: "mcp-tasks-cli", version: "0.1.0" },
       authProvider: provider,
@@ -54,6 +67,7 @@ export async function login(invocation: Invocation, io: Io): Promise<number> {
           ? callback.response(timeoutMs)
           : Promise.reject(new Error(`refused the authorization URL: ${refusedUrl}`)),
       requestTimeoutMs: timeoutMs + 30_000,
+      logger: log,
     });
     await client.close();
   } catch (error) {
@@ -74,14 +88,110 @@ export async function login(invocation: Invocation, io: Io): Promise<number> {
   } finally {
     callback.close();
   }
-  if (provider.tokens() === undefined) {
+  const tokens = provider.tokens();
+  if (tokens === undefined) {
     file.remove();
     io.stderr.write(`${url} did not ask for authorization; nothing was stored\n`);
+    if (json) io.stdout.write(`${JSON.stringify({ event: "loggedIn", server: url, stored: false })}\n`);
     return ExitCode.completed;
   }
-  io.stderr.write(`logged in to ${url}; tokens stored in ${file.path} (readable by you only)\n`);
+  const granted = typeof tokens.scope === "string" ? tokens.scope : undefined;
+  io.stderr.write(
+    `logged in to ${url}${granted === undefined ? "" : ` (scope "${granted.replace(/[^\x20-\x7e]/g, "")}")`}; tokens stored in ${file.path} (readable by you only)\n`,
+  );
+  if (json) {
+    io.stdout.write(
+      `${JSON.stringify({ event: "loggedIn", server: url, stored: true, ...(granted !== undefined && { scope: granted }) })}\n`,
+    );
+  }
   return ExitCode.completed;
 }
+
+/** The command's warnings (the OAuth code's among them) as `warning:` lines on stderr. */
+function cliLogger(io: Io): { warn(message: string): void } {
+  return {
+    warn: (message) => io.stderr.write(`warning: ${String(message).replace(/\p{Cc}/gu, " ")}\n`),
+  };
+}
+
+/**
+ * `login --scope`: asks the authorization server for `scope` itself (the SDK's `auth()`), instead of the scope of
+ * the server's first challenge, and exchanges the code. The login's fresh registration registers it too.
+ */
+async function authorizeScope(
+  provider: CredentialsProvider,
+  url: string,
+  scope: string,
+  log: { warn(message: string): void },
+  response: () => Promise<{ response: URL; asked: URL | undefined }>,
+): Promise<void> {
+  const { auth } = await import("@modelcontextprotocol/client");
+  const fail = (cause: unknown): never => {
+    const oauthError = (cause as { code?: unknown } | undefined)?.code;
+    throw new AuthError({
+      method: "authorize",
+      reason: "authorization_failed",
+      scope,
+      ...(typeof oauthError === "string" && { oauthError }),
+      cause,
+    });
+  };
+  const logger = { ...silentLogger, warn: log.warn };
+  try {
+    const started = await withSdkWarningsTo(logger, () =>
+      auth(provider, { serverUrl: url, scope, forceReauthorization: true }),
+    );
+    if (started === "AUTHORIZED") return;
+    const { response: callback, asked } = await response();
+    if (asked === undefined || callback.searchParams.get("state") !== asked.searchParams.get("state")) {
+      fail(new Error("the authorization response's state does not match the request's"));
+    }
+    const code = callback.searchParams.get("code");
+    if (code === null) {
+      const error = callback.searchParams.get("error") ?? "no code";
+      fail(
+        Object.assign(new Error(callback.searchParams.get("error_description") ?? error), { code: error }),
+      );
+    }
+    const iss = callback.searchParams.get("iss") ?? undefined;
+    await withSdkWarningsTo(logger, () =>
+      auth(provider, { serverUrl: url, scope, authorizationCode: code!, ...(iss !== undefined && { iss }) }),
+    );
+  } catch (error) {
+    if (error instanceof AuthError) throw error;
+    fail(error);
+  }
+}
+
+/**
+ * For a command on a terminal with stored credentials: completes a step-up (or a new login) that a request
+ * started, as `login` would — the URL printed (and opened), the redirect awaited on the loopback port the client
+ * registered — so a call that needs a wider scope asks the user once and carries on.
+ */
+export function terminalAuthorization(
+  redirectUrl: string,
+  options: { noBrowser: boolean; timeoutMs: number; say: (text: string) => void },
+): (authorizationUrl: URL) => Promise<URL> {
+  return async (authorizationUrl) => {
+    const refused = unsafeLink(authorizationUrl.href);
+    if (refused !== undefined) throw new Error(`refusing the authorization URL: ${refused}`);
+    const state = authorizationUrl.searchParams.get("state") ?? undefined;
+    const callback = await listenForCallback(() => state, Number(new URL(redirectUrl).port));
+    try {
+      const scope = authorizationUrl.searchParams.get("scope");
+      options.say(
+        `the server asks for authorization${scope === null ? "" : ` (scope "${scope.replace(/[^\x20-\x7e]/g, "")}")`}; open this URL in a browser:\n\n  ${authorizationUrl.href}\n`,
+      );
+      if (!options.noBrowser) openInBrowser(authorizationUrl.href);
+      return await callback.response(options.timeoutMs);
+    } finally {
+      callback.close();
+    }
+  };
+}
+
+/** How long a command on a terminal waits for the browser during a step-up. */
+export const STEP_UP_TIMEOUT_MS = LOGIN_TIMEOUT_MS;
 
 export async function logout(invocation: Invocation, io: Io): Promise<number> {
   const url = onlyUrl(invocation, "logout");
@@ -146,9 +256,13 @@ async function revoke(
  * A loopback listener for the authorization response (`/callback?code=…&state=…&iss=…`). Only a response that
  * carries the state the login sent (`sentState`), once per state, is taken; any other request to `/callback` is
  * answered 400 and ignored, so a forged one cannot end the login. At most one response waits to be taken, and
- * the login waits no longer than its `--timeout`.
+ * the login waits no longer than its `--timeout`. It listens on `port` (a step-up's: the one registered at login),
+ * or on any free one.
  */
-async function listenForCallback(sentState: () => string | undefined): Promise<{
+async function listenForCallback(
+  sentState: () => string | undefined,
+  wanted = 0,
+): Promise<{
   url: string;
   response(timeoutMs: number): Promise<URL>;
   close(): void;
@@ -186,7 +300,7 @@ async function listenForCallback(sentState: () => string | undefined): Promise<{
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
+    server.listen(wanted, "127.0.0.1", () => resolve());
   });
   const { port } = server.address() as AddressInfo;
   const timers = new Set<ReturnType<typeof setTimeout>>();

@@ -3,14 +3,14 @@
  * one subcommand and resolves with the exit code; `bin/mcp-tasks.js` runs it and exits.
  */
 import { firstLine, readInvocation } from "./args.js";
-import { call, cancel, ls, tools, watch } from "./commands.js";
+import { call, cancel, ls, tools, types, watch } from "./commands.js";
 import { AuthorizationNeeded, ExitCode, UsageError } from "./exit-codes.js";
 import { login, logout } from "./login.js";
 import { USAGE } from "./help.js";
 import { SafeOutput, type Output } from "./output.js";
 import { NotPrivateError } from "./private-files.js";
 
-const COMMANDS = { call, watch, cancel, ls, tools, login, logout } as const;
+const COMMANDS = { call, watch, cancel, ls, tools, types, login, logout } as const;
 
 export async function cliMain(
   argv: readonly string[],
@@ -30,7 +30,7 @@ export async function cliMain(
       (typeof COMMANDS)[keyof typeof COMMANDS] | undefined;
     if (command === undefined || !Object.hasOwn(COMMANDS, invocation.command)) {
       throw new UsageError(
-        `unknown command ${JSON.stringify(invocation.command)} (call, watch, cancel, ls, tools, login, logout)`,
+        `unknown command ${JSON.stringify(invocation.command)} (call, watch, cancel, ls, tools, types, login, logout)`,
       );
     }
     return await command(invocation, io);

@@ -12,7 +12,9 @@ import type { TelemetryOptions } from "../telemetry/options.js";
 import { Method } from "../protocol/constants.js";
 import type { ConnectionHeaders } from "../auth/headers.js";
 import type { AuthorizationResponse, OAuthProviderLike } from "../auth/failures.js";
+import type { JsonSchemaValidator } from "../tools/json-schema.js";
 
+/** Options of `TaskClient.connect`: the connection, and the defaults of every call made through it. */
 export interface TaskClientOptions {
   /**
    * URL targets: HTTP headers for every request of the connection (calls, polls, `tasks/update`, `tasks/cancel`,
@@ -33,8 +35,9 @@ export interface TaskClientOptions {
   /**
    * With `authProvider`: completes an interactive authorization that a request started. Called with the URL the
    * provider was sent to (`redirectToAuthorization`); resolve with the URL the browser came back to (your
-   * `redirectUrl` with `code`, `state`, `iss`) or the bare code. The client checks `state`, exchanges the code (the
-   * SDK checks `iss`), and sends the request again, all within that request's timeout (`requestTimeoutMs`).
+   * `redirectUrl` with `code`, `state`, `iss`). The client checks `state`, exchanges the code (the SDK checks
+   * `iss`), and sends the request again, all within that request's timeout (`requestTimeoutMs`). A bare code is
+   * taken too, but skips the `state` check and fails at authorization servers that send `iss` (RFC 9207).
    * Without it, such a request fails with `AuthError` (`reason: "authorization_required"`).
    */
   authorizationResponse?: AuthorizationResponse;
@@ -47,8 +50,19 @@ export interface TaskClientOptions {
   inputHandlers?: InputHandlers;
   /** What to do with input the client cannot answer (no handler, or the handler threw). Default `"fail"`. */
   unansweredInput?: UnansweredInputAction;
-  /** How many input requests of one task are answered at once. Default 4. */
+  /**
+   * How many input requests of one task are answered at once. Default 4. Requests the server sends directly
+   * without naming a task one of the client's handles follows share one such limit for the whole client; the
+   * others wait their turn (see `maxServerRequests`).
+   */
   inputConcurrency?: number;
+  /**
+   * Most requests from the server open at once (`elicitation/create`, `sampling/createMessage`, `roots/list`,
+   * `ping`: being answered, or waiting for a handler). One more is answered at once with JSON-RPC error -32000
+   * ("Too many requests") and never reaches a handler, and the `logger` hears of it once per flood; past as many
+   * refusals still being sent, requests are dropped unanswered. Default 64.
+   */
+  maxServerRequests?: number;
   /** Cap on multi-round-trip rounds before a task exists. Default 10. */
   maxInputRounds?: number;
   /** Polling cadence bounds: default, minimum and maximum interval, and jitter. */
@@ -72,8 +86,8 @@ export interface TaskClientOptions {
   ttlGraceMs?: number;
   /**
    * Where the client reports what no single handle owns: transport errors, a dropped connection, scheduler
-   * faults, retries, a task created after its handle ended. Any object with `debug`/`info`/`warn`/`error`
-   * (console, pino). Task ids are redacted. Default: silent.
+   * faults, retries, a task created after its handle ended, and (`warn`) the warnings of the SDK's OAuth code.
+   * Any object with `debug`/`info`/`warn`/`error` (console, pino). Task ids are redacted. Default: silent.
    */
   logger?: Partial<Logger>;
   /**
@@ -85,11 +99,16 @@ export interface TaskClientOptions {
   /**
    * While the server pushes a task's changes, a slow poll still checks on it (so a lost notification cannot
    * hang the task): at most once per `max(notificationSafetyNetMs, 10 × the task's poll interval)`. Default 30000.
+   * Also how long a listen stream must stay open after its acknowledgement to count as working: a stream that
+   * ends sooner brings no poll forward, and its tasks are listened for again with a doubling backoff (`retry`),
+   * at most `retry.retries` times in a row, and stay on their poll interval until one of their streams has
+   * stayed open this long.
    */
   notificationSafetyNetMs?: number;
   /**
    * Where refs of unfinished tasks are kept (`fileStore`, `memoryStore` from `mcp-tasks/store`, `redisStore`).
-   * A new task's ref is written before its handle reports it; a task whose ref the store refuses is never
+   * A new task's ref is written before its handle reports it, also when the handle was cancelled or detached
+   * before the task existed (it ends once the ref is stored); a task whose ref the store refuses is never
    * reported (its handle fails with `TaskStoreError`, carrying the id, and the task is cancelled). Input answers
    * are stored before they are sent. A handle that ends while its task may still run keeps the ref and releases
    * it (`TaskStore.release`); `client.resume()` picks the stored tasks up in a new process. The client opens the
@@ -116,8 +135,21 @@ export interface TaskClientOptions {
    * and options. Default: off, and nothing of OpenTelemetry is loaded. Not available through `tasksFor`.
    */
   telemetry?: boolean | TelemetryOptions;
+  /**
+   * Check each result of a tool that declares an `outputSchema` (MCP: clients SHOULD). A result that is not a tool
+   * error (`isError: true` is exempt) and whose `structuredContent` is missing or does not match ends its handle
+   * with `OutputSchemaError` (outcome kind `error`), which names the problem and keeps the result and the task id.
+   * The schemas come from `tools/list`, fetched once per connection when a first result needs them (or a first call
+   * becomes a task) and again after `notifications/tools/list_changed`; the check runs once per result, never per
+   * poll. `true` (the default) uses `@cfworker/json-schema` (no `eval`, so it runs on Workers), imported the first
+   * time a tool has an `outputSchema`; in a bundle made into one file, pass the validator itself,
+   * `jsonSchemaValidator` from `mcp-tasks/json-schema`, or any `JsonSchemaValidator`. `false`: no check, and no
+   * `tools/list` is sent for it.
+   */
+  validateOutput?: boolean | JsonSchemaValidator;
 }
 
+/** Options of one `callTool` call; where a connection option has the same name, this one wins for the call. */
 export interface CallToolOptions {
   /** Aborting sends `tasks/cancel` (once the task id is known) and ends the handle with the server's final state. */
   signal?: AbortSignal;
@@ -151,6 +183,7 @@ export interface ResolvedClientOptions {
   inputHandlers: InputHandlers;
   unansweredInput: UnansweredInputAction;
   inputConcurrency: number;
+  maxServerRequests: number;
   maxInputRounds: number;
   maxInFlight: number;
   requestTimeoutMs: number;
@@ -159,6 +192,8 @@ export interface ResolvedClientOptions {
   notifications: "auto" | "off";
   notificationSafetyNetMs: number;
   legacyTasks: LegacyTasksMode;
+  /** `false`: no check; `"bundled"`: `@cfworker/json-schema`, loaded on first need; or the validator given. */
+  validateOutput: false | "bundled" | JsonSchemaValidator;
 }
 
 export function resolveClientOptions(options: TaskClientOptions): ResolvedClientOptions {
@@ -167,6 +202,7 @@ export function resolveClientOptions(options: TaskClientOptions): ResolvedClient
     inputHandlers: options.inputHandlers ?? {},
     unansweredInput: options.unansweredInput ?? "fail",
     inputConcurrency: positiveInteger("inputConcurrency", options.inputConcurrency, 4),
+    maxServerRequests: positiveInteger("maxServerRequests", options.maxServerRequests, 64),
     maxInputRounds: positiveInteger("maxInputRounds", options.maxInputRounds, 10),
     maxInFlight: positiveInteger("maxInFlight", options.maxInFlight, 64),
     requestTimeoutMs: positiveInteger("requestTimeoutMs", options.requestTimeoutMs, 60_000),
@@ -179,7 +215,22 @@ export function resolveClientOptions(options: TaskClientOptions): ResolvedClient
       30_000,
     ),
     legacyTasks: legacyTasksMode("TaskClient", options.legacyTasks) ?? "auto",
+    validateOutput: validateOutputMode(options.validateOutput),
   };
+}
+
+function validateOutputMode(value: unknown): ResolvedClientOptions["validateOutput"] {
+  if (value === undefined || value === true) return "bundled";
+  if (value === false) return false;
+  if (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as JsonSchemaValidator).compile === "function"
+  )
+    return value as JsonSchemaValidator;
+  throw new TypeError(
+    "TaskClient: `validateOutput` must be a boolean or a JsonSchemaValidator (with `compile`)",
+  );
 }
 
 /**

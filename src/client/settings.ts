@@ -29,14 +29,17 @@ export interface ClientSettings {
 }
 
 export function settingsOf(options: TaskClientOptions): ClientSettings {
+  const log = safeLogger(options.logger);
+  const http = httpOptions(options);
+  if (http.authProvider !== undefined) http.log = log;
   return {
     options: resolveClientOptions(options),
     polling: resolvePollTiming(options.polling ?? {}),
     retry: resolveRetryTiming(options.retry ?? {}),
-    log: safeLogger(options.logger),
+    log,
     store: checkStore(options.store),
     adoptEveryMs: adoptEvery(options),
-    http: httpOptions(options),
+    http,
     telemetry: resolveTelemetryOptions(options.telemetry),
   };
 }
@@ -87,11 +90,13 @@ export function usesHttpOptions(settings: ClientSettings): boolean {
 }
 
 /** The session every client talks through; it declares the input capabilities the host gave handlers for. */
-export function sessionFor(transport: McpTransport, { options }: ClientSettings): Session {
+export function sessionFor(transport: McpTransport, { options, log }: ClientSettings): Session {
   return new Session(transport, {
     clientInfo: options.clientInfo,
     capabilities: capabilitiesFor(options.inputHandlers),
     requestTimeoutMs: options.requestTimeoutMs,
+    maxServerRequests: options.maxServerRequests,
+    warn: (message) => log.warn(message),
   });
 }
 

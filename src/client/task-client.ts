@@ -5,7 +5,7 @@
  * interpreter of the pure lifecycle in `src/lifecycle`.
  */
 import { EventEmitter } from "eventemitter3";
-import type { CallToolResult, JSONObject } from "../schema/index.js";
+import type { CallToolResult } from "../schema/index.js";
 import { McpTasksError } from "../protocol/errors.js";
 import { redactTaskId } from "../protocol/logging.js";
 import { PollScheduler } from "../scheduler/scheduler.js";
@@ -16,7 +16,15 @@ import { resolveTransport, type ConnectTarget } from "../session/targets.js";
 import type { McpTransport, ServerInfo } from "../session/types.js";
 import type { TaskHandle } from "../task/handle.js";
 import type { TaskOutcome } from "../task/types.js";
-import { TaskRefError, foreignServer, readTaskRef, type TaskRef } from "../task/ref.js";
+import {
+  TaskRefError,
+  foreignServer,
+  isSessionField,
+  readTaskRef,
+  type TaskRef,
+  type TaskSession,
+} from "../task/ref.js";
+import { taskIsOver } from "../task/outcome.js";
 import {
   callSpec,
   checkToolCall,
@@ -38,7 +46,25 @@ import { Subscriptions } from "../notifications/subscriptions.js";
 import { RequestHeaders } from "../session/request-headers.js";
 import { ToolCatalog, type ToolInfo } from "../tools/catalog.js";
 import { callSender } from "../tools/param-mirror.js";
+import { OutputChecks } from "../tools/output-checks.js";
 import type { ClientTelemetry } from "../telemetry/types.js";
+import type {
+  CallToolRest,
+  RefResultOf,
+  ToolName,
+  ToolResultOf,
+  ToolTypes,
+  UntypedTools,
+} from "./typed-tools.js";
+import { JoinedSessions, SessionBoundRequests, type JoinDeps } from "./joined-sessions.js";
+
+/** What a client may do with its connection besides sending requests (`connect` grants both; `tasksFor` neither). */
+interface ConnectionRights {
+  /** The client opened the connection, so `close()` may end the server's session. */
+  endsSession: boolean;
+  /** Builds a transport in another session of the same server (URL targets only): see ./joined-sessions.ts. */
+  join?: JoinDeps["transport"];
+}
 
 /** Events of a `TaskClient` (eventemitter3; an `error` without listeners is not thrown). */
 export interface TaskClientEvents {
@@ -59,7 +85,19 @@ export interface TaskClientEvents {
   closed: () => void;
 }
 
-export class TaskClient extends EventEmitter<TaskClientEvents> {
+/**
+ * One connection to an MCP server, ready for tasks. `TaskClient.connect(target)` negotiates the tasks extension
+ * (or a 2025-11-25 server's tasks); `callTool` returns a `TaskHandle` to await, iterate or cancel, whether the
+ * server runs the call as a task or answers at once. `task(ref)` and `resume()` pick up tasks started elsewhere
+ * or before a restart; `close()` (or `await using`) ends the connection and every handle still waiting.
+ *
+ * `Tools`, a type `mcp-tasks types` generates from the server's tool list, types `callTool`: only its tool names
+ * and their arguments are accepted, and each result's `structuredContent` has the tool's output type. Without it
+ * (the default) any name and JSON arguments are accepted, and results are `CallToolResult`.
+ */
+export class TaskClient<
+  Tools extends ToolTypes<Tools> = UntypedTools,
+> extends EventEmitter<TaskClientEvents> {
   private readonly runs = new Set<TaskRun>();
   /** Store writes in flight; `close()` waits for them before it closes the store. */
   private readonly writes = new Set<Promise<void>>();
@@ -82,6 +120,14 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
   /** What depends on the server's protocol generation (src/eras/era-parts.ts). */
   private readonly era: EraParts;
   private stopLegacyStatus: (() => void) | undefined;
+  /** The HTTP session this client's 2025-era tasks are created in, as their refs record it. */
+  private readonly ownSession: TaskSession | undefined;
+  /** Sessions of other connections this client follows tasks in (URL targets only). */
+  private readonly joined: JoinedSessions | undefined;
+  /** Runs made by `callTool`: their tasks live in this client's session. */
+  private readonly calls = new WeakSet<TaskRun>();
+  /** Tasks created in this client's session that may still be followed: while any is, `close()` keeps the session. */
+  private readonly followable = new Set<string>();
 
   private constructor(
     private readonly session: Session,
@@ -92,11 +138,18 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
     requestHeaders: RequestHeaders | undefined,
     /** Set with the `telemetry` option: follows every handle and request. */
     private readonly telemetry: ClientTelemetry | undefined,
+    private readonly rights: ConnectionRights,
   ) {
     super();
     this.serverInfo = server;
     this.url = url;
     const log = settings.log;
+    // 2026-07-28 has no sessions; a 2025-era session id that could not be sent back is not recorded.
+    const sessionId = session.sessionId;
+    this.ownSession =
+      server.era === "legacy" && isSessionField(sessionId)
+        ? { id: sessionId, protocolVersion: server.protocolVersion }
+        : undefined;
     // `Mcp-Param-*` exists on 2026-07-28 over Streamable HTTP only.
     const mirrorHeaders = server.era === "modern" ? requestHeaders : undefined;
     this.catalog = new ToolCatalog(session, {
@@ -139,10 +192,16 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
       now: () => Date.now(),
       retryDelay: (attempt, error) => retryDelay(attempt, settings.retry, error),
       toOutcome: toolOutcome,
+      outputChecks: outputChecksFor(this.catalog, server, settings),
       redact: redactTaskId,
-      refFor: (fields) => ({ v: 1, server: this.serverRef(), era: server.era, ...fields }),
-      orphaned: (run, taskId) => void this.emit("orphan", taskId, run.handle),
+      refFor: (fields) => this.makeRef(fields, server.era, this.ownSession),
+      orphaned: (run, taskId) => {
+        // Its cancel is not followed to a confirmation: the task may still be there.
+        this.followable.add(taskId);
+        this.emit("orphan", taskId, run.handle);
+      },
       adopted: (run, taskId) => {
+        if (this.calls.has(run)) this.followable.add(taskId);
         this.serverRequests.follow(taskId, run);
         this.subscriptions?.adopted(run, taskId);
         this.emit("task", run.handle, taskId);
@@ -153,6 +212,9 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
         this.runs.delete(run);
         this.era.legacy?.forget(run.taskId);
         const outcome = run.outcome;
+        if (run.taskId !== undefined && outcome !== undefined && taskIsOver(outcome)) {
+          this.followable.delete(run.taskId);
+        }
         if (outcome !== undefined) this.emit("settled", run.handle, outcome);
       },
     };
@@ -161,16 +223,38 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
       handlers: settings.options.inputHandlers,
       server: this.context.identity,
       log,
+      concurrency: settings.options.inputConcurrency,
     });
     session.serveRequests(
       (request) => this.serverRequests.serve(request),
       (method, params) => this.serverRequests.claims(method, params),
     );
     if (settings.options.notifications === "auto" && server.era === "modern") {
-      this.subscriptions = new Subscriptions({ channel: session, log, retry: this.context.retry });
+      this.subscriptions = new Subscriptions({
+        channel: session,
+        log,
+        retry: this.context.retry,
+        provenAfterMs: settings.options.notificationSafetyNetMs,
+      });
     }
     if (settings.options.notifications === "auto" && this.era.legacy) {
       this.stopLegacyStatus = followLegacyStatus(session, log, (taskId) => this.runFor(taskId));
+    }
+    if (rights.join !== undefined) {
+      const statusNotifications = settings.options.notifications === "auto";
+      this.joined = new JoinedSessions({
+        transport: rights.join,
+        session: (transport) => sessionFor(transport, settings),
+        server: (joined) => ({
+          era: "legacy",
+          protocolVersion: joined.protocolVersion,
+          supportsTasks: true,
+          ...(server.capabilities !== undefined && { capabilities: server.capabilities }),
+        }),
+        requests: (channel) => this.era.legacyRequests(channel),
+        wire: (joined) => this.wireJoined(joined, statusNotifications),
+        log,
+      });
     }
     settings.store?.onLeaseLost?.((ref) => {
       // Another worker follows this task now: stop here without cancelling it.
@@ -195,8 +279,14 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
    * (`{ command, args }`), or any MCP SDK `Transport` (from `@modelcontextprotocol/client` or
    * `@modelcontextprotocol/sdk`). A failed connection closes what it opened: the transport (a stdio child
    * exits) and the store (its lock or its connection), so a retry starts clean.
+   *
+   * With a type argument, `TaskClient.connect<Tools>(url)`, the client's calls are typed by `Tools` (see
+   * `mcp-tasks types`); the type is not checked against the server at run time, the results are (`validateOutput`).
    */
-  static async connect(target: ConnectTarget, options: TaskClientOptions = {}): Promise<TaskClient> {
+  static async connect<Tools extends ToolTypes<Tools> = UntypedTools>(
+    target: ConnectTarget,
+    options: TaskClientOptions = {},
+  ): Promise<TaskClient<Tools>> {
     const settings = settingsOf(options); // bad options fail here, before any connection is made
     const url = typeof target === "string" ? target : target instanceof URL ? target.href : undefined;
     if (url === undefined && usesHttpOptions(settings)) {
@@ -222,7 +312,20 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
       if (telemetry !== undefined) session.observe(telemetry);
       const server = await session.connect();
       const ownsHttp = url !== undefined;
-      return new TaskClient(session, server, settings, url, ownsHttp ? requestHeaders : undefined, telemetry);
+      const rights: ConnectionRights = { endsSession: true };
+      if (ownsHttp) {
+        rights.join = (joined, ended) =>
+          resolveTransport(target, { ...settings.http, join: { ...joined, ended } });
+      }
+      return new TaskClient<Tools>(
+        session,
+        server,
+        settings,
+        url,
+        ownsHttp ? requestHeaders : undefined,
+        telemetry,
+        rights,
+      );
     } catch (error) {
       telemetry?.close();
       await session?.close().catch(() => undefined);
@@ -247,7 +350,9 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
     }
     const session = sessionFor(transport, settings);
     session.adopt(server);
-    return new TaskClient(session, server, settings, undefined, undefined, undefined);
+    return new TaskClient(session, server, settings, undefined, undefined, undefined, {
+      endsSession: false,
+    });
   }
 
   /** What the server said about itself when the client connected. */
@@ -268,7 +373,8 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
   /**
    * The server's tools (`tools/list`, every page), cached for the connection and fetched again after the
    * server's `notifications/tools/list_changed`. Over Streamable HTTP a tool with invalid `x-mcp-header`
-   * declarations is left out, with a logger warning.
+   * declarations is left out, with a logger warning; so is, on any transport, a tool whose definition nests
+   * objects or arrays deeper than 256 levels.
    */
   listTools(): Promise<ToolInfo[]> {
     return this.catalog.list();
@@ -279,8 +385,15 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
    * updates, listen to its events, or cancel it. Works the same whether the server answers immediately or
    * creates a task. Caller mistakes (a name that is not a string, arguments that are not an object) throw a
    * `TypeError` here, before anything is sent.
+   *
+   * On a `TaskClient<Tools>` only the names of `Tools` are accepted, with their arguments (optional when every
+   * argument is), and the handle gives a `ToolResult` whose `structuredContent` has the tool's output type.
    */
-  callTool(name: string, args: JSONObject = {}, options: CallToolOptions = {}): TaskHandle<CallToolResult> {
+  callTool<Name extends ToolName<Tools>>(
+    name: Name,
+    ...rest: CallToolRest<Tools, Name>
+  ): TaskHandle<ToolResultOf<Tools, Name>, Name> {
+    const [args = {}, options = {}] = rest as [object?, CallToolOptions?];
     checkToolCall(name, args, options);
     this.assertOpen();
     const params: Record<string, unknown> = { name, arguments: args };
@@ -292,21 +405,28 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
       options.signal,
     );
     this.runs.add(run);
+    this.calls.add(run);
     this.telemetry?.taskStarted(run, { toolName: name, resumed: false });
     run.start();
-    return run.handle;
+    // The types are the caller's promise about the server; the values are the server's (checked when it has
+    // an outputSchema).
+    return run.handle as unknown as TaskHandle<ToolResultOf<Tools, Name>, Name>;
   }
 
   /**
    * A handle for a task that already exists: a `TaskRef` (from `await handle.ref`, also stored by another
    * process) or a bare task id. It behaves like one from `callTool` from its next poll on. A ref naming a task
-   * on another server is refused with `TaskRefError`.
+   * on another server is refused with `TaskRefError`. On a `TaskClient<Tools>`, a ref whose type names a tool
+   * (`await handle.ref` of a typed handle) gives that tool's result type again.
    */
-  task(task: TaskRef | string, options: Omit<CallToolOptions, "meta"> = {}): TaskHandle<CallToolResult> {
+  task<Name extends string = string>(
+    task: TaskRef<Name> | string,
+    options: Omit<CallToolOptions, "meta"> = {},
+  ): TaskHandle<RefResultOf<Tools, Name>, Name> {
     this.assertOpen();
     const ref = this.refOf(task, "task");
     const run = new TaskRun(
-      withCallHandlers(this.contextFor(ref, "TaskClient.task"), options.inputHandlers),
+      withCallHandlers(this.contextFor(ref, "TaskClient.task").context, options.inputHandlers),
       undefined,
       deadlineOf(options, this.context.now()),
       options.signal,
@@ -315,7 +435,7 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
     this.runs.add(run);
     this.telemetry?.taskStarted(run, { toolName: ref.toolName, resumed: true });
     run.start(ref.taskId);
-    return run.handle;
+    return run.handle as unknown as TaskHandle<RefResultOf<Tools, Name>, Name>;
   }
 
   /**
@@ -351,9 +471,14 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
   async cancel(task: TaskRef | string): Promise<Record<string, unknown>> {
     this.assertOpen();
     const ref = this.refOf(task, "cancel");
-    return this.contextFor(ref, "TaskClient.cancel").tasks.cancel(ref.taskId, undefined, (attempt, error) =>
-      this.context.log.debug(`tasks/cancel: retry ${attempt} after a transient fault`, error),
-    );
+    const { context, release } = this.contextFor(ref, "TaskClient.cancel");
+    try {
+      return await context.tasks.cancel(ref.taskId, undefined, (attempt, error) =>
+        this.context.log.debug(`tasks/cancel: retry ${attempt} after a transient fault`, error),
+      );
+    } finally {
+      release?.();
+    }
   }
 
   /** Every task of `tasks/list` (2025-11-25 servers declaring `tasks.list`; elsewhere `UnsupportedError`). */
@@ -365,7 +490,10 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
   /**
    * Stops every poll, ends every open handle with `ClientClosedError` (which carries its task id), and closes
    * the connection. Tasks keep running on the server; their refs stay in the store (which is closed too, after
-   * its pending writes).
+   * its pending writes). A client that opened its connection ends its HTTP session with the server (`DELETE`)
+   * unless a task created in it may still be followed: one not known to be over (detached, stored, still open
+   * now, or cancelled without the server confirming). A server that refuses (405) is fine; any other failure is
+   * logged, and the close goes on.
    */
   close(): Promise<void> {
     this.closed = true;
@@ -378,7 +506,12 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
       this.stopLegacyStatus?.();
       this.context.scheduler.close();
       this.context.alarms.close();
-      await this.session.close();
+      await this.joined?.close();
+      const endSession =
+        this.rights.endsSession && this.followable.size === 0
+          ? (failure: unknown) => this.context.log.warn("could not end the session with the server", failure)
+          : undefined;
+      await this.session.close(endSession);
       this.telemetry?.close();
       while (this.writes.size > 0) await Promise.allSettled([...this.writes]);
       await this.context.store?.close?.();
@@ -386,6 +519,7 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
     return this.closing;
   }
 
+  /** `await using client = await TaskClient.connect(…)` closes the client when the scope ends. */
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
@@ -413,8 +547,76 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
     return undefined;
   }
 
-  private contextFor(ref: Partial<TaskRef>, operation: string): RunContext {
-    return contextForRef(this.context, this.era, this.serverInfo.era, ref, operation);
+  /**
+   * The run context for a task known by ref: its requests in the right generation and, for a 2025-11-25 task made
+   * in another HTTP session, in that session (./joined-sessions.ts). `release` lets go of the joined session when
+   * no run is made (a `cancel`); a run releases it as it ends. Its refs keep the era and session they had.
+   */
+  private contextFor(
+    ref: Partial<TaskRef>,
+    operation: string,
+  ): { context: RunContext; release?: () => void } {
+    const base = contextForRef(this.context, this.era, this.serverInfo.era, ref, operation);
+    const era = ref.era ?? (ref.v === undefined ? this.serverInfo.era : "modern");
+    const session = ref.session;
+    if (era === "legacy" && session !== undefined && session.id !== this.ownSession?.id && this.joined) {
+      const joined = this.joined.get(session);
+      const release = joined.hold();
+      const tasks = new SessionBoundRequests(joined, base.tasks, this.context.retry);
+      const context: RunContext = {
+        ...base,
+        channel: joined,
+        tasks,
+        refFor: (fields) => this.makeRef(fields, "legacy", joined.ended ? undefined : joined.ref),
+        released: (run) => {
+          tasks.forget(run.taskId);
+          release();
+          base.released(run);
+        },
+      };
+      return { context, release };
+    }
+    if (era === "legacy" && session !== undefined && session.id !== this.ownSession?.id) {
+      this.context.log.warn(
+        "the task lives in another HTTP session, which a client not connected by URL cannot join; following " +
+          "it in this client's session",
+        { taskId: redactTaskId(ref.taskId ?? "") },
+      );
+    }
+    // The client's own context writes refs of its era and session: right for most refs, not for all.
+    if (era === this.serverInfo.era && session?.id === this.ownSession?.id) return { context: base };
+    return { context: { ...base, refFor: (fields) => this.makeRef(fields, era, session) } };
+  }
+
+  /** A task's ref: the fields the run knows, this server, and the era and session the task lives in. */
+  private makeRef(
+    fields: Omit<TaskRef, "v" | "server">,
+    era: NonNullable<TaskRef["era"]>,
+    session: TaskSession | undefined,
+  ): TaskRef {
+    const ref: TaskRef = { v: 1, server: this.serverRef(), era, ...fields };
+    if (session !== undefined) ref.session = session;
+    return ref;
+  }
+
+  /** Serves a joined session's server requests and status notifications as the client's own; returns the undoing. */
+  private wireJoined(session: Session, statusNotifications: boolean): () => void {
+    session.serveRequests(
+      (request) => this.serverRequests.serve(request),
+      (method, params) => this.serverRequests.claims(method, params),
+    );
+    if (this.telemetry !== undefined) session.observe(this.telemetry.observerFor(session));
+    const log = this.context.log;
+    const stops = [
+      session.onError((error) => {
+        log.warn("transport error in a task's own session", error);
+        this.emit("error", error);
+      }),
+    ];
+    if (statusNotifications) stops.push(followLegacyStatus(session, log, (taskId) => this.runFor(taskId)));
+    return () => {
+      for (const stop of stops) stop();
+    };
   }
 
   private assertOpen(): void {
@@ -444,6 +646,23 @@ export class TaskClient extends EventEmitter<TaskClientEvents> {
     if (problem !== undefined) throw new TaskRefError(`TaskClient.${caller}: ${problem}`);
     return ref;
   }
+}
+
+/** The output schema checks of a client (none with `validateOutput: false`). */
+function outputChecksFor(
+  catalog: ToolCatalog,
+  server: ServerInfo,
+  { options, log }: ClientSettings,
+): OutputChecks | undefined {
+  const mode = options.validateOutput;
+  if (mode === false) return undefined;
+  // A server whose capabilities are known and name no tools has no tools/list to ask.
+  const capabilities = server.discover?.capabilities ?? server.capabilities;
+  return new OutputChecks(catalog, {
+    validator: mode === "bundled" ? undefined : mode,
+    listsTools: capabilities === undefined || capabilities.tools !== undefined,
+    warn: (message, error) => log.warn(message, error),
+  });
 }
 
 /** The run context of one call whose own `inputHandlers` take the place of the client's, kind by kind. */

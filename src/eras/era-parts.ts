@@ -19,8 +19,11 @@ export interface EraParts {
   legacy: LegacyTaskRequests | undefined;
   /** `client.listTasks()`. */
   listTasks(): Promise<Task[]>;
-  /** 2025-11-25 requests for a task made under that generation, followed over this connection. */
-  legacyRequests(): LegacyTaskRequests;
+  /**
+   * 2025-11-25 requests for a task made under that generation, followed over this connection, or over `channel`
+   * (another HTTP session of the same server, which offers what this one does).
+   */
+  legacyRequests(channel?: ReplyChannel): LegacyTaskRequests;
 }
 
 export interface EraDeps {
@@ -61,8 +64,8 @@ export function eraPartsFor(
           ),
         ),
       // A dual-era server may still serve the 2025 requests for tasks made under 2025 (SEP-2663 compatibility).
-      legacyRequests: () =>
-        new LegacyTaskRequests(channel, deps.retry, deps.warn, {
+      legacyRequests: (over = channel) =>
+        new LegacyTaskRequests(over, deps.retry, deps.warn, {
           any: true,
           toolCalls: false,
           list: false,
@@ -83,6 +86,9 @@ export function eraPartsFor(
         : Promise.reject(
             new UnsupportedError("TaskClient.listTasks", "tasks/list (capabilities.tasks.list)"),
           ),
-    legacyRequests: () => legacy ?? new LegacyTaskRequests(channel, deps.retry, deps.warn, support),
+    legacyRequests: (over) =>
+      over === undefined && legacy !== undefined
+        ? legacy
+        : new LegacyTaskRequests(over ?? channel, deps.retry, deps.warn, support),
   };
 }

@@ -10,8 +10,7 @@
  * is the server's violation to begin with.
  */
 
-/** Nesting deeper than this is refused: no honest request comes close, and recursion must stay bounded. */
-const MAX_DEPTH = 256;
+import { MAX_JSON_DEPTH as MAX_DEPTH } from "../protocol/depth.js";
 
 /**
  * JSON with object keys sorted (by UTF-16 code units) at every level, so two requests that differ only in key

@@ -3,12 +3,16 @@
  * any server may ask on a request's stream) reach the same `inputHandlers` as a task's `inputRequests`. A request
  * whose `_meta["io.modelcontextprotocol/related-task"]` names a task a live handle of this client follows goes to
  * that task's inbox (ledger, policy, `input` event, `respond`); any other goes straight to the handler for its
- * kind, with no task in its context. A kind without a handler was never declared, so the server should not have
- * asked: it gets -32601 and the logger hears of it. Methods that are not input requests are not served here.
+ * kind, with no task in its context, at most `concurrency` at once for the whole client (the others wait their
+ * turn; the session bounds how many may wait). A kind without a handler was never declared, so the server should
+ * not have asked: it gets -32601 and the logger hears of it. Methods that are not input requests are not served
+ * here.
  */
 import { ErrorCode, MetaKey } from "../protocol/constants.js";
 import type { InputRequest } from "../schema/index.js";
 import type { IncomingAnswer, IncomingRequest } from "../session/incoming.js";
+import { createLimiter, type Limiter } from "./limit.js";
+import { DEFAULT_INPUT_CONCURRENCY } from "./policy.js";
 import { askHandler, hasHandler, INPUT_METHODS, readInputRequest } from "./requests.js";
 import type { InputContext, InputHandlers } from "./types.js";
 
@@ -23,9 +27,14 @@ export interface ServerRequestRouterOptions {
   /** Which server asks, as handlers see it. */
   server: InputContext["server"];
   log: { warn(message: string, ...details: unknown[]): void };
+  /** How many requests without a task are answered at once (`inputConcurrency`). Default 4. */
+  concurrency?: number;
 }
 
 const INPUT_METHOD_NAMES: ReadonlySet<string> = new Set(Object.values(INPUT_METHODS));
+
+/** A request withdrawn before its turn came (its answer is dropped by the session). */
+const WITHDRAWN = Symbol("withdrawn");
 
 /** The task a request names in `_meta["io.modelcontextprotocol/related-task"]`, if any. */
 export function relatedTaskId(params: Record<string, unknown>): string | undefined {
@@ -39,8 +48,11 @@ export function relatedTaskId(params: Record<string, unknown>): string | undefin
 
 export class ServerRequestRouter {
   private readonly tasks = new Map<string, TaskInputTarget>();
+  private readonly limit: Limiter;
 
-  constructor(private readonly options: ServerRequestRouterOptions) {}
+  constructor(private readonly options: ServerRequestRouterOptions) {
+    this.limit = createLimiter(options.concurrency ?? DEFAULT_INPUT_CONCURRENCY);
+  }
 
   /** A handle follows this task from now on: requests naming it go to `target`. */
   follow(taskId: string, target: TaskInputTarget): void {
@@ -94,7 +106,11 @@ export class ServerRequestRouter {
     const { server } = this.options;
     const context: InputContext = { taskId: undefined, key, toolName: undefined, server, signal };
     if (input.kind === "elicitation" && input.urlHost !== undefined) context.urlHost = input.urlHost;
-    const outcome = await askHandler(input, this.options.handlers, context);
+    // A request the server cancelled while it waited for a slot never reaches the handler.
+    const outcome = await this.limit<Awaited<ReturnType<typeof askHandler>> | typeof WITHDRAWN>(() =>
+      signal.aborted ? Promise.resolve(WITHDRAWN) : askHandler(input, this.options.handlers, context),
+    );
+    if (outcome === WITHDRAWN) return { error: { code: ErrorCode.internalError, message: "cancelled" } };
     if (outcome.ok) return { result: outcome.response as unknown as Record<string, unknown> };
     this.options.log.warn(
       `server request ${request.method}: ${outcome.reason}; answered with an error`,

@@ -115,27 +115,39 @@ function onAnswer(
   }
 }
 
+/**
+ * The call brought a task. Durable before visible (decision 12): with a store, the ref is written before the
+ * handle reports the task, in every branch, since in each the task may outlive the handle (a detached handle, a
+ * cancel the server does not confirm). A cancel asked for earlier goes out at once, while the ref is written.
+ */
 function onTaskCreated(state: CallState, task: CreateTaskResult, config: LifecycleConfig, now: number): Step {
   const taskId = task.taskId;
   const known = withTtl(next(state, { taskId }), task.createdAt, task.ttlMs, config, now);
-  const adopt: Effect = { type: "adopt", task, taskId };
+  const store: readonly Effect[] = config.durable ? [{ type: "persist", task, taskId }] : none;
+  const adopt: readonly Effect[] = config.durable ? none : [{ type: "adopt", task, taskId }];
   if (state.detachOnAnswer) {
-    // A cancel asked for earlier still goes out; the handle ends as detached, carrying the id.
+    // A cancel asked for earlier still goes out; the handle ends as detached, carrying the id (once stored).
     const cancel: Effect[] = state.cancel ? [{ type: "cancelOrphan", taskId }] : [];
-    return end(known, { kind: "local", reason: "detached" }, [adopt, ...cancel]);
+    if (config.durable) {
+      // Not `cancelling`: the handle ends as detached when `stored` comes, whatever the cancel's grace says.
+      return { state: next(known, { phase: "polling", storing: true }), effects: [...store, ...cancel] };
+    }
+    return end(known, { kind: "local", reason: "detached" }, [...adopt, ...cancel]);
   }
   if (state.cancel) {
-    return {
-      state: next(known, { phase: "cancelling", cancel: { ...state.cancel, sent: true } }),
-      effects: [adopt, { type: "sendCancel", taskId }],
-    };
+    const cancelling = next(known, {
+      phase: "cancelling",
+      cancel: { ...state.cancel, sent: true },
+      storing: config.durable === true,
+    });
+    return { state: cancelling, effects: [...store, ...adopt, { type: "sendCancel", taskId }] };
   }
   const polling = next(known, { phase: "polling" });
   if (config.durable) {
-    // Durable before visible: the ref is written before the handle reports the task or polls it.
-    return { state: next(polling, { storing: true }), effects: [{ type: "persist", task, taskId }] };
+    // The ref is written before the handle reports the task or polls it.
+    return { state: next(polling, { storing: true }), effects: store };
   }
-  return { state: polling, effects: [adopt, ...followSeed(task)] };
+  return { state: polling, effects: [...adopt, ...followSeed(task)] };
 }
 
 /** The first look at a new task: a working seed is shown and polled after its interval; any other is polled now. */
@@ -150,13 +162,15 @@ function followSeed(task: CreateTaskResult): readonly Effect[] {
 }
 
 /**
- * The ref is stored: the handle reports the task and follows it. A cancel sent meanwhile had its answers and
- * polls ignored while storing (nothing is shown before the task is reported): poll now for the final word.
+ * The ref is stored: the handle reports the task and follows it, or ends as detached if `detach()` came first. A
+ * cancel sent meanwhile had its answers and polls ignored while storing (nothing is shown before the task is
+ * reported): poll now for the final word.
  */
 function onStored(state: CallState, task: CreateTaskResult): Step {
   if (!state.storing || state.taskId !== task.taskId) return { state, effects: none };
   const adopt: Effect = { type: "adopt", task, taskId: task.taskId };
   const stored = next(state, { storing: false });
+  if (state.detachOnAnswer) return end(stored, { kind: "local", reason: "detached" }, [adopt]);
   // The cancel's own one-shot, deferred while storing (see `afterCancel`).
   if (state.phase !== "polling") return { state: stored, effects: [adopt, oneShot("cancelAnswered")] };
   return { state: stored, effects: [adopt, ...followSeed(task)] };
@@ -240,6 +254,8 @@ function onCancel(state: CallState, reason: unknown, config: LifecycleConfig, no
 }
 
 function onDetach(state: CallState): Step {
+  // While the new task's ref is written, the detach waits for it: a detached task must be in the store.
+  if (state.storing) return { state: next(state, { detachOnAnswer: true }), effects: none };
   if (state.taskId !== undefined) return end(state, { kind: "local", reason: "detached" });
   if (state.phase === "inputRounds") {
     // Stop asking for input now; an answer already on its way may still bring a task id, which is kept.

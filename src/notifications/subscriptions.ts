@@ -3,7 +3,7 @@
  * the server to push the client's tasks with `subscriptions/listen` (`notifications.taskIds`) and feeds every
  * `notifications/tasks` into the same `observe` path a poll answer takes, so validation, monotonic ordering and
  * input handling are shared. The acknowledgement decides: an acknowledged task is polled only as a slow safety
- * net (`run.pushing()`); a task the server left out, or whose listen was refused, keeps its regular polling.
+ * net (`run.pushing`); a task the server left out, or whose listen was refused, keeps its regular polling.
  * When a poll goes out is never decided here: the run's cadence owner (src/scheduler/cadence.ts) hears what
  * happened (`pushing`, `notPushed`) and decides.
  *
@@ -11,9 +11,20 @@
  * `maxIdsPerListen` ids and at most `maxStreams` listens are open; past that cap, new ids are merged into the
  * stream with most room, or wait, polled as usual. A merge is make-before-break: a new listen for the union is
  * sent, and the stream it replaces keeps pushing its tasks until that listen is acknowledged, so a carried task
- * misses nothing and is not polled again. A stream is closed once none of its tasks is live. A stream that breaks
- * has its pushed tasks polled at once and listened for again after a jittered backoff. A refusal of the method
- * itself (-32601, -32021, or HTTP 404 / 405 for the listen) stops listening on this connection.
+ * misses nothing and is not polled again. A stream is closed once none of its tasks is live. A refusal of the
+ * method itself (-32601, -32021, or HTTP 404 / 405 for the listen) stops listening on this connection.
+ *
+ * A stream has to prove itself: it counts as working once it has stayed open `provenAfterMs` (the client's
+ * `notificationSafetyNetMs`) after its acknowledgement. An acknowledgement alone proves nothing (issue 26 item 11:
+ * a server that acknowledged every listen and closed it at once got re-listens and polls ~2.7 times a second).
+ * When a stream ends on the server's side:
+ * - a proven one has its pushed tasks polled at once (what it carried may be lost) and listened for again after
+ *   the first backoff;
+ * - one that ended sooner returns its tasks to their interval, measured from their last poll (no early poll: it
+ *   pushed for less time than it could have lost), counts a break for each, and listens again after a backoff that
+ *   grows with the breaks; after `retry.retries` such ends in a row a task is only polled. While a task's listens
+ *   keep ending like this, an acknowledgement no longer slows its polling down (no catch-up poll, no safety-net
+ *   cadence) until its stream has proved itself.
  */
 import type { DetailedTask } from "../schema/index.js";
 import { ErrorCode, MetaKey, Method } from "../protocol/constants.js";
@@ -40,10 +51,12 @@ const REFUSING_HTTP_STATUS: ReadonlySet<number> = new Set([404, 405]);
 /** What a subscription needs of a task's run (`TaskRun` is one). */
 export interface PushTarget {
   /**
-   * A listen acknowledged the task: its changes are pushed, regular polls become the safety net. Called again
-   * when the task is carried into a merged listen; only the first call of a push may bring a poll forward.
+   * A listen pushes the task's changes: regular polls become the safety net. Called again when the task is carried
+   * into a merged listen; only the first call of a push may bring a poll forward, and only when `caughtUp` is false
+   * (an acknowledgement: one poll catches what changed before the subscription). `caughtUp`: the task was polled
+   * at its interval since the subscription began (its stream just proved itself).
    */
-  pushing(): void;
+  pushing(caughtUp: boolean): void;
   /** No listen pushes the task any more; `broke`: its stream broke, so pushed changes may have been lost. */
   notPushed(broke: boolean): void;
   /** Feeds a pushed snapshot into the run's update path. */
@@ -60,8 +73,10 @@ export interface ListenChannel extends RpcChannel {
 export interface SubscriptionsOptions {
   channel: ListenChannel;
   log: Logger;
-  /** Backoff of re-listens after a stream broke; `retries` bounds the attempts per task. */
+  /** Backoff of re-listens after a stream broke; `retries` bounds the unproven ends in a row per task. */
   retry: RetryTiming;
+  /** How long an acknowledged stream must stay open to count as working. Default 30000. */
+  provenAfterMs?: number;
   /** How long newly adopted ids wait to share one listen. Default 10 ms. */
   batchMs?: number;
   /** Most task ids per listen. Default 2500. */
@@ -77,6 +92,10 @@ class ListenStream {
   readonly abort = new AbortController();
   subscriptionId: string | undefined;
   acknowledged = false;
+  /** It stayed open `provenAfterMs` after its acknowledgement: it works. */
+  proven = false;
+  /** Set at the acknowledgement; proves the stream when it fires. */
+  proofTimer: ReturnType<typeof setTimeout> | undefined = undefined;
   /** Over: closed by us, broken, or refused; a late answer or frame changes nothing. */
   over = false;
   /** A merge: the stream this listen replaces once acknowledged (it keeps pushing its tasks until then). */
@@ -93,7 +112,10 @@ interface Watched {
   taskId: string;
   run: PushTarget;
   stream: ListenStream | undefined;
-  /** Listens lost to broken streams since the last acknowledgement. */
+  /**
+   * Streams of this task that ended before they proved themselves, in a row. While above 0, an acknowledgement
+   * does not make the task pushed: only a stream that proves itself does.
+   */
   breaks: number;
   /** Refused or left out by the server, or out of re-listen attempts: polling only from now on. */
   pollOnly: boolean;
@@ -110,6 +132,7 @@ export class Subscriptions {
   private readonly batchMs: number;
   private readonly maxIds: number;
   private readonly maxStreams: number;
+  private readonly provenAfterMs: number;
   private readonly stopListening: () => void;
   /** The server cannot listen (or the client closed): no listen is sent any more. */
   private disabled = false;
@@ -118,6 +141,7 @@ export class Subscriptions {
     this.batchMs = options.batchMs ?? 10;
     this.maxIds = options.maxIdsPerListen ?? 2500;
     this.maxStreams = options.maxStreams ?? 4;
+    this.provenAfterMs = options.provenAfterMs ?? 30_000;
     this.stopListening = options.channel.onNotification((method, params) => {
       if (method === Method.tasksNotification) this.onTask(params);
       else if (method === Method.subscriptionsAcknowledged) this.onAcknowledged(params);
@@ -270,11 +294,11 @@ export class Subscriptions {
       if (entry === undefined) continue;
       if (accepted.has(taskId)) {
         entry.stream = stream;
-        entry.breaks = 0;
         entry.pollOnly = false;
         // Newly pushed: the run polls once to catch what changed before the server subscribed. A task carried
         // over from the stream this listen replaces is pushed already: nothing was missed, nothing is polled.
-        entry.run.pushing();
+        // A task whose last streams ended unproven waits until this one proves itself (`proven`).
+        if (entry.breaks === 0) entry.run.pushing(false);
         continue;
       }
       declined++;
@@ -290,8 +314,29 @@ export class Subscriptions {
       replaced.replacedBy = undefined;
       this.endStream(replaced, "merged into a new listen");
     }
-    if (stream.ids.size === 0) this.endStream(stream, "the server acknowledged none of its tasks");
-    else if (this.pending.size > 0) this.flushSoon(); // a merge may have waited for this acknowledgement
+    if (stream.ids.size === 0) {
+      this.endStream(stream, "the server acknowledged none of its tasks");
+      return;
+    }
+    stream.proofTimer = setTimeout(() => this.proven(stream), this.provenAfterMs);
+    if (this.pending.size > 0) this.flushSoon(); // a merge may have waited for this acknowledgement
+  }
+
+  /**
+   * The stream stayed open long enough to count as working: its tasks' earlier unproven ends are forgiven, and a
+   * task that waited for this becomes pushed. It was polled at its interval meanwhile, since the subscription
+   * began: there is nothing to catch up on.
+   */
+  private proven(stream: ListenStream): void {
+    stream.proofTimer = undefined;
+    if (stream.over) return;
+    stream.proven = true;
+    for (const taskId of stream.ids) {
+      const entry = this.watched.get(taskId);
+      if (entry?.stream !== stream || entry.breaks === 0) continue;
+      entry.breaks = 0;
+      entry.run.pushing(true);
+    }
   }
 
   private onTask(params: Record<string, unknown>): void {
@@ -350,17 +395,28 @@ export class Subscriptions {
       else if (this.pending.size > 0) this.flushSoon();
       return;
     }
-    log.debug(`a listen stream ended; polling its ${entries.length} task(s) now and listening again`, error);
+    const proven = stream.proven;
+    log.debug(
+      `a listen stream ended ${proven ? "after it proved itself" : "before it proved itself"}; listening again ` +
+        `for its ${entries.length} task(s)`,
+      error,
+    );
     let breaks = 0;
     const again: Watched[] = [];
     for (const entry of entries) {
-      entry.run.notPushed(true);
+      if (proven) {
+        entry.breaks = 0;
+        entry.run.notPushed(true); // it carried changes: poll at once for what the break may have lost
+        again.push(entry);
+        continue;
+      }
       entry.breaks++;
+      entry.run.notPushed(false); // back to the interval since the last poll: no early poll
       if (entry.breaks > this.options.retry.retries) this.pollOnly(entry);
       else again.push(entry);
       breaks = Math.max(breaks, entry.breaks);
     }
-    if (again.length > 0) this.relistenLater(again, breaks);
+    if (again.length > 0) this.relistenLater(again, Math.max(breaks, 1));
     else if (this.pending.size > 0) this.flushSoon();
   }
 
@@ -382,6 +438,8 @@ export class Subscriptions {
   private forget(stream: ListenStream): boolean {
     if (stream.over) return false;
     stream.over = true;
+    if (stream.proofTimer !== undefined) clearTimeout(stream.proofTimer);
+    stream.proofTimer = undefined;
     this.streams.delete(stream);
     if (stream.subscriptionId !== undefined) this.bySubscription.delete(stream.subscriptionId);
     return true;

@@ -20,6 +20,7 @@ import type {
   TaskStatusNotificationParams,
 } from "../schema/index.js";
 import { describeIssues } from "./issues.js";
+import { MAX_JSON_DEPTH, nestedDeeperThan, tooDeep } from "./depth.js";
 import {
   INPUT_REQUIRED_METHODS,
   Method,
@@ -60,7 +61,17 @@ export interface ClassifyOptions {
  * cannot create tasks, or for a request that did not declare the extension, is an `OrphanedTaskError`.
  */
 export function classifyResult(method: string, result: unknown, options?: ClassifyOptions): ClassifiedResult {
-  const frame = requireObject(method, result);
+  const frame = requireObject(method, result, (shallow) => {
+    // A task the client cannot read still exists: its id goes with the error, so it is cancelled, not lost.
+    const strayId = typeof shallow.taskId === "string" ? shallow.taskId : undefined;
+    if (shallow.resultType !== ResultKind.task || strayId === undefined) return undefined;
+    return new OrphanedTaskError(
+      `answered with a CreateTaskResult that ${tooDeep()}`,
+      method,
+      undefined,
+      strayId,
+    );
+  });
   const kind = frame.resultType;
   if (kind === undefined || kind === ResultKind.complete) {
     if (method === Method.toolsCall)
@@ -318,6 +329,9 @@ function isSettingsObject(value: unknown): boolean {
  * (and the older -32003), `RpcError` for any other code, `ProtocolError` when the object is not a valid error.
  */
 export function errorFromRpc(method: string, error: unknown): RpcError | ProtocolError {
+  if (nestedDeeperThan(error, MAX_JSON_DEPTH)) {
+    return new ProtocolError(`answered with a JSON-RPC error that ${tooDeep()}`, method, undefined);
+  }
   const parsed = validators().jsonrpcErrorObjectSchema.safeParse(error);
   if (!parsed.success) {
     return new ProtocolError(
@@ -337,11 +351,26 @@ export function errorFromRpc(method: string, error: unknown): RpcError | Protoco
 
 /* ---- helpers ---------------------------------------------------------------------------------------- */
 
-function requireObject(method: string, frame: unknown): Record<string, unknown> {
+/**
+ * The frame as an object, nested no deeper than `MAX_JSON_DEPTH` (src/protocol/depth.ts): every result and
+ * notification the codec reads passes here first. A frame too deep is not carried by the error (a host logging it
+ * would walk it).
+ */
+export function requireObject(
+  method: string,
+  frame: unknown,
+  tooDeepError?: (frame: Record<string, unknown>) => ProtocolError | undefined,
+): Record<string, unknown> {
   if (typeof frame !== "object" || frame === null || Array.isArray(frame)) {
     throw new ProtocolError("answered with a result that is not an object", method, frame);
   }
-  return frame as Record<string, unknown>;
+  const record = frame as Record<string, unknown>;
+  if (nestedDeeperThan(record, MAX_JSON_DEPTH)) {
+    throw (
+      tooDeepError?.(record) ?? new ProtocolError(`answered with JSON that ${tooDeep()}`, method, undefined)
+    );
+  }
+  return record;
 }
 
 /** For results that are always final: `resultType` must be absent (read as `"complete"`) or `"complete"`. */

@@ -61,6 +61,11 @@ export const ErrorCode = {
   /** The code older extension texts used for a missing capability; treated exactly like -32021. */
   legacyMissingRequiredClientCapability: -32003,
   unsupportedProtocolVersion: -32022,
+  /**
+   * Implementation-defined (JSON-RPC leaves -32000 to -32099 to implementations): this client refuses a server
+   * request because `maxServerRequests` of them are open already.
+   */
+  tooManyRequests: -32000,
 } as const;
 
 /** Values of `resultType`. An absent value means `complete`. */

@@ -2,7 +2,7 @@
  * Every error this library throws or rejects with. Few, typed, each carrying its cause: callers branch on
  * `instanceof`, never on message text. Task ids appear in messages only redacted; the full id is a property.
  */
-import type { ClientCapabilities, JSONRPCErrorObject } from "../schema/index.js";
+import type { CallToolResult, ClientCapabilities, JSONRPCErrorObject } from "../schema/index.js";
 import { ErrorCode } from "./constants.js";
 import { redactTaskId } from "./logging.js";
 
@@ -95,6 +95,44 @@ export class OrphanedTaskError extends ProtocolError {
   }
 }
 
+/** One way a tool's `structuredContent` does not match its `outputSchema`. */
+export interface OutputProblem {
+  /** Where in `structuredContent`, as a JSON Pointer (`""` is the whole of it, `/items/0/id` a nested field). */
+  path: string;
+  /** What is wrong there, in the validator's words (it may quote server text). */
+  message: string;
+}
+
+/**
+ * A tool declares an `outputSchema`, and a result that is not an error (`isError` is not `true`) came without
+ * `structuredContent`, or with one that does not match the schema; or the check could not run (the validator could
+ * not be loaded, or the schema could not be used), in which case `problems` is empty and `cause` says why. The
+ * handle ends with this error (outcome kind `error`) instead of handing on a structure its type does not describe.
+ * Nothing is lost: `result` is the result as the server sent it and `taskId` the task it came from. Turn the check
+ * off with the client option `validateOutput: false`.
+ */
+export class OutputSchemaError extends ProtocolError {
+  static {
+    brandErrorClass(this, "OutputSchemaError");
+  }
+  override name = "OutputSchemaError";
+  constructor(
+    message: string,
+    method: string,
+    /** The tool whose result it is. */
+    readonly toolName: string,
+    /** The task the result came from; undefined when the server answered the call at once. */
+    readonly taskId: string | undefined,
+    /** The result, as the server sent it (also the error's `frame`). */
+    readonly result: CallToolResult,
+    /** What does not match, most specific first (at most 20); empty when the check could not run. */
+    readonly problems: readonly OutputProblem[],
+    options?: { cause?: unknown },
+  ) {
+    super(message, method, result, options);
+  }
+}
+
 /** The server answered a request with a JSON-RPC error. */
 export class RpcError extends McpTasksError {
   static {
@@ -182,12 +220,15 @@ export class TransportError extends McpTasksError {
   ) {
     super(message, { cause: details.cause });
   }
+  /** HTTP status, when there was a response. */
   get status(): number | undefined {
     return this.details.status;
   }
+  /** Delay the server asked for (HTTP `Retry-After`), in milliseconds. */
   get retryAfterMs(): number | undefined {
     return this.details.retryAfterMs;
   }
+  /** Whether trying again may succeed (network errors, 5xx, 429, timeouts). */
   get transient(): boolean {
     return this.details.transient;
   }
@@ -302,8 +343,16 @@ const AUTH_FAILURE_TEXT: Record<AuthFailure, string> = {
 function authMessage(init: ConstructorParameters<typeof AuthError>[0]): string {
   const parts: string[] = [];
   if (init.status !== undefined) parts.push(`HTTP ${init.status}`);
-  if (init.reason === "insufficient_scope" && init.scope !== undefined) parts.push(`scope "${init.scope}"`);
-  else if (init.oauthError !== undefined) parts.push(init.oauthError);
+  // The reason already says insufficient_scope; any other OAuth error is named (invalid_scope, invalid_grant …).
+  if (
+    init.oauthError !== undefined &&
+    init.oauthError !== init.reason &&
+    /^[\w.-]{1,64}$/.test(init.oauthError)
+  )
+    parts.push(init.oauthError);
+  // Scope tokens only (RFC 6749 §3.3): a challenge is server text, and this message may reach a terminal.
+  if (init.scope !== undefined && /^[\x21\x23-\x5b\x5d-\x7e ]{1,300}$/.test(init.scope))
+    parts.push(`scope "${init.scope}"`);
   const detail = parts.length > 0 ? ` (${parts.join(", ")})` : "";
   const text = `${init.method}: ${AUTH_FAILURE_TEXT[init.reason]}${detail}`;
   return init.taskId === undefined
@@ -555,6 +604,7 @@ export class UnrequestedTaskError extends OrphanedTaskError {
 
 /* ---- Answering input out of band (`handle.respond`) ---------------------------------------------------- */
 
+/** Why `handle.respond` refused an answer (`InputRespondError.problem`). */
 export type InputRespondProblem =
   /** The key is not an outstanding input request of this task (never asked, or no longer listed). */
   | "unknown_key"

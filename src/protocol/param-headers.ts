@@ -9,6 +9,7 @@
  * A tool that breaks a rule is dropped from `tools/list` with a warning, so one bad tool cannot block the rest.
  */
 import { encodeHeaderValue } from "./headers.js";
+import { MAX_JSON_DEPTH, nestedDeeperThan, tooDeep } from "./depth.js";
 
 export const PARAM_HEADER_PREFIX = "Mcp-Param-";
 const ANNOTATION = "x-mcp-header";
@@ -27,6 +28,8 @@ export type ParamHeaderScan = { ok: true; headers: readonly ParamHeader[] } | { 
 
 /** Finds a schema's `x-mcp-header` declarations, or the first rule one of them breaks. */
 export function scanParamHeaders(inputSchema: unknown): ParamHeaderScan {
+  // The walk below recurses once per level: bounded first (issue 26 item 10, a RangeError that lost every tool).
+  if (nestedDeeperThan(inputSchema, MAX_JSON_DEPTH)) return { ok: false, reason: `inputSchema ${tooDeep()}` };
   const headers: ParamHeader[] = [];
   const seen = new Map<string, string>();
   const problem = visit(inputSchema, [], true, headers, seen);

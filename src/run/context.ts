@@ -19,6 +19,7 @@ import type { CallDialect } from "../eras/dialect.js";
 import type { EraParts } from "../eras/era-parts.js";
 import { UnsupportedError } from "../protocol/errors.js";
 import type { TaskRun } from "./task-run.js";
+import type { OutputCheck, OutputChecks } from "../tools/output-checks.js";
 
 /** The client options a run reads (the client's resolved options are one). */
 export interface RunOptions {
@@ -60,8 +61,10 @@ export interface RunContext {
   now(): number;
   /** The wait before poll retry number `attempt` after `error` (backoff with jitter, or the server's Retry-After). */
   retryDelay(attempt: number, error: unknown): number;
-  /** Maps a terminal snapshot to the handle's outcome (validating the result). */
-  toOutcome(state: CallState): OutcomeMapper<CallToolResult>;
+  /** Maps a terminal snapshot to the handle's outcome (validating the result, and checking it with `check`). */
+  toOutcome(state: CallState, check?: OutputCheck): OutcomeMapper<CallToolResult>;
+  /** Tools' output schema checks; undefined with `validateOutput: false`. */
+  outputChecks?: OutputChecks;
   redact(taskId: string): string;
   /** Completes a ref with the server's identity. */
   refFor(fields: Omit<TaskRef, "v" | "server">): TaskRef;

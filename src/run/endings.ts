@@ -22,17 +22,25 @@ import type { CallState, Ending } from "../lifecycle/types.js";
 import type { OutcomeMapper, TaskOutcome, TaskSink } from "../task/types.js";
 import { parseCallToolResult } from "../protocol/codec.js";
 import { ErrorCode, Method } from "../protocol/constants.js";
+import type { OutputCheck } from "../tools/output-checks.js";
 
-/** The outcome for an ending; a terminal snapshot is handed back so the handle maps it (and shows it) itself. */
+/**
+ * The outcome for an ending; a terminal snapshot is handed back so the handle maps it (and shows it) itself. A
+ * result goes through `check`, the tool's output schema check, when there is one.
+ */
 export function outcomeOf(
   ending: Ending,
   state: CallState,
+  check?: OutputCheck,
 ): TaskOutcome<CallToolResult> | { snapshot: DetailedTask } {
   const taskId = state.taskId;
   const reason = state.cancel?.reason;
   switch (ending.kind) {
-    case "result":
+    case "result": {
+      const error = check?.(ending.result, Method.toolsCall, undefined);
+      if (error !== undefined) return { kind: "error", taskId: undefined, error };
       return { kind: "completed", taskId: undefined, result: ending.result };
+    }
     case "snapshot":
       return { snapshot: ending.snapshot };
     case "local":
@@ -72,10 +80,11 @@ export function settle(
   sink: TaskSink<CallToolResult>,
   ending: Ending,
   state: CallState,
-  toOutcome: (state: CallState) => OutcomeMapper<CallToolResult>,
+  toOutcome: (state: CallState, check?: OutputCheck) => OutcomeMapper<CallToolResult>,
+  check: OutputCheck | undefined,
 ): void {
-  const outcome = outcomeOf(ending, state);
-  if ("snapshot" in outcome) sink.accept(outcome.snapshot, toOutcome(state));
+  const outcome = outcomeOf(ending, state, check);
+  if ("snapshot" in outcome) sink.accept(outcome.snapshot, toOutcome(state, check));
   else sink.settle(outcome);
 }
 
@@ -91,16 +100,19 @@ function errorOutcome(error: unknown, taskId: string | undefined): TaskOutcome<C
   return { kind: "error", taskId, error: new McpTasksError(String(error), { cause: error }) };
 }
 
-/** The outcome of a terminal snapshot of a `tools/call` task: the result is validated as a `CallToolResult`. */
-export function toolOutcome(state: CallState): OutcomeMapper<CallToolResult> {
+/**
+ * The outcome of a terminal snapshot of a `tools/call` task: the result is validated as a `CallToolResult`, then
+ * against the tool's output schema when `check` is given (a mismatch ends the handle with `OutputSchemaError`).
+ */
+export function toolOutcome(state: CallState, check?: OutputCheck): OutcomeMapper<CallToolResult> {
   return (snapshot) => {
     switch (snapshot.status) {
-      case "completed":
-        return {
-          kind: "completed",
-          taskId: snapshot.taskId,
-          result: parseCallToolResult(snapshot.result, Method.tasksGet),
-        };
+      case "completed": {
+        const result = parseCallToolResult(snapshot.result, Method.tasksGet);
+        const error = check?.(result, Method.tasksGet, snapshot.taskId);
+        if (error !== undefined) return { kind: "error", taskId: snapshot.taskId, error };
+        return { kind: "completed", taskId: snapshot.taskId, result };
+      }
       case "failed":
         return {
           kind: "failed",

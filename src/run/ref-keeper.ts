@@ -10,7 +10,7 @@ import { Method } from "../protocol/constants.js";
 import type { InputCoordinator } from "../input/index.js";
 import type { TaskRef } from "../task/ref.js";
 import type { TaskOutcome } from "../task/types.js";
-import { serverIsDone } from "../task/outcome.js";
+import { taskIsOver } from "../task/outcome.js";
 import type { TaskStore } from "../store/types.js";
 import type { Logger } from "../protocol/logging.js";
 import type { RunContext } from "./context.js";
@@ -46,7 +46,7 @@ export class RefKeeper {
   ended(outcome: TaskOutcome<unknown> | undefined, ref: TaskRef | undefined): void {
     if (this.done || ref === undefined || outcome === undefined) return;
     this.done = true;
-    if (serverIsDone(outcome) || outcome.kind === "expired") {
+    if (taskIsOver(outcome)) {
       void this.queue(() => this.store.remove(ref), "removing a finished task's ref failed", ref, false);
     } else if (this.store.release !== undefined) {
       const store = this.store as Required<Pick<TaskStore, "release">>;

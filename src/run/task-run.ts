@@ -27,6 +27,7 @@ import { inputCoordinatorFor, inputRoundsFor, taskInboxFor } from "./input.js";
 import type { TaskInbox } from "../input/task-inbox.js";
 import { NO_REF, RefKeeper, refNow } from "./ref-keeper.js";
 import { cancelAfterEnd, cancelOrphan, cancelWithRetries, type CancelReply } from "./cancel.js";
+import type { OutputCheck } from "../tools/output-checks.js";
 
 export class TaskRun
   implements TaskController, PollJob, PollTarget, TaskInputTarget, AlarmTarget, CadenceState
@@ -53,6 +54,11 @@ export class TaskRun
   private removeAbortListener: (() => void) | undefined;
   /** Writes to the client's store, in order (only with a store). */
   private readonly refs: RefKeeper | undefined;
+  /** The check of this call's result against its tool's output schema, once looked up (undefined: none). */
+  private outputCheck: OutputCheck | undefined;
+  /** Whether the check was looked up; `checking` is set while the lookup waits for the tool list. */
+  private checkLookedUp = false;
+  private checking: Promise<void> | undefined;
   /*
    * What the cadence owner (src/scheduler/cadence.ts) reads, kept here so a run costs no extra object. Whole
    * milliseconds (rounded up, so a wait is never cut short), so they stay small integers V8 does not box.
@@ -193,14 +199,20 @@ export class TaskRun
     return this.isPushed && this.state.phase === "polling";
   }
 
-  /** A listen acknowledged this task: one catch-up poll if it was not pushed before, then the safety net. */
-  pushing(): void {
+  /**
+   * A listen pushes this task: one catch-up poll if it was not pushed before (unless it was polled all along since
+   * the subscription began, `caughtUp`), then the safety net.
+   */
+  pushing(caughtUp: boolean): void {
     if (this.isPushed) return; // carried into another listen: nothing was missed, nothing to poll
     this.isPushed = true;
-    this.planPoll("listenAcknowledged");
+    this.planPoll(caughtUp ? "replan" : "listenAcknowledged");
   }
 
-  /** No listen pushes this task any more: a broken stream polls at once, any other end resumes the interval. */
+  /**
+   * No listen pushes this task any more: a stream that broke after it proved itself polls at once, any other end
+   * resumes the interval since the last poll.
+   */
   notPushed(broke: boolean): void {
     if (!this.isPushed) return;
     this.isPushed = false;
@@ -269,6 +281,11 @@ export class TaskRun
    * once) wait in a queue, so every transition sees the state the previous one left.
    */
   private dispatch(event: CallEvent): void {
+    if (carriesResult(event) && this.awaitsCheck()) {
+      // The result is handed to the transition once the tool's check is known, so it can be checked there.
+      void (this.checking as Promise<void>).then(() => this.dispatch(event));
+      return;
+    }
     if (this.dispatching) {
       (this.queue ??= []).push(event);
       return;
@@ -315,6 +332,7 @@ export class TaskRun
         this.created = effect.task;
         this.sink.setTaskId(effect.taskId);
         this.context.adopted(this, effect.taskId);
+        this.lookUpCheck(); // a task takes a while: its result should not wait for the tool list
         return;
       case "show":
         this.show(effect.snapshot);
@@ -339,12 +357,44 @@ export class TaskRun
         );
         return;
       case "settle":
-        settle(this.sink, effect.ending, this.state, this.context.toOutcome);
+        settle(this.sink, effect.ending, this.state, this.context.toOutcome, this.outputCheck);
         return;
       case "cancelOrphan":
         this.orphan(effect.taskId);
         return;
     }
+  }
+
+  /* ---- The output schema check --------------------------------------------------------------------- */
+
+  /** Looks the check up once (with `validateOutput` and a known tool); true while the lookup is still waiting. */
+  private awaitsCheck(): boolean {
+    this.lookUpCheck();
+    return this.checking !== undefined;
+  }
+
+  private lookUpCheck(): void {
+    if (this.checkLookedUp) return;
+    this.checkLookedUp = true;
+    const toolName = this.call?.toolName ?? this.known.toolName;
+    const checks = this.context.outputChecks;
+    if (checks === undefined || toolName === undefined) return;
+    const lookup = checks.checkFor(toolName);
+    if (!(lookup instanceof Promise)) {
+      this.outputCheck = lookup;
+      return;
+    }
+    this.checking = lookup.then(
+      (check) => {
+        this.outputCheck = check;
+        this.checking = undefined;
+      },
+      (error: unknown) => {
+        // Never expected (the lookup settles every fault itself); a result must not wait for ever on it.
+        this.context.log.error("looking up a tool's output schema failed", error);
+        this.checking = undefined;
+      },
+    );
   }
 
   /* ---- Effects ------------------------------------------------------------------------------------- */
@@ -486,5 +536,23 @@ export class TaskRun
     this.inbox?.dispose();
     this.refs?.ended(this.sink.outcome, this.ref());
     this.context.released(this);
+  }
+}
+
+/** Whether an event brings a result to check: a complete answer, or a completed snapshot (tool errors exempt). */
+function carriesResult(event: CallEvent): boolean {
+  switch (event.type) {
+    case "callAnswered":
+      return event.answer.kind === "complete" && event.answer.result.isError !== true;
+    case "pollAnswered":
+    case "observed": {
+      const snapshot = event.snapshot;
+      return (
+        snapshot.status === "completed" &&
+        (snapshot.result as { isError?: unknown } | undefined)?.isError !== true
+      );
+    }
+    default:
+      return false;
   }
 }

@@ -13,8 +13,13 @@
  * - Waits are measured from the end of the last `tasks/get` (its answer or its failure), so a change of plan (a
  *   push that starts or ends) never restarts the clock, and never polls before the interval since that poll.
  * - A {@link OneShotCause} may poll at once, sooner than the interval: each is one `tasks/get` for one event that
- *   happens a bounded number of times in a task's life. A one-shot asked for while a `tasks/get` is in flight is
- *   owed, not dropped: the next poll goes out as soon as that one answers (its answer may predate the event).
+ *   happens a bounded number of times in a task's life (or, for a broken stream, at most once per
+ *   `notificationSafetyNetMs`). A one-shot asked for while a `tasks/get` is in flight is owed, not dropped: the
+ *   next poll goes out as soon as that one answers (its answer may predate the event).
+ * - A one-shot (owed or not) skips the interval only, never a retry's backoff: while a failed `tasks/get` waits for
+ *   its retry (the server's `Retry-After` included), the poll a one-shot brings forward still waits the backoff,
+ *   measured from that failure. Issue 26 item 14: a listen acknowledged during a poll that then failed with
+ *   `Retry-After: 5` had the next `tasks/get` sent at once.
  */
 import { MAX_TIMER_DELAY_MS, pollDelay } from "./timing.js";
 import type { PollTiming } from "./types.js";
@@ -29,7 +34,9 @@ import type { PollTiming } from "./types.js";
  * - `inputSubmitted`: a `tasks/update` carrying answers was acknowledged;
  * - `listenAcknowledged`: a listen acknowledged a task it did not push before (a task carried into a merged
  *   listen is pushed already and is not polled);
- * - `streamBroke`: the listen stream pushing the task broke (what it would have carried may be lost);
+ * - `streamBroke`: the listen stream pushing the task ended after it had proved itself (it stayed open
+ *   `notificationSafetyNetMs`): what it would have carried may be lost. A stream that ends sooner brings no poll
+ *   forward (`replan`), so a server that closes every listen at once cannot make the client poll faster;
  * - `statusNotified`: a 2025-11-25 `notifications/tasks/status` announced a status the client does not show yet
  *   and only a poll can fetch (`input_required`, or a terminal one).
  */
@@ -47,9 +54,10 @@ export type OneShotCause =
  * - `interval`: a `tasks/get` answered (or a `working` creation seed arrived): the regular next poll;
  * - `retry`: a `tasks/get` failed with a transient fault;
  * - `replan`: what the regular wait depends on changed, and the poll already planned moves to the new wait,
- *   measured from the last poll: a listen stopped pushing the task without breaking (the server left it out or
- *   refused, or the re-listen attempts ran out), or a cancel began (a cancelling task is polled at the interval,
- *   pushed or not, for the server's final word).
+ *   measured from the last poll: a listen stopped pushing the task (the server left it out or refused, its stream
+ *   ended before it proved itself, or the re-listen attempts ran out), a stream proved itself for a task that was
+ *   polled at its interval all along, or a cancel began (a cancelling task is polled at the interval, pushed or
+ *   not, for the server's final word).
  */
 export type PollCause = OneShotCause | "interval" | "retry" | "replan";
 
@@ -61,7 +69,10 @@ export interface CadenceState {
   readonly pushed: boolean;
   /** When the last `tasks/get` of the task ended (answered or failed), on `now`'s time line; undefined before. */
   readonly lastPollAt: number | undefined;
-  /** The backoff of the retry now due (`retryDelay`: jittered, `Retry-After` a floor); 0 after an answer. */
+  /**
+   * The backoff of the retry now due (`retryDelay`: jittered, `Retry-After` a floor); 0 after an answer. A floor
+   * for every poll, one-shots included, until a `tasks/get` answers.
+   */
   readonly retryDelayMs: number;
   /** A one-shot was asked for and no `tasks/get` has gone out since. */
   readonly pollOwed: boolean;
@@ -92,10 +103,13 @@ export function nextPollDelay(
   now: number,
   random: () => number = Math.random,
 ): number {
-  if (state.pollOwed || isOneShot(cause)) return 0;
-  const interval = pollDelay(state.serverIntervalMs, settings.polling, random);
-  const regular = state.pushed ? Math.max(settings.safetyNetMs, 10 * interval) : interval;
-  const wait = Math.max(regular, state.retryDelayMs);
+  let wait = state.retryDelayMs; // a one-shot skips the interval, never the backoff
+  if (!state.pollOwed && !isOneShot(cause)) {
+    const interval = pollDelay(state.serverIntervalMs, settings.polling, random);
+    const regular = state.pushed ? Math.max(settings.safetyNetMs, 10 * interval) : interval;
+    wait = Math.max(regular, wait);
+  }
+  if (wait === 0) return 0;
   const since = state.lastPollAt === undefined ? 0 : now - state.lastPollAt;
   // A clock that went backwards (since < 0) never stretches the wait beyond `wait` itself.
   const delay = since > 0 ? wait - since : wait;

@@ -6,6 +6,10 @@
  *   the request → the connection's `headers` → one resend on a dead pooled connection (http-resend.ts) → the
  *   caller's (or the global) `fetch`
  *
+ * With `join`, the transport sends in a session another connection opened (see ./streamable-http.ts), and a 404
+ * from the endpoint (the transport spec's answer to a session the server has ended) is reported to `join.ended`
+ * as it arrives, before the request that met it fails.
+ *
  * A failed send that was about authorization becomes an `AuthError` (src/auth/failures.ts). Without an
  * `authProvider` the chain feeds this library's own transport (./streamable-http.ts) and nothing of OAuth runs;
  * with one, the OAuth glue (src/auth/oauth.ts) hands the chain to the SDK's transport, which runs the flows.
@@ -15,7 +19,8 @@ import { withHttpErrorMapping } from "./http-fetch.js";
 import { withDeadConnectionResend } from "./http-resend.js";
 import type { RequestHeaders } from "./request-headers.js";
 import type { McpTransport } from "./types.js";
-import { StreamableHttpTransport } from "./streamable-http.js";
+import { silentLogger, type Logger } from "../protocol/logging.js";
+import { StreamableHttpTransport, type JoinedSession } from "./streamable-http.js";
 import { withConnectionHeaders, type ConnectionHeaders } from "../auth/headers.js";
 import { describeSent, RefusalLog } from "../auth/challenge.js";
 import { authFailure, type AuthorizationResponse, type OAuthProviderLike } from "../auth/failures.js";
@@ -33,6 +38,10 @@ export interface HttpTransportOptions {
   headers?: ConnectionHeaders;
   authProvider?: OAuthProviderLike;
   authorizationResponse?: AuthorizationResponse;
+  /** Where the OAuth code's own warnings go (the client's logger). */
+  log?: Logger;
+  /** Send in this existing session instead of opening one; `ended` hears of its first 404. */
+  join?: JoinedSession & { ended(): void };
 }
 
 export async function buildHttpTransport(
@@ -46,7 +55,9 @@ export async function buildHttpTransport(
   let endpoint = base;
   if (options.headers !== undefined) endpoint = withConnectionHeaders(endpoint, options.headers);
   if (options.requestHeaders !== undefined) endpoint = options.requestHeaders.wrap(endpoint);
+  if (options.join !== undefined) endpoint = noteEnded(endpoint, options.join.ended);
   endpoint = withHttpErrorMapping(noteRefusals(endpoint, refusals));
+  const join = options.join && { id: options.join.id, protocolVersion: options.join.protocolVersion };
 
   if (options.authProvider !== undefined) {
     return oauthTransport({
@@ -56,9 +67,14 @@ export async function buildHttpTransport(
       endpoint,
       base,
       refusals,
+      log: options.log ?? silentLogger,
+      ...(join !== undefined && { join }),
     });
   }
-  const transport = new StreamableHttpTransport(url, { fetch: endpoint });
+  const transport = new StreamableHttpTransport(url, {
+    fetch: endpoint,
+    ...(join !== undefined && { join }),
+  });
   const send = transport.send.bind(transport);
   transport.send = async (message, sendOptions) => {
     const request = describeSent(message);
@@ -71,6 +87,15 @@ export async function buildHttpTransport(
     }
   };
   return transport;
+}
+
+/** Calls `ended` on every 404 answer: in a joined session, the server saying the session is over. */
+function noteEnded(fetchImpl: FetchLike, ended: () => void): FetchLike {
+  return async (input, init) => {
+    const response = await fetchImpl(input, init);
+    if (response.status === 404) ended();
+    return response;
+  };
 }
 
 /** Notes every 401/403 answer to a POST, with its `WWW-Authenticate`, under the request's id. */

@@ -4,8 +4,14 @@
  * else by the handler above the session, and -32601 for what nobody serves. A request the server cancels
  * (`notifications/cancelled` naming its id) aborts the handler's signal and is not answered at all (the core
  * protocol says the receiver should not answer a cancelled request); so is anything still open when the session ends.
+ *
+ * Open requests are bounded (issue 26 item 7: a server sent 200 at once): past `maxOpen` a request is refused at
+ * once with -32000, without reaching the handler; past `maxOpen` refusals still being sent, it is dropped
+ * unanswered. Either way nothing queues without end. A request whose params nest deeper than `MAX_JSON_DEPTH` is
+ * refused the same way, with -32602, before any handler walks them.
  */
 import { ErrorCode } from "../protocol/constants.js";
+import { MAX_JSON_DEPTH, nestedDeeperThan, tooDeep } from "../protocol/depth.js";
 import type { OutgoingMessage } from "./types.js";
 
 /** A request from the server, as the handler sees it. */
@@ -48,15 +54,26 @@ export type RequestClaim = (method: string, params: Record<string, unknown>) => 
 /** The method every MCP peer must answer, with an empty result. */
 const PING = "ping";
 
+/** Default of `maxOpen`. */
+export const DEFAULT_MAX_SERVER_REQUESTS = 64;
+
 export class IncomingRequests {
   private handler: IncomingHandler | undefined;
   /** Requests being served, by id (typed, so the number 1 and the string "1" stay apart). */
   private readonly open = new Map<string, AbortController>();
   private closed = false;
+  /** Refusals on their way out. */
+  private refusing = 0;
+  /** Requests the server cancelled whose handler has not returned yet: still work in progress, still counted. */
+  private lingering = 0;
+  /** The bound was hit and the logger told; cleared once a request is accepted again. */
+  private flooded = false;
 
   constructor(
     private readonly send: (message: OutgoingMessage) => Promise<void>,
     private readonly report: (error: unknown) => void,
+    private readonly maxOpen: number = DEFAULT_MAX_SERVER_REQUESTS,
+    private readonly warn: (message: string) => void = () => undefined,
   ) {}
 
   /** Sets the one handler for server requests (a later call replaces it). */
@@ -70,10 +87,47 @@ export class IncomingRequests {
     if (typeof id !== "string" && typeof id !== "number") return; // not a request anyone can answer
     const slot = slotOf(id);
     if (this.open.has(slot)) return;
+    if (this.open.size + this.lingering >= this.maxOpen) {
+      this.tooMany(id);
+      return;
+    }
+    if (nestedDeeperThan(params, MAX_JSON_DEPTH)) {
+      this.refuse(id, { code: ErrorCode.invalidParams, message: `Invalid params: ${tooDeep()}` });
+      return;
+    }
+    this.flooded = false;
     const controller = new AbortController();
     this.open.set(slot, controller);
     const request: IncomingRequest = { id, method, params: paramsOf(params), signal: controller.signal };
     void this.answer(request, slot, controller);
+  }
+
+  /** Refuses a request past the bound with -32000, telling the logger once per flood. */
+  private tooMany(id: string | number): void {
+    if (!this.flooded) {
+      this.flooded = true;
+      this.warn(
+        `the server has ${this.maxOpen} requests open (maxServerRequests); more are refused with ` +
+          `${ErrorCode.tooManyRequests} until some are answered`,
+      );
+    }
+    this.refuse(id, {
+      code: ErrorCode.tooManyRequests,
+      message: `Too many requests: the client is answering ${this.maxOpen} of this server's requests already`,
+    });
+  }
+
+  /** Answers at once with `error`, no handler involved; past `maxOpen` refusals in flight, drops the request. */
+  private refuse(id: string | number, error: IncomingError): void {
+    if (this.refusing >= this.maxOpen) return; // a flood: nobody is owed an answer to this many
+    this.refusing++;
+    this.send({ jsonrpc: "2.0", id, error }).then(
+      () => this.refusing--,
+      (failure: unknown) => {
+        this.refusing--;
+        this.report(failure);
+      },
+    );
   }
 
   /** `notifications/cancelled` from the server: stop serving that request and never answer it. */
@@ -84,6 +138,7 @@ export class IncomingRequests {
     const controller = this.open.get(slot);
     if (controller === undefined) return;
     this.open.delete(slot);
+    this.lingering++; // until its handler returns: a server cannot get past the bound by cancelling
     controller.abort(new Error("the server cancelled its request"));
   }
 
@@ -93,6 +148,7 @@ export class IncomingRequests {
     this.closed = true;
     for (const controller of this.open.values()) controller.abort(new Error("the connection closed"));
     this.open.clear();
+    this.lingering = 0;
   }
 
   private async answer(request: IncomingRequest, slot: string, controller: AbortController): Promise<void> {
@@ -108,6 +164,7 @@ export class IncomingRequests {
     };
     // Cancelled by the server, or the session closed: the answer is dropped without a word.
     if (this.open.get(slot) !== controller) {
+      if (!this.closed) this.lingering--;
       answer.sent?.(controller.signal.reason ?? new Error("the request is no longer open"));
       return;
     }

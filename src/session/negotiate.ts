@@ -82,6 +82,15 @@ function classifyResult(result: Record<string, unknown>): ProbeVerdict {
     : { era: "legacy" };
 }
 
+/**
+ * A stdio server that missed the probe's timeout (slow to start: `npx` fetching it, a loaded machine) was taken
+ * for a 2025-era one; if it then refuses the 2025 `initialize` with -32022 and lists our version, it is a modern
+ * server after all, worth probing once more.
+ */
+export function refusesLegacyForUs(error: unknown): boolean {
+  return error instanceof RpcError && "retry" in classifyRpcError(error);
+}
+
 function classifyRpcError(error: RpcError): ProbeVerdict {
   if (error.code !== ErrorCode.unsupportedProtocolVersion) return { era: "legacy" };
   const supported = (error.data as { supported?: unknown } | undefined)?.supported;

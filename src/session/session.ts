@@ -13,12 +13,13 @@ import {
   offersLegacyTasks,
   parseInitializeResult,
 } from "../protocol/codec.js";
-import { McpTasksError, ProtocolError, TransportError } from "../protocol/errors.js";
+import { McpTasksError, ProtocolError, RequestTimeoutError, TransportError } from "../protocol/errors.js";
 import { closedError, requestFailure, serverInfoOf, taskIdOf } from "./failures.js";
 import {
   LEGACY_PROTOCOL_VERSIONS,
   classifyProbe,
   initializeParams,
+  refusesLegacyForUs,
   transportKind,
   type TransportKind,
 } from "./negotiate.js";
@@ -53,10 +54,7 @@ let sessionCount = 0;
 
 export class Session implements ReplyChannel {
   private readonly pending = new PendingTable((error) => this.report(error));
-  private readonly incoming = new IncomingRequests(
-    (out) => this.transport.send(out),
-    (e) => this.report(e),
-  );
+  private readonly incoming: IncomingRequests;
   private readonly notificationListeners = new Set<NotificationListener>();
   private readonly errorListeners = new Set<ErrorListener>();
   private readonly closeListeners = new Set<() => void>();
@@ -81,6 +79,12 @@ export class Session implements ReplyChannel {
     this.framing = this.envelope;
     this.timeoutMs = options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.kind = transportKind(transport);
+    this.incoming = new IncomingRequests(
+      (out) => this.transport.send(out),
+      (e) => this.report(e),
+      options.maxServerRequests,
+      options.warn,
+    );
   }
 
   /** What the server said about itself; undefined until `connect()` resolved. */
@@ -133,6 +137,28 @@ export class Session implements ReplyChannel {
     if (server.era === "legacy") this.framing = undefined;
     this.info = server;
     this.connecting = Promise.resolve(server);
+  }
+
+  /**
+   * Takes part in a session the server already initialized (another connection's, named by a task ref): the
+   * transport is started and nothing is negotiated. Initializing again would be refused, or would start the
+   * session over; `server` is what the client knows of it (a 2025-era session: no envelope).
+   */
+  async join(server: ServerInfo): Promise<ServerInfo> {
+    if (this.connecting) throw new Error("Session.join: the session is already connected");
+    this.framing = undefined;
+    this.connecting = (async () => {
+      this.attach();
+      try {
+        await this.transport.start();
+      } catch (error) {
+        throw requestFailure("start", error);
+      }
+      this.transport.setProtocolVersion?.(server.protocolVersion);
+      this.info = server;
+      return server;
+    })();
+    return this.connecting;
   }
 
   /** Whether a JSON-RPC id is in the namespace of this library's sessions (any of them). */
@@ -243,14 +269,45 @@ export class Session implements ReplyChannel {
     return () => this.closeListeners.delete(listener);
   }
 
-  /** Rejects every waiting request (non-transient `TransportError`) and closes the transport. */
-  async close(): Promise<void> {
+  /**
+   * Rejects every waiting request (non-transient `TransportError`) and closes the transport. With `endSession`,
+   * the server's session is ended first (Streamable HTTP `DELETE`; nothing is sent without a session id), waiting
+   * at most the request timeout; `endSession` hears why it could not be ended, and the close goes on.
+   */
+  async close(endSession?: (failure: unknown) => void): Promise<void> {
     if (this.closed) return;
     this.end((method) => closedError(method));
+    if (endSession !== undefined && this.transport.sessionId !== undefined) {
+      await this.terminate().catch(endSession);
+    }
     try {
       await this.transport.close();
     } catch (error) {
       this.report(error);
+    }
+  }
+
+  /** `DELETE` for the session, bounded by the request timeout (a transport that takes no signal is raced). */
+  private async terminate(): Promise<void> {
+    const terminate = this.transport.terminateSession;
+    if (terminate === undefined) return;
+    const timeout = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const error = new TransportError(`ending the session: no answer within ${this.timeoutMs} ms`, {
+          transient: true,
+        });
+        timeout.abort(error);
+        reject(error);
+      }, this.timeoutMs);
+    });
+    const ending = terminate.call(this.transport, timeout.signal);
+    ending.catch(() => undefined); // settles after the race when the timeout won
+    try {
+      await Promise.race([ending, expired]);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -266,16 +323,29 @@ export class Session implements ReplyChannel {
     const probeTimeoutMs =
       this.options.probeTimeoutMs ??
       (this.kind === "stdio" ? Math.min(this.timeoutMs, DEFAULT_STDIO_PROBE_TIMEOUT_MS) : this.timeoutMs);
-    const probe = () =>
-      this.request(Method.discover, {}, { timeoutMs: probeTimeoutMs }).then(
+    const probe = (timeoutMs = probeTimeoutMs) =>
+      this.request(Method.discover, {}, { timeoutMs }).then(
         (result) => ({ result }),
         (error: unknown) => ({ error }),
       );
-    const first = classifyProbe(await probe(), this.kind);
+    const firstOutcome = await probe();
+    const first = classifyProbe(firstOutcome, this.kind);
     // -32022 naming our version as supported: send the probe once more (SEP-2575), never a third time.
     const verdict = "retry" in first ? classifyProbe(await probe(), this.kind, true) : first;
     if ("error" in verdict) throw this.probeFailure(verdict.error);
-    this.info = verdict.era === "modern" ? this.adoptModern(verdict.discover) : await this.initializeLegacy();
+    if (verdict.era === "modern") return (this.info = this.adoptModern(verdict.discover));
+    try {
+      this.info = await this.initializeLegacy();
+    } catch (error) {
+      const probeTimedOut = "error" in firstOutcome && firstOutcome.error instanceof RequestTimeoutError;
+      if (!probeTimedOut || !refusesLegacyForUs(error)) throw error;
+      // A slow stdio server taken for a 2025-era one: ask once more, with the envelope and the whole request
+      // timeout.
+      this.framing = this.envelope;
+      const late = classifyProbe(await probe(this.timeoutMs), this.kind, true);
+      if (!("era" in late) || late.era !== "modern") throw error;
+      this.info = this.adoptModern(late.discover);
+    }
     return this.info;
   }
 

@@ -3,9 +3,12 @@
  * or with an SSE stream per request; the GET stream a 2025-era server opens after `notifications/initialized`;
  * the session id (`Mcp-Session-Id`) from the `initialize` answer; `MCP-Protocol-Version` and, on 2026-07-28
  * requests, `Mcp-Method` and `Mcp-Name` derived from the body; resumption of a dropped stream with
- * `Last-Event-ID`. It behaves as the v2 SDK's `StreamableHTTPClientTransport` does for everything this library
+ * `Last-Event-ID`; ending the session with `DELETE` (`terminateSession`). It behaves as the v2 SDK's `StreamableHTTPClientTransport` does for everything this library
  * sends, without the SDK `Client`, its OAuth code or its schemas in the bundle (a main-entry bundle is a third of
  * the size without them). OAuth flows (an `authProvider`) run in the SDK's transport instead (src/auth/oauth.ts).
+ *
+ * Given `join`, it takes part in a session another connection opened (a task's, named by its ref): requests carry
+ * that session's id and protocol version from the first one on, and nothing is negotiated or listened to.
  *
  * HTTP failures reach this transport already mapped by `withHttpErrorMapping` (a `TransportError`, or a 4xx
  * JSON-RPC error body turned into an answer); what is left here is 401/403 on a POST, GET failures, and bodies
@@ -30,6 +33,14 @@ export interface HttpTransportOptions {
   headers?: HeadersSource;
   /** How a dropped stream is resumed. Default: 1 s, growing 1.5× up to 30 s, 2 attempts (the SDK's defaults). */
   reconnection?: { initialDelayMs: number; maxDelayMs: number; growFactor: number; maxRetries: number };
+  /** A session the server already initialized, to send every request in (see the file comment). */
+  join?: JoinedSession;
+}
+
+/** The session a joining transport sends in: its `Mcp-Session-Id` and the `MCP-Protocol-Version` it settled on. */
+export interface JoinedSession {
+  id: string;
+  protocolVersion: string;
 }
 
 const DEFAULT_RECONNECTION = { initialDelayMs: 1000, maxDelayMs: 30_000, growFactor: 1.5, maxRetries: 2 };
@@ -50,6 +61,8 @@ export class StreamableHttpTransport implements McpTransport {
   private session: string | undefined;
   private protocolVersion: string | undefined;
   private serverRetryMs: number | undefined;
+  /** Set by `terminateSession`: the streams the server now closes are not resumed. */
+  private ending = false;
   private readonly reconnects = new Set<ReturnType<typeof setTimeout>>();
   private readonly reconnection: NonNullable<HttpTransportOptions["reconnection"]>;
 
@@ -58,6 +71,8 @@ export class StreamableHttpTransport implements McpTransport {
     private readonly options: HttpTransportOptions = {},
   ) {
     this.reconnection = options.reconnection ?? DEFAULT_RECONNECTION;
+    this.session = options.join?.id;
+    this.protocolVersion = options.join?.protocolVersion;
   }
 
   get sessionId(): string | undefined {
@@ -78,6 +93,31 @@ export class StreamableHttpTransport implements McpTransport {
     this.reconnects.clear();
     this.abort?.abort();
     this.onclose?.();
+  }
+
+  /**
+   * Ends the session: `DELETE` with its id. A server that does not let clients end sessions (405), or that has
+   * already forgotten this one (404), is fine; any other failure rejects. Without a session, nothing is sent.
+   */
+  async terminateSession(signal?: AbortSignal): Promise<void> {
+    if (this.session === undefined) return;
+    this.ending = true;
+    const headers = await this.commonHeaders();
+    const response = await this.fetch({
+      ...this.options.requestInit,
+      method: "DELETE",
+      headers,
+      ...(signal !== undefined && { signal }),
+    });
+    await drain(response);
+    if (response.ok || response.status === 404 || response.status === 405) {
+      this.session = undefined;
+      return;
+    }
+    throw new TransportError(`ending the session: the server answered HTTP ${response.status}`, {
+      status: response.status,
+      transient: isTransientStatus(response.status),
+    });
   }
 
   async send(message: OutgoingMessage, options?: SendOptions): Promise<void> {
@@ -205,7 +245,8 @@ export class StreamableHttpTransport implements McpTransport {
     options: StreamOptions,
     resumable: boolean,
   ): void {
-    const intentional = () => this.abort?.signal.aborted === true || options.requestSignal?.aborted === true;
+    const intentional = () =>
+      this.ending || this.abort?.signal.aborted === true || options.requestSignal?.aborted === true;
     if (body === null) {
       options.onRequestStreamEnd?.();
       return;

@@ -50,6 +50,7 @@ export interface RequestWatch {
  */
 export type ProtocolEra = "modern" | "legacy";
 
+/** What the client learned about the server when it connected (`client.server`). */
 export interface ServerInfo {
   era: ProtocolEra;
   /** The negotiated protocol version. */
@@ -123,6 +124,13 @@ export interface SessionOptions {
    * silent this long is taken for a 2025-era server. Default: 10000 on stdio, the request timeout elsewhere.
    */
   probeTimeoutMs?: number;
+  /**
+   * Most server→client requests open at once (being answered, or waiting for a handler). Past it a request is
+   * answered at once with -32000; past twice it (refusals still on their way out), it is dropped. Default 64.
+   */
+  maxServerRequests?: number;
+  /** Hears what the session did to protect itself (a flood of server requests refused). Default: nobody. */
+  warn?: (message: string) => void;
 }
 
 /** A JSON-RPC message as this library sends it: a request, a notification, or an answer to a server request. */
@@ -159,13 +167,20 @@ export interface McpTransport {
   readonly hasPerRequestStream?: boolean;
   readonly sessionId?: string | undefined;
   /**
+   * Streamable HTTP: ends the server's session (`DELETE` with `Mcp-Session-Id`); a 405 (the server keeps
+   * sessions until they expire) resolves. Both SDKs' transports have it, and so does this library's.
+   */
+  terminateSession?(signal?: AbortSignal): Promise<void>;
+  /**
    * Only on a transport several parties share (`tasksFor`'s tap on an SDK Client's connection): the session
    * passes the test for "this response id is mine", so answers to other sessions' requests pass it by.
+   * @internal
    */
   claimResponses?(owns: (id: unknown) => boolean): void;
   /**
    * Only on a shared transport: the session passes the test for "this server request is mine to answer"; the
    * requests it does not claim go to the other party (the SDK Client), so each gets exactly one answer.
+   * @internal
    */
   claimRequests?(claims: RequestClaim): void;
 }

@@ -24,6 +24,7 @@ import { LOCK, StoreLockedError, lockDirectory, type DirLock } from "./file-lock
 
 export { StoreLockedError };
 
+/** Options of `fileStore`. */
 export interface FileStoreOptions {
   /** Where warnings go (a file moved aside, a stale lock taken over). Default: silent. */
   logger?: Partial<Logger>;

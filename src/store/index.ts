@@ -1,6 +1,8 @@
 /**
  * `mcp-tasks/store`: durable task refs for `TaskClient.connect(url, { store })`. The file store needs Node;
  * `memoryStore` and the `TaskStore` interface run anywhere.
+ *
+ * @module mcp-tasks/store
  */
 export type { TaskStore } from "./types.js";
 export { refExpired } from "./types.js";

@@ -2,12 +2,15 @@
 import { foreignServer, type TaskRef } from "../task/ref.js";
 import { DEFAULT_PRUNE_GRACE_MS, refExpired, refKey, type TaskStore } from "./types.js";
 
+/** Options of `memoryStore`. */
 export interface MemoryStoreOptions {
   /** Allowance past `createdAt + ttlMs` before a ref is pruned. Default 60000. */
   pruneGraceMs?: number;
+  /** The clock that decides expiry, in epoch milliseconds. Default `Date.now`. */
   now?: () => number;
 }
 
+/** A store that keeps refs in this process only; `size` counts them. */
 export function memoryStore(options: MemoryStoreOptions = {}): TaskStore & { readonly size: number } {
   const refs = new Map<string, TaskRef>();
   const grace = options.pruneGraceMs ?? DEFAULT_PRUNE_GRACE_MS;

@@ -1,60 +1,105 @@
 /**
  * `redisStore({ url })` (`mcp-tasks/store/redis`): refs shared by many workers, each live task owned through a
- * lease — a key with an expiry that only its owner renews. The worker that creates a task owns it from the
- * first write; `client.resume()` (or the client's adoption loop, `adopt: true`) claims only tasks whose lease
- * has lapsed, so a task is followed by one worker at a time and a dead worker's tasks move on within the lease
- * time. Answered input keys travel in the ref, so another worker never asks again. Needs the `redis` package.
+ * lease that only its owner renews. The worker that creates a task owns it from the first write;
+ * `client.resume()` (or the client's adoption loop, `adopt: true`) claims only tasks whose owner's lease has
+ * ended, so a task is followed by one worker at a time and a dead worker's tasks move on within the lease time.
+ * Answered input keys travel in the ref, so another worker never asks again. Works on one Redis node and on a
+ * Redis Cluster (the key layout is in redis-layout.ts). Needs the `redis` package.
+ *
+ * @module mcp-tasks/store/redis
  */
 import { randomUUID } from "node:crypto";
 import { LeaseLostError } from "../protocol/errors.js";
 import { safeLogger, type Logger } from "../protocol/logging.js";
 import { foreignServer, readTaskRef, type TaskRef } from "../task/ref.js";
 import { DEFAULT_PRUNE_GRACE_MS, refExpired, refKey, serverKey, type TaskStore } from "./types.js";
-import { CLAIM, CLAIM_LAPSED, PUT, RELEASE, REMOVE, RENEW } from "./redis-scripts.js";
+import { INCARNATION_LENGTH, ownerId, serverId, SHARDS, shardKeys, shardOf } from "./redis-layout.js";
+import { ensureLayout, type RedisLike } from "./redis-migrate.js";
+import {
+  CLAIM,
+  CLAIM_LAPSED,
+  PUT,
+  REFS,
+  REGISTER_SERVER,
+  RELEASE,
+  REMOVE,
+  RENEW,
+  RETIRE,
+  SERVERS,
+  VERIFY,
+} from "./redis-scripts.js";
 
 /** A write refused because another worker holds the task's lease. */
 export { LeaseLostError };
 
-/** The few commands the store sends; a `redis` (node-redis) client fits. */
-export interface RedisLike {
-  eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
-  hGetAll(key: string): Promise<Record<string, string>>;
-  hDel(key: string, field: string): Promise<unknown>;
-}
+export type { RedisLike };
 
+/** Options of `redisStore`: a `url` or a connected `client`, and the lease settings. */
 export interface RedisStoreOptions {
-  /** `redis://host:port`; a client is made with the `redis` package and closed with the store. */
+  /** `redis://host:port` of one Redis node; a client is made with the `redis` package and closed with the store. */
   url?: string;
-  /** A connected client to use instead (it is not closed by the store). */
+  /**
+   * A connected client to use instead (it is not closed by the store): `createClient(…)`, or
+   * `createCluster({ rootNodes })` for a Redis Cluster.
+   */
   client?: RedisLike;
-  /** Prefix of every key. Default `mcp-tasks`. */
+  /**
+   * Prefix of every key. Default `mcp-tasks`. Workers that share tasks use the same one. A prefix containing
+   * `{…}` puts every key in one hash slot of a cluster.
+   */
   prefix?: string;
   /** How long a lease lasts without renewal. Default 10000; renewed every third of it. */
   leaseMs?: number;
-  /** This worker's name in leases. Default: a random UUID. */
+  /**
+   * This worker's name in leases. Default: a random UUID. A worker restarted under the same name may claim the
+   * tasks its name holds at once (`resume()`); two live workers must not share a name.
+   */
   owner?: string;
   logger?: Partial<Logger>;
   /** Allowance past `createdAt + ttlMs` before a stored ref is pruned. Default 60000. */
   pruneGraceMs?: number;
 }
 
+/** A `TaskStore` whose live tasks are each owned by one worker through a lease. */
 export type RedisTaskStore = TaskStore & {
+  /** Hands the task's lease back (if this worker still holds it) and keeps the ref: any worker may claim it. */
   release(ref: TaskRef): Promise<void>;
+  /** Takes the task's lease when nobody holds it; resolves with the latest ref, or undefined. */
   claim(ref: TaskRef): Promise<TaskRef | undefined>;
+  /** Takes the lease of every task of `server` whose owner stopped renewing it; resolves with their refs. */
   claimLapsed(server: TaskRef["server"]): Promise<TaskRef[]>;
+  /** Called with the ref of a task whose lease this worker found no longer its own at renewal: another follows it. */
   onLeaseLost(listener: (ref: TaskRef) => void): void;
+  /** Hands back every lease (other workers may adopt at once) and disconnects a client the store made. */
   close(): Promise<void>;
+  /** This worker's name in leases. */
   readonly owner: string;
   /** Refs whose lease this worker holds. */
   readonly held: number;
 };
 
+/** A store in Redis shared by many workers, each live task followed by the one that holds its lease. */
 export function redisStore(options: RedisStoreOptions): RedisTaskStore {
   return new RedisStore(options);
 }
 
+/** One shard of one server: its keys, and how many of this worker's tasks live there. */
+interface Shard {
+  readonly keys: string[];
+  held: number;
+  /** Whether this worker has a lease entry here (to end on close). */
+  touched: boolean;
+}
+
+/** Tasks one adoption script takes at most, so no script holds Redis up for long. */
+const CLAIM_BATCH = 1000;
+/** Task ids one ownership check sends at most. */
+const VERIFY_BATCH = 1000;
+
 class RedisStore implements TaskStore {
   readonly owner: string;
+  /** The owner id in Redis: this store's incarnation, then `owner`. */
+  private readonly me: string;
   private readonly prefix: string;
   private readonly leaseMs: number;
   private readonly log: Logger;
@@ -63,7 +108,10 @@ class RedisStore implements TaskStore {
   private own: { close(): Promise<unknown> } | undefined;
   private opening: Promise<void> | undefined;
   /** Leases this worker holds, by ref key. */
-  private readonly leases = new Map<string, TaskRef>();
+  private readonly leases = new Map<string, { ref: TaskRef; shard: Shard }>();
+  private readonly shards = new Map<string, Shard>();
+  /** Servers written to the `servers` index by this store. */
+  private readonly registered = new Map<string, Promise<unknown>>();
   private readonly lost = new Set<(ref: TaskRef) => void>();
   private renewer: ReturnType<typeof setInterval> | undefined;
 
@@ -72,6 +120,7 @@ class RedisStore implements TaskStore {
       throw new TypeError("redisStore: give `url` or `client`");
     }
     this.owner = options.owner ?? randomUUID();
+    this.me = ownerId(this.owner, randomUUID().replaceAll("-", "").slice(0, INCARNATION_LENGTH));
     this.prefix = options.prefix ?? "mcp-tasks";
     this.leaseMs = options.leaseMs ?? 10_000;
     this.log = safeLogger(options.logger);
@@ -82,7 +131,10 @@ class RedisStore implements TaskStore {
     return this.leases.size;
   }
 
-  /** Connects (with `url`). A failed connection is closed, and `open` may be tried again. */
+  /**
+   * Connects (with `url`) and makes sure the keys are in the current layout, moving refs of the previous one.
+   * A failed connection is closed, and `open` may be tried again.
+   */
   async open(): Promise<void> {
     this.opening ??= this.connect();
     const opening = this.opening;
@@ -95,84 +147,104 @@ class RedisStore implements TaskStore {
   }
 
   async put(ref: TaskRef): Promise<void> {
-    const key = refKey(ref);
-    const lease = String(this.leaseMs);
-    const done = await this.script(
-      PUT,
-      [this.refs, this.lease(key)],
-      [key, JSON.stringify(ref), this.owner, lease],
-    );
-    if (done !== 1) throw new LeaseLostError("redisStore: another worker holds this task's lease");
-    this.hold(key, ref);
+    const server = serverId(serverKey(ref.server));
+    await this.register(server);
+    const shard = this.shard(server, ref.taskId);
+    const before = shard.held;
+    const state = await this.script(PUT, shard, ref.taskId, JSON.stringify(ref));
+    if (state === -1) throw new LeaseLostError("redisStore: another worker holds this task's lease");
+    this.hold(refKey(ref), ref, shard);
+    this.renewed(shard, state, before);
   }
 
   async remove(ref: TaskRef): Promise<void> {
-    const key = refKey(ref);
-    this.leases.delete(key);
-    await this.script(REMOVE, [this.refs, this.lease(key)], [key, this.owner]);
+    const shard = this.drop(ref);
+    await this.script(REMOVE, shard, ref.taskId, "");
   }
 
   /** Hands the task's lease back (if this worker still holds it) and keeps the ref: any worker may claim it now. */
   async release(ref: TaskRef): Promise<void> {
-    const key = refKey(ref);
-    this.leases.delete(key);
-    await this.script(RELEASE, [this.lease(key)], [this.owner]);
+    const shard = this.drop(ref);
+    await this.script(RELEASE, shard, ref.taskId);
   }
 
   async list(server?: TaskRef["server"]): Promise<TaskRef[]> {
     await this.open();
     const client = this.client as RedisLike;
+    const servers =
+      server === undefined
+        ? ((await client.eval(SERVERS, { keys: [`${this.prefix}:servers`], arguments: [] })) as string[])
+        : [serverId(serverKey(server))];
     const found: TaskRef[] = [];
     const now = Date.now();
-    for (const [key, text] of Object.entries(await client.hGetAll(this.refs))) {
-      let ref: TaskRef;
-      try {
-        ref = readTaskRef(JSON.parse(text));
-      } catch (error) {
-        this.log.warn(`redisStore: dropping an unreadable ref`, error);
-        await client.hDel(this.refs, key);
-        continue;
-      }
-      if (refExpired(ref, now, this.grace)) await client.hDel(this.refs, key);
-      else if (server === undefined || foreignServer(ref, server) === undefined) found.push(ref);
-    }
+    const reading = servers.flatMap((id) =>
+      Array.from({ length: SHARDS }, async (_, index) => {
+        const shard = this.shardAt(id, index);
+        const flat = (await client.eval(REFS, {
+          keys: [shard.keys[0] as string],
+          arguments: [],
+        })) as string[];
+        for (let at = 0; at < flat.length; at += 2) {
+          const taskId = flat[at] as string;
+          const ref = this.read(flat[at + 1] as string);
+          if (ref === undefined || refExpired(ref, now, this.grace)) {
+            await this.script(REMOVE, shard, taskId, "force");
+          } else if (server === undefined || foreignServer(ref, server) === undefined) found.push(ref);
+        }
+      }),
+    );
+    await Promise.all(reading);
     return found;
   }
 
   /** Takes the task's lease when nobody holds it; resolves with the latest ref, or undefined. */
   async claim(ref: TaskRef): Promise<TaskRef | undefined> {
-    const key = refKey(ref);
-    const lease = String(this.leaseMs);
-    const text = await this.script(CLAIM, [this.refs, this.lease(key)], [key, this.owner, lease]);
-    if (typeof text !== "string") return undefined;
-    const latest = readTaskRef(JSON.parse(text));
-    this.hold(key, latest);
+    const shard = this.shard(serverId(serverKey(ref.server)), ref.taskId);
+    const before = shard.held;
+    const answer = (await this.script(CLAIM, shard, ref.taskId)) as [number, string] | [];
+    if (answer.length === 0) return undefined;
+    const latest = this.read(answer[1]);
+    if (latest === undefined) {
+      await this.script(REMOVE, shard, ref.taskId, "force");
+      return undefined;
+    }
+    this.hold(refKey(latest), latest, shard);
+    this.renewed(shard, answer[0], before);
     return latest;
   }
 
+  /**
+   * Takes every task of `server` that nobody owns or whose owner's lease ended: a few scripts per shard, each
+   * costing what it takes, however many refs are stored.
+   */
   async claimLapsed(server: TaskRef["server"]): Promise<TaskRef[]> {
-    const prefix = `${serverKey(server)}\n`;
-    const args = [prefix, this.owner, String(this.leaseMs), this.lease("")];
-    const taken = (await this.script(CLAIM_LAPSED, [this.refs], args)) as string[];
+    const id = serverId(serverKey(server));
     const claimed: TaskRef[] = [];
     const now = Date.now();
-    for (let index = 0; index < taken.length; index += 2) {
-      const key = taken[index] as string;
-      let ref: TaskRef | undefined;
-      try {
-        ref = readTaskRef(JSON.parse(taken[index + 1] as string));
-      } catch (error) {
-        this.log.warn(`redisStore: dropping an unreadable ref`, error);
+    const adopting = Array.from({ length: SHARDS }, async (_, index) => {
+      const shard = this.shardAt(id, index);
+      for (let more = true; more;) {
+        const before = shard.held;
+        const answer = (await this.script(CLAIM_LAPSED, shard, String(CLAIM_BATCH))) as [
+          number,
+          number,
+          ...string[],
+        ];
+        more = answer[1] === 1;
+        for (let at = 2; at < answer.length; at += 2) {
+          const taskId = answer[at] as string;
+          const ref = this.read(answer[at + 1] as string);
+          if (ref === undefined || refExpired(ref, now, this.grace)) {
+            await this.script(REMOVE, shard, taskId, "force");
+          } else {
+            this.hold(refKey(ref), ref, shard);
+            claimed.push(ref);
+          }
+        }
+        if (answer.length > 2) this.renewed(shard, answer[0], before);
       }
-      if (ref === undefined || refExpired(ref, now, this.grace)) {
-        await this.script(REMOVE, [this.refs, this.lease(key)], [key, this.owner]);
-      } else if (foreignServer(ref, server) !== undefined) {
-        await this.script(RELEASE, [this.lease(key)], [this.owner]);
-      } else {
-        this.hold(key, ref);
-        claimed.push(ref);
-      }
-    }
+    });
+    await Promise.all(adopting);
     return claimed;
   }
 
@@ -184,28 +256,19 @@ class RedisStore implements TaskStore {
   async close(): Promise<void> {
     if (this.renewer !== undefined) clearInterval(this.renewer);
     this.renewer = undefined;
+    this.leases.clear();
     const client = this.client;
     if (client !== undefined) {
-      const keys = [...this.leases.keys()];
-      this.leases.clear();
-      await Promise.allSettled(
-        keys.map((key) => client.eval(RELEASE, { keys: [this.lease(key)], arguments: [this.owner] })),
-      );
+      const touched = [...this.shards.values()].filter((shard) => shard.touched);
+      await Promise.allSettled(touched.map((shard) => this.script(RETIRE, shard)));
     }
     await this.own?.close();
     this.own = undefined;
   }
 
-  private get refs(): string {
-    return `${this.prefix}:refs`;
-  }
-
-  private lease(key: string): string {
-    return `${this.prefix}:lease:${key}`;
-  }
-
   private async connect(): Promise<void> {
     if (this.options.client !== undefined) {
+      await ensureLayout(this.options.client, this.prefix, this.log);
       this.client = this.options.client;
       return;
     }
@@ -219,48 +282,126 @@ class RedisStore implements TaskStore {
     client.on("error", (error: unknown) => this.log.warn("redisStore: connection error", error));
     try {
       await client.connect();
+      connected = true;
+      await ensureLayout(client as unknown as RedisLike, this.prefix, this.log);
     } catch (error) {
       if (client.isOpen) client.destroy();
       throw error;
     }
-    connected = true;
     this.client = client as unknown as RedisLike;
     this.own = client;
   }
 
-  private async script(script: string, keys: string[], args: string[]): Promise<unknown> {
+  /** Runs a shard script with the caller's owner id and lease first among its arguments. */
+  private async script(script: string, shard: Shard, ...args: string[]): Promise<unknown> {
     await this.open();
-    return (this.client as RedisLike).eval(script, { keys, arguments: args });
+    const answer = await (this.client as RedisLike).eval(script, {
+      keys: shard.keys,
+      arguments: [this.me, String(this.leaseMs), ...args],
+    });
+    if (script !== REMOVE && script !== RELEASE && script !== VERIFY) shard.touched = true;
+    return answer;
   }
 
-  private hold(key: string, ref: TaskRef): void {
-    this.leases.set(key, ref);
+  private register(server: string): Promise<unknown> {
+    let registering = this.registered.get(server);
+    if (registering === undefined) {
+      registering = this.open().then(() =>
+        (this.client as RedisLike).eval(REGISTER_SERVER, {
+          keys: [`${this.prefix}:servers`],
+          arguments: [server],
+        }),
+      );
+      registering.catch(() => this.registered.delete(server));
+      this.registered.set(server, registering);
+    }
+    return registering;
+  }
+
+  private shard(server: string, taskId: string): Shard {
+    return this.shardAt(server, shardOf(taskId));
+  }
+
+  private shardAt(server: string, index: number): Shard {
+    const name = `${server}:${index}`;
+    let shard = this.shards.get(name);
+    if (shard === undefined) {
+      shard = { keys: shardKeys(this.prefix, server, index), held: 0, touched: false };
+      this.shards.set(name, shard);
+    }
+    return shard;
+  }
+
+  private read(text: string): TaskRef | undefined {
+    try {
+      return readTaskRef(JSON.parse(text));
+    } catch (error) {
+      this.log.warn(`redisStore: dropping an unreadable ref`, error);
+      return undefined;
+    }
+  }
+
+  private hold(key: string, ref: TaskRef, shard: Shard): void {
+    if (!this.leases.has(key)) shard.held++;
+    this.leases.set(key, { ref, shard });
     if (this.renewer !== undefined) return;
     this.renewer = setInterval(() => void this.renew(), Math.max(50, Math.floor(this.leaseMs / 3)));
     (this.renewer as { unref?: () => void }).unref?.();
   }
 
-  private async renew(): Promise<void> {
-    const client = this.client;
-    const held = [...this.leases];
-    if (client === undefined || held.length === 0) return;
-    let kept: unknown;
-    try {
-      const keys = held.map(([key]) => this.lease(key));
-      const fields = held.map(([key]) => key);
-      kept = await client.eval(RENEW, {
-        keys,
-        arguments: [this.owner, String(this.leaseMs), this.refs, ...fields],
-      });
-    } catch (error) {
-      this.log.warn("redisStore: renewing leases failed; trying again", error);
-      return;
-    }
-    held.forEach(([key, ref], index) => {
-      if ((kept as unknown[])[index] === 1 || !this.leases.has(key)) return;
+  /** Stops holding `ref` here; answers its shard. */
+  private drop(ref: TaskRef): Shard {
+    const key = refKey(ref);
+    const held = this.leases.get(key);
+    if (held !== undefined) {
       this.leases.delete(key);
-      this.log.warn("redisStore: lost the lease of a task; another worker follows it now");
-      for (const listener of this.lost) listener(ref);
-    });
+      held.shard.held--;
+      return held.shard;
+    }
+    return this.shard(serverId(serverKey(ref.server)), ref.taskId);
+  }
+
+  /** One renewal per shard holding tasks of this worker, whatever their number. */
+  private async renew(): Promise<void> {
+    if (this.client === undefined) return;
+    const holding = [...this.shards.values()].filter((shard) => shard.held > 0);
+    await Promise.all(
+      holding.map(async (shard) => {
+        const before = shard.held;
+        try {
+          this.renewed(shard, await this.script(RENEW, shard), before);
+        } catch (error) {
+          this.log.warn("redisStore: renewing leases failed; trying again", error);
+        }
+      }),
+    );
+  }
+
+  /**
+   * After a script renewed this worker's lease in `shard`: when the lease had ended (or was forgotten, while
+   * this worker held tasks there), others may have taken some of them; find out which.
+   */
+  private renewed(shard: Shard, state: unknown, heldBefore: number): void {
+    if (state === 2 || (state === 0 && heldBefore > 0)) {
+      this.verify(shard).catch((error: unknown) =>
+        this.log.warn("redisStore: checking which leases are still held failed", error),
+      );
+    }
+  }
+
+  private async verify(shard: Shard): Promise<void> {
+    const mine = [...this.leases].filter(([, held]) => held.shard === shard);
+    for (let first = 0; first < mine.length; first += VERIFY_BATCH) {
+      const batch = mine.slice(first, first + VERIFY_BATCH);
+      const ids = batch.map(([, held]) => held.ref.taskId);
+      const owned = (await this.script(VERIFY, shard, ...ids)) as number[];
+      batch.forEach(([key, held], index) => {
+        if (owned[index] === 1 || this.leases.get(key) !== held) return;
+        this.leases.delete(key);
+        shard.held--;
+        this.log.warn("redisStore: lost the lease of a task; another worker follows it now");
+        for (const listener of this.lost) listener(held.ref);
+      });
+    }
   }
 }

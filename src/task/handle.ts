@@ -30,8 +30,11 @@ type Listener<T, E extends keyof TaskHandleEvents<T>> = EventEmitter.EventListen
  * for await (const update of handle) console.log(update.status, update.statusMessage);
  * const result = await handle; // CallToolResult
  * ```
+ *
+ * `T` is what awaiting it gives (a `ToolResult` of the tool's output type on a client with a `Tools` type) and
+ * `Name` the tool's name where the type knows it, which its `ref` keeps.
  */
-export class TaskHandle<T = CallToolResult>
+export class TaskHandle<T = CallToolResult, Name extends string = string>
   implements PromiseLike<T>, AsyncIterable<TaskUpdate<T>>, AsyncDisposable
 {
   /** @internal Handles come from `client.callTool`; drivers create them with `createTask`. */
@@ -73,10 +76,12 @@ export class TaskHandle<T = CallToolResult>
     return this.core.result().then(onfulfilled, onrejected);
   }
 
+  /** As `Promise.catch` on the result: `then` with only a rejection handler. */
   catch<R = never>(onrejected?: ((reason: unknown) => R | PromiseLike<R>) | null): Promise<T | R> {
     return this.core.result().catch(onrejected);
   }
 
+  /** As `Promise.finally` on the result: runs once the handle has ended, however it ended. */
   finally(onfinally?: (() => void) | null): Promise<T> {
     return this.core.result().finally(onfinally);
   }
@@ -114,8 +119,8 @@ export class TaskHandle<T = CallToolResult>
    * `client.task(ref)` and `client.cancel(ref)`, also in another process. Resolves with undefined when there is
    * no task (the server answered at once, or the handle ended before the answer). Never rejects.
    */
-  get ref(): Promise<TaskRef | undefined> {
-    return this.core.created().then(() => this.core.controller.ref());
+  get ref(): Promise<TaskRef<Name> | undefined> {
+    return this.core.created().then(() => this.core.controller.ref() as TaskRef<Name> | undefined);
   }
 
   /**
@@ -168,6 +173,7 @@ export class TaskHandle<T = CallToolResult>
     return this;
   }
 
+  /** Removes a listener, or every listener of `event` when none is given. */
   off<E extends keyof TaskHandleEvents<T>>(event: E, listener?: Listener<T, E>): this {
     this.core.existingEvents()?.off(event, listener);
     return this;
@@ -194,6 +200,7 @@ export class TaskHandle<T = CallToolResult>
     if (!this.core.isSettled) await this.cancel("disposed: the await using scope of the handle ended");
   }
 
+  /** `"TaskHandle"`, so logs print `[object TaskHandle]` rather than a promise. */
   get [Symbol.toStringTag](): string {
     return "TaskHandle";
   }

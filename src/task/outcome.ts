@@ -68,9 +68,18 @@ function violation<T>(
 }
 
 /**
+ * Whether following the task is over for good: the server is done with it (see `serverIsDone`) or its time to live
+ * has ended. A store forgets such a task's ref, and `close()` may end the HTTP session it was made in.
+ */
+export function taskIsOver(outcome: TaskOutcome<unknown>): boolean {
+  return serverIsDone(outcome) || outcome.kind === "expired";
+}
+
+/**
  * Whether the server has said its last word, so nothing is left running to cancel. An unconfirmed cancellation
  * and endings like detach, close or a deadline leave the task possibly running.
  */
+
 export function serverIsDone(outcome: TaskOutcome<unknown>): boolean {
   switch (outcome.kind) {
     case "completed":

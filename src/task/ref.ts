@@ -5,7 +5,12 @@
  */
 import { McpTasksError } from "../protocol/errors.js";
 
-export interface TaskRef {
+/**
+ * A task's name on its server, as plain JSON: what a store keeps and `client.task(ref)` follows. `Name` is the
+ * tool's name as a type where it is known (the ref of a handle from a client with a `Tools` type), so
+ * `client.task(ref)` types the result again.
+ */
+export interface TaskRef<Name extends string = string> {
   /** The format version of this object. */
   v: 1;
   taskId: string;
@@ -13,7 +18,7 @@ export interface TaskRef {
   server: { url?: string; name?: string; version?: string; protocolVersion: string };
   /** The request that created the task (`tools/call`). */
   method: string;
-  toolName: string;
+  toolName: Name;
   /** As the server reported them; absent when the ref was made from a bare task id. */
   createdAt?: string;
   ttlMs?: number | null;
@@ -29,6 +34,32 @@ export interface TaskRef {
    * resumed handle re-sends them while the server still lists the key, and never asks for them again.
    */
   pendingInputAnswers?: Record<string, unknown>;
+  /**
+   * The Streamable HTTP session the task was created in, on a 2025-11-25 server that gave one (`Mcp-Session-Id`
+   * and the protocol version negotiated in it). Servers built on the official SDK keep a task for the session
+   * that created it, so a client following this ref sends the task's requests in that session. A secret like
+   * the task id: never logged whole. Absent for 2026-07-28 tasks (that revision has no sessions), for stdio, and
+   * in refs written before this field existed.
+   */
+  session?: TaskSession;
+}
+
+/** An HTTP session a task lives in: its id and the protocol version its `initialize` settled on. */
+export interface TaskSession {
+  id: string;
+  protocolVersion: string;
+}
+
+/**
+ * Longest session id or protocol version a ref may carry. Both travel as header values; the transport spec
+ * allows visible ASCII only in a session id, and real ones are UUIDs or JWTs, far below this.
+ */
+export const MAX_SESSION_FIELD_LENGTH = 1024;
+const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
+
+/** Whether `value` can be sent as `Mcp-Session-Id` (or `MCP-Protocol-Version`): visible ASCII, bounded. */
+export function isSessionField(value: unknown): value is string {
+  return typeof value === "string" && value.length <= MAX_SESSION_FIELD_LENGTH && VISIBLE_ASCII.test(value);
 }
 
 /** A malformed ref, or one that names a task on another server. */
@@ -93,6 +124,12 @@ const REF_FIELDS: Fields<TaskRef> = {
   pendingInputAnswers: optional((value, fail) =>
     // Own entries only, onto a plain object: a `__proto__` key stays a key.
     isObject(value) ? Object.fromEntries(Object.entries(value)) : fail("must be an object"),
+  ),
+  // Only its two fields, both fit to travel as header values: the session goes into `Mcp-Session-Id`.
+  session: optional((value, fail) =>
+    isObject(value) && isSessionField(value["id"]) && isSessionField(value["protocolVersion"])
+      ? { id: value["id"], protocolVersion: value["protocolVersion"] }
+      : fail("must be { id, protocolVersion }, both visible ASCII"),
   ),
 };
 

@@ -12,7 +12,7 @@
 import type * as Otel from "@opentelemetry/api";
 import { Method } from "../protocol/constants.js";
 import { redactTaskId } from "../protocol/logging.js";
-import type { RequestOptions, RequestWatch } from "../session/types.js";
+import type { RequestObserver, RequestOptions, RequestWatch } from "../session/types.js";
 import type { TaskOutcome, TaskWatcher } from "../task/types.js";
 import type { CallToolResult } from "../schema/index.js";
 import { clientInstruments, type ClientInstruments } from "./metrics.js";
@@ -21,7 +21,7 @@ import { metaInjector, type MetaInjector, type OtelApi } from "./propagation.js"
 import { RequestRecord, type RecordHost } from "./request-record.js";
 import { Attr, EXECUTE_TOOL, TaskAttr } from "./semconv.js";
 import { TaskTrace, type TaskTraceHost } from "./task-trace.js";
-import type { ClientTelemetry, StartedCall, TracedConnection, WatchedTask } from "./types.js";
+import type { ClientTelemetry, StartedCall, TracedConnection, TracedSession, WatchedTask } from "./types.js";
 
 /** The instrumentation scope: this package. */
 const SCOPE = "mcp-tasks";
@@ -128,6 +128,11 @@ export class OtelClientTelemetry implements ClientTelemetry, TaskTraceHost, Reco
     return this.options.fullTaskIds ? taskId : redactTaskId(taskId);
   }
 
+  /** A session id is a secret like a task id, and is shown (or redacted) the same way. */
+  private shownSessionId(sessionId: string): string {
+    return this.options.fullTaskIds ? sessionId : redactTaskId(sessionId);
+  }
+
   bind(taskId: string, trace: TaskTrace): void {
     this.byTaskId.set(taskId, trace);
   }
@@ -144,8 +149,22 @@ export class OtelClientTelemetry implements ClientTelemetry, TaskTraceHost, Reco
     params: Record<string, unknown>,
     options: RequestOptions | undefined,
   ): RequestWatch | undefined {
+    return this.observed(id, method, params, options, this.connection.session);
+  }
+
+  observerFor(session: TracedSession): RequestObserver {
+    return { request: (id, method, params, options) => this.observed(id, method, params, options, session) };
+  }
+
+  private observed(
+    id: string,
+    method: string,
+    params: Record<string, unknown>,
+    options: RequestOptions | undefined,
+    session: TracedSession,
+  ): RequestWatch | undefined {
     try {
-      return this.record(id, method, params, options);
+      return this.record(id, method, params, options, session.sessionId);
     } catch {
       // Telemetry must never break a request; a broken tracer or meter costs the request its record only.
       return undefined;
@@ -157,6 +176,7 @@ export class OtelClientTelemetry implements ClientTelemetry, TaskTraceHost, Reco
     method: string,
     params: Record<string, unknown>,
     options: RequestOptions | undefined,
+    sessionId: string | undefined,
   ): RequestWatch | undefined {
     const found = this.taskOf(method, params, options?.owner);
     if (found === SILENT) return undefined;
@@ -171,12 +191,36 @@ export class OtelClientTelemetry implements ClientTelemetry, TaskTraceHost, Reco
       const meta = task !== undefined ? task.taskMeta() : this.inject(parent);
       const late = this.options.pollSpans === "errors" ? parent : undefined;
       const polled = task?.toolAttributes ?? {};
-      return new RequestRecord(this, id, method, params, signal, meta, undefined, measured, polled, late);
+      return new RequestRecord(
+        this,
+        id,
+        method,
+        params,
+        sessionId,
+        signal,
+        meta,
+        undefined,
+        measured,
+        polled,
+        late,
+      );
     }
-    const span = this.startSpan(id, method, params, measured, parent, undefined);
+    const span = this.startSpan(id, method, params, sessionId, measured, parent, undefined);
     const meta = this.inject(this.api.trace.setSpan(parent, span));
     const polled = method === Method.tasksGet ? (task?.toolAttributes ?? {}) : undefined;
-    return new RequestRecord(this, id, method, params, signal, meta, span, measured, polled, undefined);
+    return new RequestRecord(
+      this,
+      id,
+      method,
+      params,
+      sessionId,
+      signal,
+      meta,
+      span,
+      measured,
+      polled,
+      undefined,
+    );
   }
 
   lateSpan(
@@ -185,14 +229,19 @@ export class OtelClientTelemetry implements ClientTelemetry, TaskTraceHost, Reco
     parent: Otel.Context,
     startTime: number,
   ): Otel.Span {
-    return this.startSpan(record.id, record.method, record.params, measured, parent, startTime);
+    const { id, method, params, sessionId } = record;
+    return this.startSpan(id, method, params, sessionId, measured, parent, startTime);
   }
 
-  /** A CLIENT span named `{mcp.method.name} {target}`, the target being the tool when there is one. */
+  /**
+   * A CLIENT span named `{mcp.method.name} {target}`, the target being the tool when there is one. It names the
+   * session the request went in (redacted unless `taskIds: "full"`): the client's own, or a task's (joined).
+   */
   private startSpan(
     id: string,
     method: string,
     params: Record<string, unknown>,
+    sessionId: string | undefined,
     measured: Otel.Attributes,
     parent: Otel.Context,
     startTime: number | undefined,
@@ -200,8 +249,7 @@ export class OtelClientTelemetry implements ClientTelemetry, TaskTraceHost, Reco
     const toolName = measured[Attr.genAiToolName];
     const name = typeof toolName === "string" ? `${method} ${toolName}` : method;
     const attributes: Otel.Attributes = { ...measured, [Attr.jsonrpcRequestId]: id };
-    const sessionId = this.connection.session.sessionId;
-    if (sessionId !== undefined) attributes[Attr.mcpSessionId] = sessionId;
+    if (sessionId !== undefined) attributes[Attr.mcpSessionId] = this.shownSessionId(sessionId);
     if (typeof params.taskId === "string") attributes[TaskAttr.taskId] = this.shownTaskId(params.taskId);
     const options: Otel.SpanOptions = { kind: this.api.SpanKind.CLIENT, attributes };
     if (startTime !== undefined) options.startTime = startTime;

@@ -21,6 +21,7 @@ export interface MeterProviderLike {
  */
 export type PollSpans = "all" | "errors" | "none";
 
+/** What `telemetry: { … }` sets; `telemetry: true` takes every default. */
 export interface TelemetryOptions {
   /**
    * The `@opentelemetry/api` module (`import * as api from "@opentelemetry/api"`). Without it the client imports
@@ -34,8 +35,9 @@ export interface TelemetryOptions {
   /** Which polls get a span. Default `"errors"`. */
   pollSpans?: PollSpans;
   /**
-   * Task ids in attributes are redacted like in log lines (`abcd…yz`: they are bearer-like secrets). `"full"`
-   * records them whole, for backends that must join a trace to the task id.
+   * Task ids in attributes are redacted like in log lines (`abcd…yz`: they are bearer-like secrets), and so are
+   * HTTP session ids (`mcp.session.id`). `"full"` records both whole, for backends that must join a trace to the
+   * task id or the session.
    */
   taskIds?: "redacted" | "full";
 }

@@ -32,6 +32,8 @@ export class RequestRecord implements RequestWatch {
     readonly id: string,
     readonly method: string,
     readonly params: Record<string, unknown>,
+    /** The HTTP session the request went in, if any. */
+    readonly sessionId: string | undefined,
     /** The caller's signal: when it fired, a failure is the caller giving up. */
     private readonly signal: AbortSignal | undefined,
     readonly meta: Readonly<Record<string, string>> | undefined,

@@ -14,6 +14,8 @@ export interface ClientTelemetry extends RequestObserver {
    * of the caller's active context, and follows the handle's events until it ends.
    */
   taskStarted(task: WatchedTask, call: StartedCall): void;
+  /** The observer of another session's requests (a task's own, joined by ref): the same records, in that session. */
+  observerFor(session: TracedSession): RequestObserver;
   /** Stops listening to the session. */
   close(): void;
 }

@@ -38,6 +38,7 @@ export interface ListedTool {
   title?: string;
   description?: string;
   inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
 }
 
 export class TaskEngine {
@@ -69,6 +70,7 @@ export class TaskEngine {
       ...(tool.title !== undefined && { title: tool.title }),
       ...(tool.description !== undefined && { description: tool.description }),
       inputSchema: { type: "object", ...tool.inputSchema },
+      ...(tool.outputSchema !== undefined && { outputSchema: { ...tool.outputSchema } }),
     }));
   }
 

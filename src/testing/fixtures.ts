@@ -7,6 +7,7 @@ import { acceptedContent, elicitForm, step, textResult } from "./steps.js";
 import type { ToolDefinition } from "./tool.js";
 import { defineTool } from "./tool.js";
 
+/** Options of `fixtureTools`, the tools the reference server serves by default. */
 export interface FixtureOptions {
   /**
    * Multiplies every delay of the time-advanced fixtures (`slow_compute`, `failing_job`,

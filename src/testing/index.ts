@@ -4,6 +4,8 @@
  * `era: "2025-11-25"` it serves the same tools as 2025-11-25 tasks on the v1 SDK. Start it in a
  * test, script tools step by step, point a client at `server.url`, and inspect `server.tasks` and
  * `server.requests`.
+ *
+ * @module mcp-tasks/testing
  */
 export { startTaskServer } from "./http-server.js";
 export type { HttpTaskServer, HttpTaskServerOptions } from "./http-server.js";
@@ -19,7 +21,16 @@ export type { ListenBehaviour } from "./listen-behaviour.js";
 
 export { defineTool } from "./tool.js";
 export type { Advance, CancelPolicy, FromArguments, TaskSupport, ToolDefinition } from "./tool.js";
-export { acceptedContent, elicitForm, elicitUrl, listRoots, sampleText, step, textResult } from "./steps.js";
+export {
+  acceptedContent,
+  elicitForm,
+  elicitUrl,
+  listRoots,
+  sampleText,
+  step,
+  structuredResult,
+  textResult,
+} from "./steps.js";
 export type { FromCall, Step, ToolCall } from "./steps.js";
 export { fixtureTools } from "./fixtures.js";
 export type { FixtureOptions } from "./fixtures.js";

@@ -32,10 +32,12 @@ export class NotificationLog {
     return this.entries.filter((entry) => entry.method === method);
   }
 
+  /** How many entries the log holds. */
   get size(): number {
     return this.entries.length;
   }
 
+  /** Forgets every entry so far, e.g. between the steps of a test. */
   clear(): void {
     this.entries.length = 0;
   }

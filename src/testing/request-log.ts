@@ -43,10 +43,12 @@ export class RequestLog {
     return matching[matching.length - 1];
   }
 
+  /** How many entries the log holds. */
   get size(): number {
     return this.entries.length;
   }
 
+  /** Forgets every entry so far, e.g. between the steps of a test. */
   clear(): void {
     this.entries.length = 0;
   }

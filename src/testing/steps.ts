@@ -177,6 +177,15 @@ export function textResult(text: string, options: { isError?: boolean } = {}): C
   return { content: [block], ...(options.isError === true && { isError: true }) };
 }
 
+/**
+ * A tool result carrying `structuredContent` (for tools with an `outputSchema`), with the same JSON in one text
+ * block, as the spec asks of servers for clients that do not read structured content.
+ */
+export function structuredResult(structuredContent: Record<string, unknown>): CallToolResult {
+  const block: TextContent = { type: "text", text: JSON.stringify(structuredContent) };
+  return { content: [block], structuredContent: structuredContent as CallToolResult["structuredContent"] };
+}
+
 /** The `content` of an accepted elicitation answer for `key`, or `undefined` when it was not accepted. */
 export function acceptedContent(call: ToolCall, key: string): Record<string, unknown> | undefined {
   const response = call.responses[key] as { action?: unknown; content?: unknown } | undefined;

@@ -33,6 +33,12 @@ export interface ToolDefinition {
   readonly description?: string;
   /** JSON Schema of the arguments, shown in `tools/list`. Default `{ type: "object" }`. Arguments are not validated. */
   readonly inputSchema?: Readonly<Record<string, unknown>>;
+  /**
+   * JSON Schema of the tool's `structuredContent`, shown in `tools/list` (both protocol generations) as it is
+   * written: clients check results against it (`validateOutput`), and `mcp-tasks types` makes the result type from
+   * it. The server does not check its own results, so a script can send one that does not match on purpose.
+   */
+  readonly outputSchema?: Readonly<Record<string, unknown>>;
   /** Default `"optional"`. */
   readonly task?: TaskSupport;
   /** Default `"poll"`. */
@@ -104,6 +110,12 @@ export function defineTool(definition: ToolDefinition): ToolDefinition {
   }
   if (definition.task !== undefined && !["required", "optional", "never"].includes(definition.task)) {
     fail(name, `task must be "required", "optional" or "never", got ${JSON.stringify(definition.task)}`);
+  }
+  for (const field of ["inputSchema", "outputSchema"] as const) {
+    const schema: unknown = definition[field];
+    if (schema !== undefined && (typeof schema !== "object" || schema === null || Array.isArray(schema))) {
+      fail(name, `${field} must be a JSON Schema object`);
+    }
   }
   if (typeof definition.steps !== "function" && !Array.isArray(definition.steps)) {
     fail(name, "steps must be an array of steps or a function returning one");

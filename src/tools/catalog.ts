@@ -1,19 +1,22 @@
 /**
  * The server's tools, as `tools/list` describes them: fetched on first use (every page), kept for the
  * connection, and dropped when the server says the list changed. Over Streamable HTTP a tool whose
- * `x-mcp-header` declarations break the rules is left out with a warning (the spec's MUST), so one bad
- * definition cannot block the others.
+ * `x-mcp-header` declarations break the rules is left out with a warning (the spec's MUST), and on any transport
+ * so is a tool whose definition nests deeper than `MAX_JSON_DEPTH`, so one bad definition cannot block the others.
  */
 import type { RpcChannel } from "../session/types.js";
 import { ProtocolError } from "../protocol/errors.js";
 import { Method } from "../protocol/constants.js";
 import { scanParamHeaders, type ParamHeader } from "../protocol/param-headers.js";
+import { MAX_JSON_DEPTH, nestedDeeperThan, tooDeep } from "../protocol/depth.js";
 
 /** One tool as the server lists it. Fields this library does not read are kept as they came. */
 export interface ToolInfo {
   name: string;
   description?: string;
   inputSchema?: Record<string, unknown>;
+  /** JSON Schema of the tool's `structuredContent`; results are checked against it (`validateOutput`). */
+  outputSchema?: Record<string, unknown>;
   [key: string]: unknown;
 }
 
@@ -66,6 +69,11 @@ export class ToolCatalog implements ToolSchemas {
 
   cached(name: string): ToolInfo | undefined {
     return this.entries?.get(name)?.tool;
+  }
+
+  /** Whether the list is at hand (fetched, and not dropped by a `list_changed` since). */
+  get isLoaded(): boolean {
+    return this.entries !== undefined;
   }
 
   /** The `x-mcp-header` declarations of a cached tool (none when it is unknown or not cached). */
@@ -123,6 +131,12 @@ export class ToolCatalog implements ToolSchemas {
       return;
     }
     const tool = entry as ToolInfo;
+    // Hosts walk a tool's schemas (bridges convert them for their framework): a definition nested past the bound
+    // is left out, never handed on, and the rest of the list stays.
+    if (nestedDeeperThan(tool, MAX_JSON_DEPTH)) {
+      this.options.warn(`tools/list: left out tool "${tool.name}": its definition ${tooDeep()}`);
+      return;
+    }
     let headers: readonly ParamHeader[] = [];
     if (this.options.checkParamHeaders) {
       const scan = scanParamHeaders(tool.inputSchema);

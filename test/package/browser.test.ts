@@ -32,9 +32,11 @@ const CHROMIUM_FLAGS = [
 
 // The shared runtime smoke scenario (test/runtimes/smoke.mjs), without a store: a page has no file system.
 const PAGE_SCRIPT = `
+import { jsonSchemaValidator } from "mcp-tasks/json-schema";
 import { runSmoke } from "./smoke.mjs";
 
-runSmoke({ url: new URL(location.href).searchParams.get("server") }).then(
+const url = new URL(location.href).searchParams.get("server");
+runSmoke({ url, validateOutput: jsonSchemaValidator }).then(
   (result) => { window.outcome = result; },
   (error) => { window.outcome = { error: String(error && error.stack || error) }; },
 );

@@ -75,5 +75,12 @@ describe("on workerd (Cloudflare Workers)", () => {
     expect(report["error"], worker.output()).toBeUndefined();
     expectSmokeReport(report, server);
     expect(report["resumed"]).toBeUndefined();
+    // Without the validator passed in, a one-file bundle cannot import it: results fail, saying what to pass.
+    expect(report["bundledCheck"]).toEqual({
+      kind: "error",
+      typed: true,
+      advice: true,
+      kept: { city: "Oslo", highC: 21 },
+    });
   }, 90_000);
 });

@@ -10,7 +10,14 @@ import { execFile } from "node:child_process";
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { defineTool, step, textResult, type HttpTaskServer, type ToolDefinition } from "mcp-tasks/testing";
+import {
+  defineTool,
+  step,
+  structuredResult,
+  textResult,
+  type HttpTaskServer,
+  type ToolDefinition,
+} from "mcp-tasks/testing";
 import { expect } from "vitest";
 import { ROOT } from "../package/packed.js";
 
@@ -125,6 +132,12 @@ export async function runtimeVersion(runtime: Runtime): Promise<string> {
 }
 
 /** The reference server's tools the smoke scenario calls (names as in `smoke.mjs`). */
+const FORECAST_SCHEMA = {
+  type: "object",
+  properties: { city: { type: "string" }, highC: { type: "number" } },
+  required: ["city", "highC"],
+};
+
 export function smokeTools(): ToolDefinition[] {
   return [
     defineTool({
@@ -138,6 +151,19 @@ export function smokeTools(): ToolDefinition[] {
       task: "required",
       pollIntervalMs: 20,
       steps: [step.working("Working"), step.stall()],
+    }),
+    defineTool({
+      name: "forecast",
+      task: "required",
+      pollIntervalMs: 20,
+      outputSchema: FORECAST_SCHEMA,
+      steps: [step.complete(structuredResult({ city: "Oslo", highC: 21 }))],
+    }),
+    defineTool({
+      name: "broken_forecast",
+      task: "never",
+      outputSchema: FORECAST_SCHEMA,
+      steps: [step.complete(structuredResult({ city: "Oslo", highC: "warm" }))],
     }),
     defineTool({
       name: "resumable_job",
@@ -155,6 +181,12 @@ export function expectSmokeReport(report: Record<string, unknown>, taskServer: H
     era: "modern",
     completed: { kind: "completed", text: "report ready" },
     cancelled: { kind: "cancelled", confirmed: true, typed: true },
+    validated: {
+      structured: { city: "Oslo", highC: 21 },
+      broken: "error",
+      typed: true,
+      problem: { path: "/highC", message: 'Instance type "string" is invalid. Expected "number".' },
+    },
   });
   const { updates } = report["completed"] as { updates: string[] };
   // Polling may miss an intermediate state, never the status updates as a whole or the terminal one.

@@ -4,22 +4,52 @@
  * imports the packed package by name, as a user would, and reports what it saw as one JSON-able object; the
  * tests compare that with literals and read the server's request log.
  */
-import { TaskCancelledError, TaskClient } from "mcp-tasks";
+import { OutputSchemaError, TaskCancelledError, TaskClient } from "mcp-tasks";
 
 /** The reference server's tools this scenario calls (the tests define them with these steps). */
-export const SMOKE_TOOLS = { report: "build_report", endless: "endless_job", resumable: "resumable_job" };
+export const SMOKE_TOOLS = {
+  report: "build_report",
+  endless: "endless_job",
+  resumable: "resumable_job",
+  forecast: "forecast",
+  brokenForecast: "broken_forecast",
+};
 
 /**
  * Runs the scenario against the reference server at `url`: one task followed to completion through its status
  * updates, one cancelled, and, when `openStore` is given (runtimes whose file system the file store supports),
- * one task created by a client that then closes, resumed from the store by a second client.
+ * one task created by a client that then closes, resumed from the store by a second client. Two results of tools
+ * with an outputSchema are checked (`validateOutput`): one matches, one does not. A bundle made into one file (a
+ * Worker, a page) passes `validateOutput`, the validator from `mcp-tasks/json-schema`; elsewhere the client imports
+ * it itself, and `bundledCheck` reports what a bundle that passes none gets.
  *
- * @param {{ url: string; openStore?: () => import("mcp-tasks").TaskStore }} options
+ * @param {{ url: string; openStore?: () => import("mcp-tasks").TaskStore;
+ *   validateOutput?: import("mcp-tasks").JsonSchemaValidator; bundledCheck?: boolean }} options
  */
-export async function runSmoke({ url, openStore }) {
+export async function runSmoke({ url, openStore, validateOutput, bundledCheck }) {
   const polling = { defaultIntervalMs: 20, minIntervalMs: 10, jitter: 0 };
-  const client = await TaskClient.connect(url, { polling });
+  const client = await TaskClient.connect(url, { polling, ...(validateOutput && { validateOutput }) });
   const report = { era: client.server.era };
+
+  const forecast = await client.callTool(SMOKE_TOOLS.forecast, {});
+  const broken = await client.callTool(SMOKE_TOOLS.brokenForecast, {}).outcome();
+  report.validated = {
+    structured: forecast.structuredContent,
+    broken: broken.kind,
+    typed: broken.error instanceof OutputSchemaError,
+    problem: broken.error?.problems?.[0],
+  };
+  if (bundledCheck) {
+    const unchecked = await TaskClient.connect(url, { polling });
+    const outcome = await unchecked.callTool(SMOKE_TOOLS.forecast, {}).outcome();
+    report.bundledCheck = {
+      kind: outcome.kind,
+      typed: outcome.error instanceof OutputSchemaError,
+      advice: /mcp-tasks\/json-schema/.test(outcome.error?.message ?? ""),
+      kept: outcome.error?.result?.structuredContent,
+    };
+    await unchecked.close();
+  }
 
   const handle = client.callTool(SMOKE_TOOLS.report, {});
   const updates = [];

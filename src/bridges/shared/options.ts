@@ -35,6 +35,7 @@ export interface BridgeUpdateEvent {
   update: TaskUpdate;
 }
 
+/** Options shared by the three bridges (`aiSdkTools`, `langchainTools`, `openaiAgentsTools`). */
 export interface BridgeOptions {
   /** Which of the server's tools to offer: their names, or a predicate. Default: every tool. */
   include?: readonly string[] | ((tool: ToolInfo) => boolean);

@@ -12,6 +12,7 @@ import { describeIssues } from "../../protocol/issues.js";
 import { ResultKind } from "../../protocol/constants.js";
 import { OrphanedTaskError, ProtocolError, RpcError } from "../../protocol/errors.js";
 import { normaliseAdvisoryFields, parseCallToolResult, type Warn } from "../../protocol/codec.js";
+import { MAX_JSON_DEPTH, nestedDeeperThan, tooDeep } from "../../protocol/depth.js";
 
 export const LegacyMethod = {
   tasksGet: "tasks/get",
@@ -47,6 +48,14 @@ export function parseLegacyTask(method: string, raw: unknown, warn?: Warn): Task
 export function parseLegacyCreateTaskResult(method: string, raw: Record<string, unknown>, warn?: Warn) {
   const nested = raw.task;
   const strayId = taskIdIn(nested);
+  if (nestedDeeperThan(raw, MAX_JSON_DEPTH)) {
+    throw new OrphanedTaskError(
+      `answered with a CreateTaskResult that ${tooDeep()}`,
+      method,
+      undefined,
+      strayId,
+    );
+  }
   let task: Task;
   try {
     task = parseLegacyTask(method, nested, warn);
@@ -134,9 +143,13 @@ function taskIdIn(value: unknown): string | undefined {
   return typeof id === "string" && id.length > 0 ? id : undefined;
 }
 
+/** The frame as an object, nested no deeper than `MAX_JSON_DEPTH` (src/protocol/depth.ts). */
 function requireObject(method: string, frame: unknown): Record<string, unknown> {
   if (typeof frame !== "object" || frame === null || Array.isArray(frame)) {
     throw new ProtocolError("answered with something that is not an object", method, frame);
+  }
+  if (nestedDeeperThan(frame, MAX_JSON_DEPTH)) {
+    throw new ProtocolError(`answered with JSON that ${tooDeep()}`, method, undefined);
   }
   return frame as Record<string, unknown>;
 }

@@ -28,6 +28,7 @@ export interface OAuthServerOptions {
   readonly requiredScopes?: readonly string[];
 }
 
+/** The `auth` option of `startTaskServer`: a fixed bearer token, or a small OAuth authorization server. */
 export type ServerAuthOptions = BearerAuthOptions | OAuthServerOptions;
 
 const DEFAULT_TOKEN_LIFETIME_MS = 3_600_000;

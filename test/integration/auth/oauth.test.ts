@@ -7,7 +7,7 @@
  *
  * Token expiry is driven by the server's clock (`skew`), not by waiting.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, onTestFinished, vi } from "vitest";
 import { auth } from "@modelcontextprotocol/client";
 import { AuthError, TaskClient, type TaskClientOptions, type TaskHandle } from "mcp-tasks";
 import {
@@ -282,5 +282,77 @@ describe("a server that moved to another authorization server (SEP-2352)", () =>
     } finally {
       await former.close();
     }
+  });
+});
+
+describe("headers next to an authProvider", () => {
+  it("a static Authorization header next to an authProvider is refused at connect, before any request", async () => {
+    const running = await start();
+    await expect(
+      TaskClient.connect(running.url, {
+        authProvider: new MemoryProvider(),
+        headers: { authorization: "Bearer static" },
+      }),
+    ).rejects.toThrow(/either an `Authorization` header or an `authProvider`/);
+    expect(running.requests.size).toBe(0);
+  });
+
+  it("an Authorization from a headers function never replaces the provider's token", async () => {
+    const running = await start();
+    const provider = new MemoryProvider();
+    const client = await connect(running, provider, {
+      ...approving(running),
+      notifications: "off",
+      // Refused at connect as an object; a function can only be checked per request.
+      headers: () => ({ Authorization: "Bearer stale-static-token", "X-Tenant": "blue" }),
+    });
+    expireTokens(); // the provider refreshes: its fresh token must be the one sent
+    expect(await client.callTool("polled")).toMatchObject({ content: [{ text: "polled done" }] });
+    const [first, ...rest] = running.requests.all();
+    expect(first).toMatchObject({ status: 401 }); // before the provider had a token, the function's went out
+    expect(rest.length).toBeGreaterThan(3);
+    for (const request of rest) {
+      const sent = request.headers["authorization"]?.replace(/^Bearer /, "");
+      expect(provider.issued, request.method).toContain(sent);
+      expect(request.headers["x-tenant"]).toBe("blue");
+    }
+    expect(rest.at(-1)!.headers["authorization"]).toBe(`Bearer ${provider.accessToken!}`);
+    expect(running.auth!.tokenRequests.filter((r) => r.grantType === "refresh_token")).toEqual([
+      { grantType: "refresh_token", issued: true },
+    ]);
+  });
+});
+
+describe("a refresh the authorization server failed (5xx)", () => {
+  it("is not handed to the next request: the next 401 asks the authorization server again", async () => {
+    const running = await start();
+    const provider = new MemoryProvider();
+    await authorizeOutOfBand(running, provider);
+    // The token endpoint is down for the first refresh (the client's requests go through the global fetch).
+    let failures = 1;
+    const realFetch = globalThis.fetch;
+    const down = vi.spyOn(globalThis, "fetch").mockImplementation((input, init) => {
+      const form = init?.body instanceof URLSearchParams ? init.body : undefined;
+      if (form?.get("grant_type") === "refresh_token" && failures-- > 0) {
+        return Promise.resolve(new Response("upstream unavailable", { status: 503 }));
+      }
+      return realFetch(input, init);
+    });
+    onTestFinished(() => down.mockRestore());
+    const client = await connect(running, provider, { notifications: "off" });
+    const refreshes = () => running.auth!.tokenRequests.filter((r) => r.grantType === "refresh_token");
+    expireTokens();
+    // The refresh failed, so the SDK sent the provider to the authorization page: nothing completes it here.
+    await expect(client.callTool("routed", { region: "eu" })).rejects.toMatchObject({
+      name: "AuthError",
+      reason: "authorization_required",
+    });
+    expect(refreshes()).toEqual([]);
+
+    // Within the minute a refresh's answer is shared, the same refresh token reaches the server this time.
+    expect(await client.callTool("routed", { region: "eu" })).toMatchObject({
+      content: [{ text: "routed to eu" }],
+    });
+    expect(refreshes()).toEqual([{ grantType: "refresh_token", issued: true }]);
   });
 });

@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import type { TaskClient } from "mcp-tasks";
 import { aiSdkTools, handedOff, type AiSdkToolOutput } from "mcp-tasks/ai-sdk";
 import type { HttpTaskServer } from "mcp-tasks/testing";
-import { REPORT, REPORT_STEPS, bridgeServer, connect, taskIds } from "./harness.js";
+import { FORECAST, REPORT, REPORT_STEPS, bridgeServer, connect, taskIds } from "./harness.js";
 
 /** The major version of `ai` under test: 6, or 7 under `npm run test:ai-sdk-v7`. */
 const AI_MAJOR = process.env["MCP_TASKS_AI_MAJOR"] ?? "6";
@@ -218,6 +218,27 @@ describe("aiSdkTools", () => {
     );
     // The model never sees a task id whole.
     for (const id of taskIds(server)) expect(JSON.stringify(prompts)).not.toContain(id);
+  });
+
+  it("hands on a typed tool's checked structuredContent; a result that breaks its outputSchema is an error output", async () => {
+    const tools = await aiSdkTools(client, { include: ["forecast", "broken_forecast"] });
+    const { model } = scriptedModel([
+      { name: "forecast", input: {} },
+      { name: "broken_forecast", input: {} },
+    ]);
+    const result = await generateText({ model, tools, prompt: "Forecast", stopWhen: stepCountIs(4) });
+    const outputs = result.steps.flatMap((each) =>
+      each.toolResults.map((part) => part.output as AiSdkToolOutput),
+    );
+    expect(outputs[0]).toMatchObject({ type: "result", result: { structuredContent: FORECAST } });
+    const [forecast, broken] = JSON.parse(result.text) as ToolResultSeen[];
+    expect(forecast?.output).toEqual({ type: "text", value: JSON.stringify(FORECAST) });
+    expect(broken?.output).toEqual({
+      type: "error-text",
+      value:
+        'Tool "broken_forecast" did not complete (error): tools/call: the result of "broken_forecast" does not ' +
+        'match its outputSchema: /city: Instance type "number" is invalid. Expected "string". (2 problems in all)',
+    });
   });
 
   it("shows the model text and an image from a multi-part result (toModelOutput)", async () => {

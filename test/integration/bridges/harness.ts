@@ -8,6 +8,7 @@ import {
   fixtureTools,
   startTaskServer,
   step,
+  structuredResult,
   textResult,
   type HttpTaskServer,
 } from "mcp-tasks/testing";
@@ -15,6 +16,14 @@ import {
 /** The statuses `build_report` reports, in order, before it completes with {@link REPORT}. */
 export const REPORT_STEPS = ["Fetching sales data", "Crunching the numbers", "Rendering charts"];
 export const REPORT = "Report ready: revenue up 12% quarter on quarter";
+
+/** `forecast` returns this structure; `broken_forecast`, with the same outputSchema, a number where text belongs. */
+export const FORECAST = { city: "Oslo", highC: 21 };
+const FORECAST_SCHEMA = {
+  type: "object",
+  properties: { city: { type: "string" }, highC: { type: "number" } },
+  required: ["city", "highC"],
+};
 
 export function bridgeServer(): Promise<HttpTaskServer> {
   return startTaskServer({
@@ -34,6 +43,21 @@ export function bridgeServer(): Promise<HttpTaskServer> {
         task: "required",
         pollIntervalMs: 10,
         steps: [step.working("Working"), step.stall()],
+      }),
+      defineTool({
+        name: "forecast",
+        description: "Tomorrow's forecast, as a structure.",
+        outputSchema: FORECAST_SCHEMA,
+        task: "required",
+        pollIntervalMs: 10,
+        steps: [step.complete(structuredResult(FORECAST))],
+      }),
+      defineTool({
+        name: "broken_forecast",
+        description: "A forecast that does not match its own outputSchema.",
+        outputSchema: FORECAST_SCHEMA,
+        task: "never",
+        steps: [step.complete(structuredResult({ city: 47, highC: 21 }))],
       }),
       defineTool({
         name: "chart",

@@ -13,7 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import type { TaskClient } from "mcp-tasks";
 import { STATUS_EVENT, handedOff, langchainTools, type LangchainStatusEvent } from "mcp-tasks/langchain";
 import type { HttpTaskServer } from "mcp-tasks/testing";
-import { REPORT, REPORT_STEPS, bridgeServer, connect, taskIds } from "./harness.js";
+import { FORECAST, REPORT, REPORT_STEPS, bridgeServer, connect, taskIds } from "./harness.js";
 
 type Call = { name: string; args: Record<string, unknown> };
 
@@ -157,6 +157,21 @@ describe("langchainTools", () => {
       /^Tool "protocol_error_job" did not complete \(failed\): task \S{4}…\S{2}: failed with JSON-RPC error -32603: Simulated internal error in protocol_error_job$/,
     );
     for (const id of taskIds(server)) expect(JSON.stringify(model.seen)).not.toContain(id);
+  });
+
+  it("hands on a typed tool's checked structuredContent in the artifact; a result that breaks its outputSchema is an error", async () => {
+    const tools = await langchainTools(client, { include: ["forecast", "broken_forecast"] });
+    const model = new ScriptedChatModel([
+      { name: "forecast", args: {} },
+      { name: "broken_forecast", args: {} },
+    ]);
+    await agentLoop(model, tools).invoke("Forecast");
+    const [forecast, broken] = toolMessages(model);
+    expect(forecast).toMatchObject({ status: "success", artifact: { structuredContent: FORECAST } });
+    expect(broken?.status).toBe("error");
+    expect(broken?.content).toMatch(
+      /^Tool "broken_forecast" did not complete \(error\): .*\/city: Instance type/,
+    );
   });
 
   it("gives content blocks for a multi-part result", async () => {

@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import type { TaskClient } from "mcp-tasks";
 import { handedOff, openaiAgentsTools } from "mcp-tasks/openai-agents";
 import type { HttpTaskServer } from "mcp-tasks/testing";
-import { REPORT, REPORT_STEPS, bridgeServer, connect, taskIds } from "./harness.js";
+import { FORECAST, REPORT, REPORT_STEPS, bridgeServer, connect, taskIds } from "./harness.js";
 
 type Call = { name: string; args: Record<string, unknown> };
 interface ResultItem {
@@ -139,6 +139,20 @@ describe("openaiAgentsTools", () => {
       /^Error: Tool "protocol_error_job" did not complete \(failed\): task \S{4}…\S{2}: failed with JSON-RPC error -32603: Simulated internal error in protocol_error_job$/,
     );
     for (const id of taskIds(server)) expect(JSON.stringify(model.seen)).not.toContain(id);
+  });
+
+  it("gives the model a typed tool's checked structure as JSON text; a result that breaks its outputSchema is an Error text", async () => {
+    const tools = await openaiAgentsTools(client, { include: ["forecast", "broken_forecast"] });
+    const model = new ScriptedModel([
+      { name: "forecast", args: {} },
+      { name: "broken_forecast", args: {} },
+    ]);
+    await runAgent(model, tools);
+    const [forecast, broken] = model.results().map(outputText);
+    expect(forecast).toBe(JSON.stringify(FORECAST));
+    expect(broken).toMatch(
+      /^Error: Tool "broken_forecast" did not complete \(error\): .*\/city: Instance type/,
+    );
   });
 
   it("gives text and image outputs for a multi-part result", async () => {

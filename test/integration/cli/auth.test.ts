@@ -65,15 +65,14 @@ describe("--header", () => {
     expect(bearer.requests.last("tools/call")?.headers["x-trace"]).toBe("cli-test");
   });
 
-  it("exits 8 with advice when the server refuses, without printing the value sent", async () => {
+  it("exits 8 when the server refuses the header, without advising login (the header replaces stored tokens) or printing the value", async () => {
     const run = await runCli(
       ["call", bearer.url, "greet", "--header", "Authorization: Bearer nope-7f3a"],
       env,
     );
     expect(run.code).toBe(8);
-    expect(run.stderr).toContain(
-      `${bearer.url} needs authorization (HTTP 401): run \`mcp-tasks login ${bearer.url}\``,
-    );
+    expect(run.stderr).toContain(`${bearer.url} refused the --header Authorization (HTTP 401)`);
+    expect(run.stderr).not.toContain("mcp-tasks login");
     expect(run.stdout + run.stderr).not.toContain("nope-7f3a");
   });
 
@@ -91,7 +90,7 @@ describe("--header", () => {
       const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
       expect(code).toBe(8);
       expect(child.output()).toMatch(
-        /needs authorization \(HTTP 401\).*the task keeps running: once authorized, follow it with: mcp-tasks watch \S+ --server \S+ \(with the same --header options\)/,
+        /refused the --header Authorization \(HTTP 401\).*the task keeps running: once authorized, follow it with: mcp-tasks watch \S+ --server \S+ \(with the same --header options\)/,
       );
       expect(child.output()).not.toContain(TOKEN);
     } finally {

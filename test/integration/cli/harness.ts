@@ -79,10 +79,13 @@ export class Terminal {
     const quoted = [process.execPath, BIN, ...args].map((word) => `'${word.replaceAll("'", `'\\''`)}'`);
     // bash runs on after the command handles Ctrl-C itself and exits, and records its exit code.
     const script = `${quoted.join(" ")}; echo $? > '${this.exitFile}'; sleep 600`;
-    const envArgs = ["XDG_STATE_HOME", "MCP_TASKS_CLI_BUILT"].flatMap((key) => [
-      "-e",
-      `${key}=${env[key] ?? ""}`,
-    ]);
+    const envArgs = [
+      "XDG_STATE_HOME",
+      "XDG_CONFIG_HOME",
+      "MCP_TASKS_CLI_BUILT",
+      "BROWSER",
+      "DISPLAY",
+    ].flatMap((key) => ["-e", `${key}=${env[key] ?? ""}`]);
     tmux(["new-session", "-d", "-s", this.name, "-x", "160", "-y", "50", ...envArgs, "bash", "-c", script]);
   }
 

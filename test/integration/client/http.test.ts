@@ -98,17 +98,23 @@ describe.each(transports)("over Streamable HTTP through %s", (_label, target) =>
     const handle = pollingClient.callTool("slow_compute", { seconds: 60 }, { signal: controller.signal });
     const taskId = await handle.created;
     await serverSaw("tasks/get");
+    await serverSaw("tools/list"); // asked for once a call became a task, to check its result (validateOutput)
     controller.abort();
     await expect(handle).rejects.toBeInstanceOf(TaskCancelledError);
 
     const requests = postedRequests();
     const methods = new Set(requests.map((entry) => entry.method));
-    expect(methods).toEqual(new Set(["tools/call", "tasks/get", "tasks/cancel"]));
+    expect(methods).toEqual(new Set(["tools/call", "tools/list", "tasks/get", "tasks/cancel"]));
+    const names: Record<string, string | undefined> = {
+      "tools/call": "slow_compute",
+      "tools/list": undefined,
+    };
     for (const entry of requests) {
       const params = paramsOf(entry);
       expect(entry.headers["mcp-protocol-version"]).toBe("2026-07-28");
       expect(entry.headers["mcp-method"]).toBe(entry.method);
-      expect(entry.headers["mcp-name"]).toBe(entry.method === "tools/call" ? "slow_compute" : taskId);
+      const method = entry.method ?? "";
+      expect(entry.headers["mcp-name"]).toBe(method in names ? names[method] : taskId);
       expect(params._meta).toMatchObject({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientInfo": CLIENT_INFO,

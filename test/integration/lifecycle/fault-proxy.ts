@@ -5,11 +5,14 @@
  *
  * - `"hang"`: hold the response open, unanswered, until the client gives up or the proxy closes;
  * - `{ status }`: answer with that HTTP status and a JSON-RPC error body (`error` if given), or `body` as plain text,
- *   instead of forwarding;
+ *   instead of forwarding, with `headers` if given (`Retry-After`);
  * - `{ error }`: answer HTTP 200 with this JSON-RPC error instead of forwarding;
+ * - `{ rewrite }`: forward, and pass the client the upstream's whole response text as `rewrite` returns it (a
+ *   server that sends what the reference server cannot, such as JSON nested thousands of levels deep);
  * - `"drop"`: destroy the connection without answering (the client sees a network error).
  *
- * A rule applies `times` times (default: forever), then the method is forwarded again. Instead of rules, a
+ * A `{ status }` or `{ error }` rule with `afterMs` holds the request that long before it answers (a request that
+ * fails while in flight). A rule applies `times` times (default: forever), then the method is forwarded again. Instead of rules, a
  * `plan(method, index)` given at start decides per request (`index` counts that method's requests from 0).
  * `seen` lists every JSON-RPC method the proxy received, faulted or not, in arrival order; `exchanges` records each
  * JSON-RPC request with its task id, when it arrived and when its response ended (on `performance.now()`), how it
@@ -26,7 +29,11 @@ export interface FaultError {
 }
 
 export type FaultRule =
-  "hang" | "drop" | { status: number; error?: FaultError; body?: string } | { error: FaultError };
+  | "hang"
+  | "drop"
+  | { status: number; error?: FaultError; body?: string; headers?: Record<string, string>; afterMs?: number }
+  | { error: FaultError; afterMs?: number }
+  | { rewrite: (text: string) => string };
 
 /** Decides the fate of the `index`-th request (from 0) for `method`; undefined forwards it. */
 export type FaultPlan = (method: string, index: number) => FaultRule | undefined;
@@ -139,7 +146,7 @@ export async function startFaultProxy(upstream: string, plan?: FaultPlan): Promi
     return active.rule;
   }
 
-  function apply(rule: FaultRule, id: unknown, res: ServerResponse): void {
+  function apply(rule: Exclude<FaultRule, { rewrite: unknown }>, id: unknown, res: ServerResponse): void {
     if (rule === "hang") {
       held.add(res);
       res.on("close", () => held.delete(res));
@@ -149,18 +156,37 @@ export async function startFaultProxy(upstream: string, plan?: FaultPlan): Promi
       res.socket?.destroy();
       return;
     }
+    if (rule.afterMs !== undefined) {
+      held.add(res);
+      const timer = setTimeout(() => {
+        held.delete(res);
+        if (!res.destroyed) apply({ ...rule, afterMs: undefined }, id, res);
+      }, rule.afterMs);
+      res.on("close", () => {
+        clearTimeout(timer);
+        held.delete(res);
+      });
+      return;
+    }
+    const headers = "headers" in rule ? rule.headers : undefined;
     if ("status" in rule && rule.body !== undefined) {
-      res.writeHead(rule.status, { "content-type": "text/plain" });
+      res.writeHead(rule.status, { ...headers, "content-type": "text/plain" });
       res.end(rule.body);
       return;
     }
     const error = ("error" in rule ? rule.error : undefined) ?? { code: -32603, message: "injected fault" };
     const status = "status" in rule ? rule.status : 200;
-    res.writeHead(status, { "content-type": "application/json" });
+    res.writeHead(status, { ...headers, "content-type": "application/json" });
     res.end(JSON.stringify({ jsonrpc: "2.0", id: id ?? null, error }));
   }
 
-  function forward(req: IncomingMessage, body: Buffer, res: ServerResponse, exchange?: Exchange): void {
+  function forward(
+    req: IncomingMessage,
+    body: Buffer,
+    res: ServerResponse,
+    exchange?: Exchange,
+    rewrite?: (text: string) => string,
+  ): void {
     const headers = { ...req.headers, host: target.host };
     const out = httpRequest(
       {
@@ -171,6 +197,22 @@ export async function startFaultProxy(upstream: string, plan?: FaultPlan): Promi
         headers,
       },
       (answer) => {
+        if (rewrite !== undefined) {
+          const chunks: Buffer[] = [];
+          answer.on("data", (chunk: Buffer) => chunks.push(chunk));
+          answer.on("end", () => {
+            const text = rewrite(Buffer.concat(chunks).toString("utf8"));
+            const { "content-length": _length, ...headers } = answer.headers;
+            res.writeHead(answer.statusCode ?? 502, headers);
+            res.end(text);
+            if (exchange !== undefined) {
+              exchange.status = answer.statusCode;
+              exchange.body = text.slice(0, BODY_LIMIT);
+              exchange.end = "answered"; // passed on whole, rewritten: not a fault
+            }
+          });
+          return;
+        }
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         if (exchange !== undefined) tap(exchange, answer);
         answer.pipe(res);
@@ -255,7 +297,9 @@ export async function startFaultProxy(upstream: string, plan?: FaultPlan): Promi
       if (method !== undefined) seen.push(method);
       const rule = take(method);
       const exchange = method === undefined ? undefined : record(method, message, rule, res);
-      if (rule !== undefined) apply(rule, message?.id, res);
+      if (rule !== undefined && typeof rule === "object" && "rewrite" in rule)
+        forward(req, body, res, exchange, rule.rewrite);
+      else if (rule !== undefined) apply(rule, message?.id, res);
       else forward(req, body, res, exchange);
     });
   });

@@ -14,9 +14,12 @@
  * 4. a `tasks/update` carrying answers was acknowledged: one the server answered with a result;
  * 5. a listen acknowledged a task it did not push before: an acknowledgement naming a task that no stream pushed
  *    (never acknowledged, or its stream broke, or a later acknowledgement left it out); a task carried into a
- *    merged listen is pushed already and allows nothing;
- * 6. the listen stream pushing a task broke: the server's side of a listen whose acknowledgement named the task
- *    ended without its final answer, while that stream was the one pushing the task;
+ *    merged listen is pushed already and allows nothing; nor does a task whose last stream broke before it proved
+ *    itself (issue 26 item 11: it is polled at its interval until a stream has stayed open `provenAfterMs` after
+ *    its acknowledgement, and then it has nothing to catch up on);
+ * 6. the listen stream pushing a task broke after it had proved itself: the server's side of a listen whose
+ *    acknowledgement named the task ended without its final answer at least `provenAfterMs` after that
+ *    acknowledgement, while that stream was the one carrying the task;
  * 7. a 2025-11-25 `notifications/tasks/status`: not reachable here (the property speaks the tasks extension).
  *
  * Each event allows one poll to come early: the first poll that starts after it, or the one right after that
@@ -29,6 +32,12 @@ import { failed, type Exchange } from "./fault-proxy.js";
 /** Timers may fire a millisecond early, and the proxy stamps times on its own: tolerate this much. */
 const SLACK_MS = 2;
 /**
+ * Whether a stream had proved itself is read from the proxy's clock, which sees the acknowledgement before the
+ * client and the break before the client: a stream this close to `provenAfterMs` may have counted either way, and
+ * is given the benefit of the doubt both ways (it may allow a one-shot, and it does not put its tasks on probation).
+ */
+const PROOF_DOUBT_MS = 25;
+/**
  * An owed poll goes out as soon as the poll in flight answers: one that starts this soon after the previous one
  * ended may be the owed one (on a loaded machine, "as soon as" takes a while).
  */
@@ -40,6 +49,7 @@ const ended = (exchange: Exchange): exchange is Exchange & { endedAt: number } =
 /** The one-shot events the log shows for each task: when each happened, and which documented case it is. */
 export function oneShotEvents(
   exchanges: readonly Exchange[],
+  provenAfterMs: number,
 ): Map<string, Array<{ at: number; why: string }>> {
   const events = new Map<string, Array<{ at: number; why: string }>>();
   const add = (taskId: string, at: number, why: string) => {
@@ -76,22 +86,32 @@ export function oneShotEvents(
     if (listen.end === "broke" && ended(listen)) moments.push({ at: listen.endedAt, listen });
   }
   moments.sort((a, b) => a.at - b.at);
-  /** The stream pushing each task now. */
+  /** The stream carrying each task now. */
   const pushedBy = new Map<string, Exchange>();
+  /** Tasks whose last stream broke before it proved itself (surely: doubtful cases stay out). */
+  const probation = new Set<string>();
+  const ackedAt = (listen: Exchange) => listen.acks[0]?.at ?? Number.POSITIVE_INFINITY;
   for (const { at, listen, ack } of moments) {
+    // A stream that has stayed open `provenAfterMs` since its acknowledgement proved itself: its tasks are forgiven.
+    for (const [taskId, stream] of pushedBy)
+      if (at - ackedAt(stream) >= provenAfterMs - PROOF_DOUBT_MS) probation.delete(taskId);
     if (ack !== undefined) {
       for (const taskId of ack) {
-        if (!pushedBy.has(taskId)) add(taskId, at, "listen acknowledged a task it did not push");
+        if (!pushedBy.has(taskId) && !probation.has(taskId))
+          add(taskId, at, "listen acknowledged a task it did not push");
         pushedBy.set(taskId, listen);
       }
       // Asked for but left out: polled from now on (not a one-shot), and no longer pushed.
       for (const taskId of listen.listenTaskIds) if (!ack.includes(taskId)) pushedBy.delete(taskId);
       continue;
     }
+    const openFor = at - ackedAt(listen);
     for (const [taskId, stream] of [...pushedBy]) {
       if (stream !== listen) continue;
       pushedBy.delete(taskId);
-      add(taskId, at, "listen stream broke");
+      if (openFor >= provenAfterMs - PROOF_DOUBT_MS)
+        add(taskId, at, "listen stream broke after it proved itself");
+      if (openFor < provenAfterMs - PROOF_DOUBT_MS) probation.add(taskId);
     }
   }
   for (const list of events.values()) list.sort((a, b) => a.at - b.at);
@@ -105,8 +125,9 @@ export function oneShotEvents(
 export function cadenceViolations(
   exchanges: readonly Exchange[],
   intervalOf: (taskId: string) => number | undefined,
+  provenAfterMs: number,
 ): string[] {
-  const events = oneShotEvents(exchanges);
+  const events = oneShotEvents(exchanges, provenAfterMs);
   const polls = new Map<string, Exchange[]>();
   for (const each of exchanges) {
     if (each.method !== "tasks/get" || each.taskId === undefined) continue;
@@ -143,11 +164,31 @@ export function cadenceViolations(
         `task ${taskId}: tasks/get #${index + 1} went out ${gap.toFixed(1)} ms after #${index} ${after}, ` +
           `sooner than the server's ${interval} ms, and no one-shot allowed it ` +
           `(one-shots seen: ${describe(events.get(taskId), list[0]?.startedAt ?? 0)}; ` +
-          `polls: ${list.map((each) => `+${(each.startedAt - (list[0]?.startedAt ?? 0)).toFixed(1)}..+${((each.endedAt ?? NaN) - (list[0]?.startedAt ?? 0)).toFixed(1)} ${each.end ?? "open"}`).join(", ")})`,
+          `polls: ${list.map((each) => `+${(each.startedAt - (list[0]?.startedAt ?? 0)).toFixed(1)}..+${((each.endedAt ?? NaN) - (list[0]?.startedAt ?? 0)).toFixed(1)} ${each.end ?? "open"}`).join(", ")}; ` +
+          `listens: ${listensOf(exchanges, taskId, list[0]?.startedAt ?? 0)})`,
       );
     }
   }
   return violations;
+}
+
+/** The listens that asked for `taskId`, as `+start..+end how (acknowledged at +t)`, relative to `origin`. */
+function listensOf(exchanges: readonly Exchange[], taskId: string, origin: number): string {
+  const at = (time: number | undefined) => `+${((time ?? NaN) - origin).toFixed(1)}`;
+  const listens = exchanges.filter(
+    (each) => each.method === "subscriptions/listen" && each.listenTaskIds.includes(taskId),
+  );
+  if (listens.length === 0) return "none";
+  return listens
+    .map((each) => {
+      const ack = each.acks[0];
+      const acked =
+        ack === undefined
+          ? "never acknowledged"
+          : `acknowledged at ${at(ack.at)}${ack.taskIds.includes(taskId) ? "" : " without it"}`;
+      return `${at(each.startedAt)}..${at(each.endedAt)} ${each.end ?? "open"} (${acked})`;
+    })
+    .join(", ");
 }
 
 function describe(events: Array<{ at: number; why: string }> | undefined, origin: number): string {

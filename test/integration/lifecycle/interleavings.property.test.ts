@@ -19,7 +19,7 @@
  * - the cadence (interleavings-invariants.ts): no `tasks/get` of a task starts sooner than the server's
  *   `pollIntervalMs` after the previous one ended, except for the one-shots docs/cancellation-and-time-limits.md lists, each derived from
  *   what the proxy's log shows happened (an answered cancel, an acknowledged update, a listen acknowledging a
- *   task it did not push, a broken stream);
+ *   task it did not push unless its last stream broke unproven, a stream that broke after it proved itself);
  * - an input handler runs at most once per key, and a task never goes back to asking for a key after an update
  *   showed it past that question (`input_required → working → input_required`: each key of these scripts is asked
  *   once);
@@ -116,6 +116,11 @@ const CROWD_SPACING_MS = 25;
  * been read (the invariants that depend on it then do not apply).
  */
 const READ_MARGIN_MS = 20;
+/**
+ * The client's `notificationSafetyNetMs`: pushed tasks are polled at most every max(100 ms, 10 × interval), a
+ * safety net that comes round in a run, and a listen stream proves itself by staying open this long.
+ */
+const SAFETY_NET_MS = 100;
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -257,8 +262,7 @@ async function playScenario(scenario: Scenario): Promise<RunObservations> {
   try {
     const client = await connect(proxy.url, {
       store,
-      // Pushed tasks are polled at most every max(100 ms, 10 × interval): a safety net that comes round in a run.
-      notificationSafetyNetMs: 100,
+      notificationSafetyNetMs: SAFETY_NET_MS,
       polling: { minIntervalMs: 10, defaultIntervalMs: 10 },
       retry:
         scenario.retry === "quick"
@@ -470,7 +474,7 @@ async function playScenario(scenario: Scenario): Promise<RunObservations> {
       const interval = server.tasks.get(taskId)?.pollIntervalMs;
       return typeof interval === "number" ? interval : undefined;
     };
-    const early = cadenceViolations(proxy.exchanges, intervalOf);
+    const early = cadenceViolations(proxy.exchanges, intervalOf, SAFETY_NET_MS);
     none(early, "polls sooner than the interval");
 
     // An input handler runs at most once per key.

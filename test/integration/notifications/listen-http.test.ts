@@ -143,8 +143,12 @@ describe("listening for task status notifications over Streamable HTTP", () => {
     expect(lines.filter((line) => line.includes("-32021"))).toHaveLength(1);
   });
 
-  it("polls at once when a stream drops mid-task, listens again, and completes", async () => {
-    const { server, client } = await setUp({ dropAfterMs: (index) => (index === 0 ? 250 : undefined) });
+  it("polls at once when a stream that proved itself drops mid-task, listens again, and completes", async () => {
+    // Open 250 ms, longer than notificationSafetyNetMs after its acknowledgement: a working stream that broke.
+    const { server, client } = await setUp(
+      { dropAfterMs: (index) => (index === 0 ? 250 : undefined) },
+      { notificationSafetyNetMs: 150 },
+    );
     const handle = client.callTool("long");
     const taskId = (await handle.created) as string;
     await expect(handle).resolves.toMatchObject({ content: [{ type: "text", text: "long" }] });
@@ -160,8 +164,11 @@ describe("listening for task status notifications over Streamable HTTP", () => {
     expect(pollsOf(server, taskId).length).toBeLessThanOrEqual(3);
   });
 
-  it("polls at once when the server ends a listen mid-task with its result, listens again, and completes", async () => {
-    const { server, client } = await setUp({ endAfterMs: (index) => (index === 0 ? 250 : undefined) });
+  it("polls at once when the server ends a proven listen mid-task with its result, listens again, and completes", async () => {
+    const { server, client } = await setUp(
+      { endAfterMs: (index) => (index === 0 ? 250 : undefined) },
+      { notificationSafetyNetMs: 150 },
+    );
     const handle = client.callTool("long");
     const taskId = (await handle.created) as string;
     await expect(handle).resolves.toMatchObject({ content: [{ type: "text", text: "long" }] });
@@ -174,6 +181,27 @@ describe("listening for task status notifications over Streamable HTTP", () => {
     const pollsAfter = pollsOf(server, taskId).filter((entry) => entry.receivedAt >= endedAt);
     expect(pollsAfter.length).toBeGreaterThanOrEqual(2);
     expect(pollsOf(server, taskId).length).toBeLessThanOrEqual(3);
+  });
+
+  it("backs off and keeps the poll interval when the server acknowledges every listen and ends it at once (issue 26, item 11)", async () => {
+    const { server, client } = await setUp(
+      { endAfterMs: 5 },
+      { retry: { minTimeoutMs: 50, maxTimeoutMs: 400 } },
+    );
+    const handle = client.callTool("idling");
+    const taskId = (await handle.created) as string;
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    handle.detach();
+    // Re-listens back off (50, 100, 200, 400 ms … each lengthened by up to 100 %) and stop after `retries` (8)
+    // unproven ends; a client that took each acknowledgement for a working stream re-listened every 50-100 ms.
+    const listens = server.requests.forMethod("subscriptions/listen").map((entry) => entry.receivedAt);
+    expect(listens.length).toBeGreaterThanOrEqual(3);
+    expect(listens.length).toBeLessThanOrEqual(9);
+    // Polls keep the 200 ms interval: only the first (the catch-up after the first acknowledgement) came early.
+    const polls = pollsOf(server, taskId).map((entry) => entry.receivedAt);
+    expect(polls.length).toBeGreaterThanOrEqual(5);
+    for (let index = 1; index < polls.length; index++)
+      expect(polls[index]! - polls[index - 1]!).toBeGreaterThanOrEqual(198);
   });
 
   it("polls as usual until a late acknowledgement arrives, then stops", async () => {

@@ -244,9 +244,10 @@ describe("listening for task status notifications over stdio, with the server as
   );
 
   it(
-    "polls at once when the server ends a listen mid-task, listens again, and completes",
+    "polls at once when the server ends a proven listen mid-task, listens again, and completes",
     async () => {
-      const { client, log } = await setUp("end-first");
+      // Open 250 ms, longer than notificationSafetyNetMs after its acknowledgement: a stream that worked.
+      const { client, log } = await setUp("end-first", { notificationSafetyNetMs: 150 });
       const handle = client.callTool("long");
       const taskId = (await handle.created) as string;
       await expect(handle).resolves.toMatchObject({ content: [{ type: "text", text: "long" }] });

@@ -32,6 +32,13 @@ beforeAll(async () => {
         steps: [step.working("busy"), step.idle(1000), step.complete(textResult("late"))],
       }),
       defineTool({
+        name: "stubborn",
+        task: "required",
+        pollIntervalMs: 50,
+        onCancel: "ignore",
+        steps: [step.working("busy"), step.stall()],
+      }),
+      defineTool({
         name: "ask",
         task: "required",
         pollIntervalMs: 50,
@@ -77,6 +84,61 @@ describe("defect 5: a cancel while the new task's ref is being stored", () => {
     expect(server.tasks.get(outcome.taskId as string)?.status).toBe("cancelled");
     await client.close();
     expect(await inner.list()).toEqual([]);
+  });
+});
+
+describe("issue 26, item 13: a task whose handle ends before it knew the id is stored first", () => {
+  /** A memory store whose puts take 50 ms, recording when each begins and ends. */
+  function slowStore(events: string[]): { store: TaskStore; inner: TaskStore } {
+    const inner = memoryStore();
+    const store: TaskStore = {
+      put: async (ref) => {
+        events.push("put");
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        await inner.put(ref);
+        events.push("stored");
+      },
+      remove: (ref) => inner.remove(ref),
+      list: (of) => inner.list(of),
+    };
+    return { store, inner };
+  }
+
+  it("a cancel asked before the id arrived: stored before it is reported, and kept when the server never confirms", async () => {
+    const events: string[] = [];
+    const { store, inner } = slowStore(events);
+    const client = await TaskClient.connect(server.url, { store, polling, cancelGraceMs: 300 });
+    const handle = client.callTool("stubborn");
+    handle.on("task", () => void events.push("task"));
+    void handle.cancel("no longer needed"); // the call is still unanswered: no id yet
+    const outcome = await handle.outcome();
+    expect(outcome.kind).toBe("cancelled");
+    expect((outcome as { error: { confirmed: boolean } }).error.confirmed).toBe(false);
+    expect(requestsFor("tasks/cancel", outcome.taskId)).toHaveLength(1);
+    expect(events).toEqual(["put", "stored", "task"]);
+    await client.close();
+    // The task runs on; its ref stays, and another process picks it up.
+    expect((await inner.list()).map((ref) => ref.taskId)).toEqual([outcome.taskId]);
+    const next = await TaskClient.connect(server.url, { store: inner, polling });
+    const resumed = await next.resume();
+    expect(resumed.map((each) => each.taskId)).toEqual([outcome.taskId]);
+    await next.close();
+  });
+
+  it("a detach asked before the id arrived: the handle ends detached once the ref is stored", async () => {
+    const events: string[] = [];
+    const { store, inner } = slowStore(events);
+    const client = await TaskClient.connect(server.url, { store, polling });
+    const handle = client.callTool("slow");
+    handle.on("task", () => void events.push("task"));
+    handle.on("settled", () => void events.push("settled"));
+    handle.detach(); // before the id arrived
+    const outcome = await handle.outcome();
+    expect(outcome).toMatchObject({ kind: "detached", taskId: expect.any(String) });
+    expect(events).toEqual(["put", "stored", "task", "settled"]);
+    expect(requestsFor("tasks/cancel", outcome.taskId)).toHaveLength(0);
+    await client.close();
+    expect((await inner.list()).map((ref) => ref.taskId)).toEqual([outcome.taskId]);
   });
 });
 

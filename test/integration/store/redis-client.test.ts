@@ -145,7 +145,19 @@ describe("a worker whose lease is lost while a handle polls", () => {
   it("stolen: the handle detaches, and the worker sends no poll, update or cancel for the task after", async () => {
     const prefix = `stolen-${++prefixes}`;
     const marker = endMarker();
-    const a = await worker("A-stolen", storeFor(prefix, "A", 300), { headers: marker.headers });
+    // A's renewals can be held back, so its lease ends at a moment the test chooses.
+    const connection = createClient({ url: redis.url });
+    await connection.connect();
+    let stalled = false;
+    const stalling: RedisLike = {
+      eval: (script, options) =>
+        stalled && script.endsWith("return renew()")
+          ? Promise.reject(new Error("stalled"))
+          : (connection.eval(script, options) as Promise<unknown>),
+    };
+    const a = await worker("A-stolen", storeFor(prefix, "A", 300, stalling), { headers: marker.headers });
+    const thief = storeFor(prefix, "thief", 60_000);
+    await thief.open?.();
     try {
       // No input in this task: only the store's lease-lost notice can stop the handle (the refused write of an
       // answer would be another way, tested below and in client-store.test.ts).
@@ -153,17 +165,26 @@ describe("a worker whose lease is lost while a handle polls", () => {
       handle.on("settled", marker.ended);
       const ref = (await handle.ref) as TaskRef;
       await until(() => sentBy("A-stolen", "tasks/get", ref.taskId) >= 3, "A to poll");
-      const [leaseKey] = await raw.keys(`${prefix}:lease:*`);
-      await raw.set(leaseKey as string, "thief", { PX: 60_000 });
+      // A's lease ends between two renewals (as after a stall, or a jump of the Redis server's clock), and a
+      // thief takes the task before A renews again.
+      stalled = true;
+      for (const alive of await raw.keys(`${prefix}:*:alive`)) {
+        for (const owner of await raw.zRange(alive, 0, -1)) await raw.zAdd(alive, { score: 0, value: owner });
+      }
+      expect(await thief.claim(ref)).toMatchObject({ taskId: ref.taskId });
+      stalled = false;
       const outcome = await Promise.race([handle.outcome(), pause(10_000).then(() => undefined)]);
       expect(outcome).toMatchObject({ kind: "detached", taskId: ref.taskId });
       await pause(1000); // 20 poll intervals, for a poll that should not come
       expect(sentAfterEnd("A-stolen", "tasks/get", ref.taskId)).toBe(0);
       expect(sentBy("A-stolen", "tasks/update", ref.taskId)).toBe(0);
       expect(sentBy("A-stolen", "tasks/cancel", ref.taskId)).toBe(0);
-      expect(await raw.get(leaseKey as string)).toBe("thief");
+      expect(await thief.claim(ref)).toMatchObject({ taskId: ref.taskId }); // still the thief's
+      expect(await storeFor(prefix, "B", 60_000).claim(ref)).toBeUndefined();
+      await thief.close();
     } finally {
       await a.close();
+      await connection.close();
     }
   }, 60_000);
 
@@ -173,13 +194,12 @@ describe("a worker whose lease is lost while a handle polls", () => {
     const connection = createClient({ url: redis.url });
     await connection.connect();
     let stalled = false;
+    const renewal = (script: string) => script.endsWith("return renew()"); // the store's renewal script
     const stalling: RedisLike = {
       eval: (script, options) =>
-        stalled && script.includes("PEXPIRE")
+        stalled && renewal(script)
           ? Promise.reject(new Error("stalled"))
           : (connection.eval(script, options) as Promise<unknown>),
-      hGetAll: (key) => connection.hGetAll(key),
-      hDel: (key, field) => connection.hDel(key, field),
     };
     const marker = endMarker();
     const a = await worker("A-expired", storeFor(prefix, "A", 400, stalling), { headers: marker.headers });

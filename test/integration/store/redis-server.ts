@@ -1,9 +1,23 @@
-/** A throwaway `redis-server` on a free loopback port, without persistence, for the Redis store tests. */
+/**
+ * Throwaway Redis servers for the Redis store tests, on free loopback ports, without persistence: one node
+ * (`startRedis`), or a 3-node Redis Cluster (`startRedisCluster`) built from Node with CLUSTER ADDSLOTSRANGE and
+ * CLUSTER MEET, so no `redis-cli` is needed. A missing `redis-server` fails loudly.
+ */
 import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, connect } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createClient } from "redis";
 
 export interface RedisServer {
   url: string;
+  stop(): Promise<void>;
+}
+
+export interface RedisCluster {
+  /** Every node's `redis://127.0.0.1:port`; give any of them to `createCluster({ rootNodes })`. */
+  urls: string[];
   stop(): Promise<void>;
 }
 
@@ -29,20 +43,94 @@ function accepts(port: number): Promise<boolean> {
   });
 }
 
-export async function startRedis(): Promise<RedisServer> {
+/** Starts `redis-server` with `extra` arguments on a free port; resolves once it accepts connections. */
+async function startNode(extra: string[] = []): Promise<RedisServer & { port: number }> {
   const port = await freePort();
-  const args = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"];
+  const args = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", ...extra];
   const proc: ChildProcess = spawn("redis-server", args, { stdio: "ignore" });
-  const exited = new Promise<void>((resolve) => proc.once("exit", () => resolve()));
+  let failed: Error | undefined;
+  proc.once("error", (error) => (failed = error));
+  const exited = new Promise<void>((resolve) => proc.once("close", () => resolve()));
   for (let tries = 0; !(await accepts(port)); tries++) {
+    if (failed !== undefined) throw new Error(`redis-server did not start: ${failed.message}`);
     if (tries > 200 || proc.exitCode !== null) throw new Error("redis-server did not start");
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return {
+    port,
     url: `redis://127.0.0.1:${port}`,
     stop: async () => {
-      proc.kill("SIGTERM");
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGTERM");
       await exited;
     },
   };
+}
+
+export function startRedis(): Promise<RedisServer> {
+  return startNode();
+}
+
+const SLOTS = 16384;
+
+/** Three masters on loopback, every slot assigned, `cluster_state:ok` on each; a few seconds. */
+export async function startRedisCluster(nodes = 3): Promise<RedisCluster> {
+  const dir = mkdtempSync(join(tmpdir(), "mcp-tasks-redis-cluster-"));
+  const started: Array<RedisServer & { port: number }> = [];
+  const buses: number[] = [];
+  const stop = async () => {
+    await Promise.all(started.map((node) => node.stop()));
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    for (let index = 0; index < nodes; index++) {
+      const bus = await freePort();
+      buses.push(bus);
+      started.push(
+        await startNode([
+          "--cluster-enabled",
+          "yes",
+          "--cluster-port",
+          String(bus),
+          "--cluster-config-file",
+          join(dir, `nodes-${index}.conf`),
+          "--cluster-node-timeout",
+          "2000",
+          "--dir",
+          dir,
+        ]),
+      );
+    }
+    const clients = await Promise.all(started.map((node) => createClient({ url: node.url }).connect()));
+    try {
+      await Promise.all(
+        clients.map((client, index) => {
+          const first = Math.floor((SLOTS * index) / nodes);
+          const last = Math.floor((SLOTS * (index + 1)) / nodes) - 1;
+          return client.sendCommand(["CLUSTER", "ADDSLOTSRANGE", String(first), String(last)]);
+        }),
+      );
+      const [head] = clients;
+      for (let index = 1; index < nodes; index++) {
+        const node = started[index] as { port: number };
+        await head?.sendCommand(["CLUSTER", "MEET", "127.0.0.1", String(node.port), String(buses[index])]);
+      }
+      for (let tries = 0; ; tries++) {
+        const infos = await Promise.all(clients.map((client) => client.sendCommand(["CLUSTER", "INFO"])));
+        const ready = infos.every(
+          (info) =>
+            String(info).includes("cluster_state:ok") &&
+            String(info).includes(`cluster_known_nodes:${nodes}`),
+        );
+        if (ready) break;
+        if (tries > 300) throw new Error("the Redis Cluster did not come up");
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    } finally {
+      await Promise.all(clients.map((client) => client.close()));
+    }
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { urls: started.map((node) => node.url), stop };
 }

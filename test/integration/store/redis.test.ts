@@ -1,13 +1,14 @@
 /**
- * `redisStore` against a real `redis-server` (started here on a free loopback port): leases make one worker the
- * owner of each task, and a dead worker's tasks are taken over within the lease time by the others.
+ * `redisStore` against a real `redis-server` (started here on a free loopback port): the store's promises
+ * (redis-behaviour.ts, also run on a Redis Cluster by redis-cluster.test.ts), and four worker processes sharing
+ * 2,000 tasks, one of them killed: its tasks are taken over within the lease time by the others.
  */
 import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TaskRef } from "mcp-tasks";
-import { LeaseLostError, redisStore, type RedisTaskStore } from "mcp-tasks/store/redis";
+import { createClient } from "redis";
 import { defineTool, startTaskServer, step, textResult, type HttpTaskServer } from "mcp-tasks/testing";
 import { startRedis, type RedisServer } from "./redis-server.js";
+import { describeRedisStore } from "./redis-behaviour.js";
 import { bundleChild, root, type ChildBundle } from "./child-bundle.js";
 
 // The workers run one bundle of the worker and the sources: four processes loading every module through tsx
@@ -15,65 +16,18 @@ import { bundleChild, root, type ChildBundle } from "./child-bundle.js";
 let workerBundle: ChildBundle | undefined;
 
 let redis: RedisServer;
+let shared: ReturnType<typeof createClient>;
 beforeAll(async () => {
   redis = await startRedis();
+  shared = createClient({ url: redis.url });
+  await shared.connect();
 });
 afterAll(async () => {
+  await shared?.close();
   await redis?.stop();
 });
 
-const server = { url: "http://127.0.0.1:9/mcp", protocolVersion: "2026-07-28" };
-function ref(taskId: string, fields: Partial<TaskRef> = {}): TaskRef {
-  return { v: 1, taskId, server, method: "tools/call", toolName: "t", answeredInputKeys: [], ...fields };
-}
-
-describe("redisStore leases", () => {
-  const stores: RedisTaskStore[] = [];
-  const make = (owner: string, leaseMs = 300) => {
-    const store = redisStore({ url: redis.url, prefix: `unit-${process.pid}`, owner, leaseMs });
-    stores.push(store);
-    return store;
-  };
-  afterAll(async () => {
-    for (const store of stores) await store.close?.();
-  });
-
-  it("the writer owns a task; nobody else can claim or overwrite it while the lease is renewed", async () => {
-    const a = make("a");
-    const b = make("b");
-    await a.put(ref("t1"));
-    expect(await b.list(server)).toEqual([ref("t1")]);
-    expect(await b.claim(ref("t1"))).toBeUndefined();
-    await expect(b.put(ref("t1"))).rejects.toThrow(LeaseLostError);
-    await new Promise((resolve) => setTimeout(resolve, 700)); // past the lease: renewals keep it
-    expect(await b.claim(ref("t1"))).toBeUndefined();
-    await a.put(ref("t1", { answeredInputKeys: ["q"] }));
-    await a.close();
-    // Closing hands the lease back: the next claim gets the latest ref, answered keys included.
-    expect(await b.claim(ref("t1"))).toEqual(ref("t1", { answeredInputKeys: ["q"] }));
-    await b.remove(ref("t1"));
-    expect(await b.list(server)).toEqual([]);
-  });
-
-  it("tells the owner when its lease was lost, and prunes expired refs", async () => {
-    const c = make("c", 200);
-    const lost: string[] = [];
-    c.onLeaseLost((lostRef) => lost.push(lostRef.taskId));
-    await c.put(ref("t2"));
-    // Someone else takes the lease (as if this worker had stalled past it).
-    const other = make("other", 200);
-    const { createClient } = await import("redis");
-    const raw = createClient({ url: redis.url });
-    await raw.connect();
-    const leaseKeys = await raw.keys(`unit-${process.pid}:lease:*t2`);
-    await raw.set(leaseKeys[0] as string, "other", { PX: 5000 });
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    expect(lost).toEqual(["t2"]);
-    await other.put(ref("old", { createdAt: new Date(0).toISOString(), ttlMs: 1 }));
-    expect((await other.list()).map((r) => r.taskId)).not.toContain("old");
-    await raw.close();
-  });
-});
+describeRedisStore("one node", () => ({ client: shared, nodes: [redis.url] }));
 
 interface Worker {
   name: string;

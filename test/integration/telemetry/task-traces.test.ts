@@ -444,7 +444,7 @@ describe("against a 2025-11-25 server", () => {
           "mcp.method.name": method,
           "gen_ai.tool.name": "build",
           "mcp.protocol.version": "2025-11-25",
-          "mcp.session.id": sessionId,
+          "mcp.session.id": redacted(sessionId as string),
         });
         expect(traceparentOf(request)).toEqual({ traceId: traceOf(task), parentId: id(own) });
         expect(parentOf(serverSpans[index] as ReadableSpan)).toBe(id(own));
@@ -453,5 +453,26 @@ describe("against a 2025-11-25 server", () => {
     expect(childrenOf(spans, task).map((span) => span.name)).toEqual(
       expect.arrayContaining(["tools/call build", "tasks/get build", "tasks/result build"]),
     );
+    // The client's spans never hold the session id whole (the server's own spans are its business).
+    const ours = spans.filter((span) => span.kind !== SERVER);
+    expect(JSON.stringify(ours.map((span) => span.attributes))).not.toContain(sessionId);
+  });
+
+  it("a task followed in its own session (by ref) has its requests' spans name that session, redacted", async () => {
+    const first = await TaskClient.connect(server.url, fast);
+    const started = first.callTool("endless", {});
+    const ref = await started.ref;
+    started.detach();
+    await first.close();
+    const taskSession = ref?.session?.id as string;
+    expect(taskSession).toEqual(expect.any(String));
+    const handle = (
+      await connect(server, { telemetry: { tracerProvider: otel.tracerProvider, pollSpans: "all" } })
+    ).task(ref as NonNullable<typeof ref>);
+    await vi.waitFor(() => expect(server.requests.forMethod("tasks/get").length).toBeGreaterThan(1));
+    await handle.cancel();
+    const polls = otel.spans().filter((span) => span.name === "tasks/get endless");
+    expect(polls.length).toBeGreaterThan(0);
+    for (const poll of polls) expect(poll.attributes["mcp.session.id"]).toBe(redacted(taskSession));
   });
 });

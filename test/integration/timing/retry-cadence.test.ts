@@ -95,3 +95,42 @@ describe("a retry waits at least the server's interval", () => {
     expect(polls.filter((entry) => entry.receivedAt >= acknowledgedAt)).toHaveLength(1);
   });
 });
+
+describe("a Retry-After outlasts a one-shot poll owed meanwhile (issue 26, item 14)", () => {
+  it("a listen acknowledged during a poll that then answers 503 with Retry-After: 1 waits the second", async () => {
+    const server = await startTaskServer({
+      // A task that moves on the server's clock is acknowledged on a listen (after 200 ms here).
+      tools: [
+        defineTool({
+          name: "pushed",
+          task: "required",
+          pollIntervalMs: 100,
+          advance: { everyMs: 60_000 },
+          steps: [step.stall()],
+        }),
+      ],
+      listen: { ackDelayMs: 200 },
+    });
+    open.push(server);
+    const proxy = await startFaultProxy(server.url);
+    open.push(proxy);
+    // The first poll (at about 100 ms) is held 600 ms, across the acknowledgement, and then refused.
+    proxy.fault("tasks/get", { status: 503, headers: { "retry-after": "1" }, afterMs: 600 }, 1);
+    const client = await TaskClient.connect(proxy.url, { retry: { minTimeoutMs: 20, maxTimeoutMs: 30_000 } });
+    open.push(client);
+    const handle = client.callTool("pushed");
+    await expect
+      .poll(() => proxy.seen.filter((method) => method === "tasks/get").length, {
+        timeout: 10_000,
+        interval: 50,
+      })
+      .toBe(2);
+    handle.detach();
+    const [failed, next] = proxy.exchanges.filter((each) => each.method === "tasks/get");
+    const ack = proxy.exchanges.find((each) => each.method === "subscriptions/listen")?.acks[0];
+    // What makes the retry's poll one owed: the acknowledgement passed while the failing poll was in flight.
+    expect(ack?.at).toBeGreaterThan(failed!.startedAt);
+    expect(ack?.at).toBeLessThan(failed!.endedAt!);
+    expect(next!.startedAt - failed!.endedAt!).toBeGreaterThanOrEqual(1000 - SLACK_MS);
+  });
+});

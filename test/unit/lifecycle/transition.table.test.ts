@@ -796,4 +796,73 @@ describe("with a store (durable before visible)", () => {
     expect(ended.state).toMatchObject({ phase: "ended", taskId: TASK });
     expect(ended.effects.map(effectToken)).toEqual(["settle(deadline_exceeded)"]);
   });
+
+  describe("a task that may outlive its handle is stored before anything reports it (issue 26, item 13)", () => {
+    const task = created("working");
+    const answer = { type: "callAnswered", answer: { kind: "task", task } } as const;
+    const calling = initialState(undefined);
+
+    it("a cancel asked before the id arrived: the ref is written and the cancel sent; the task is reported once stored", () => {
+      const cancelling = transition(calling, events.cancelRequested.event, durable, AT).state;
+      const answered = transition(cancelling, answer, durable, AT);
+      expect(answered.state).toMatchObject({ phase: "cancelling", taskId: TASK, storing: true });
+      expect(answered.effects.map(effectToken)).toEqual([`persist(${TASK})`, `sendCancel(${TASK})`]);
+      const stored = transition(answered.state, { type: "stored", task }, durable, AT);
+      expect(stored.effects.map(effectToken)).toEqual([`adopt(${TASK})`, "schedulePoll(cancelAnswered)"]);
+      // Unconfirmed by the end of the grace period: the handle ends, and the task's ref is in the store.
+      const ended = transition(stored.state, { type: "alarm" }, durable, AT + config.cancelGraceMs);
+      expect(ended.effects.map(effectToken)).toEqual(["settle(cancel_unconfirmed)"]);
+    });
+
+    it("a detach asked before the id arrived ends the handle as detached only once the ref is stored", () => {
+      const detaching = transition(calling, events.detach.event, durable, AT).state;
+      const answered = transition(detaching, answer, durable, AT);
+      expect(answered.state).toMatchObject({ phase: "polling", taskId: TASK, storing: true });
+      expect(answered.effects.map(effectToken)).toEqual([`persist(${TASK})`]);
+      const stored = transition(answered.state, { type: "stored", task }, durable, AT);
+      expect(stored.state.phase).toBe("ended");
+      expect(stored.effects.map(effectToken)).toEqual([`adopt(${TASK})`, "settle(detached)"]);
+    });
+
+    it("a detach and a cancel asked before the id arrived: the cancel goes out at once, the end waits for the store", () => {
+      const cancelling = transition(calling, events.cancelRequested.event, durable, AT).state;
+      const both = transition(cancelling, events.detach.event, durable, AT).state;
+      const answered = transition(both, answer, durable, AT);
+      expect(answered.effects.map(effectToken)).toEqual([`persist(${TASK})`, `cancelOrphan(${TASK})`]);
+      // The cancel's grace passing meanwhile does not end the handle before its ref is stored.
+      expect(transition(answered.state, { type: "alarm" }, durable, AT + 60_000).effects).toEqual([]);
+      const stored = transition(answered.state, { type: "stored", task }, durable, AT);
+      expect(stored.effects.map(effectToken)).toEqual([`adopt(${TASK})`, "settle(detached)"]);
+    });
+
+    it("a detach while the ref is being written waits for it", () => {
+      const answered = transition(calling, answer, durable, AT);
+      const detached = transition(answered.state, events.detach.event, durable, AT);
+      expect(detached.effects).toEqual([]);
+      expect(detached.state.phase).toBe("polling");
+      const stored = transition(detached.state, { type: "stored", task }, durable, AT);
+      expect(stored.effects.map(effectToken)).toEqual([`adopt(${TASK})`, "settle(detached)"]);
+    });
+
+    it("a detached task whose ref the store refused ends with the store's error and is cancelled", () => {
+      const detaching = transition(calling, events.detach.event, durable, AT).state;
+      const answered = transition(detaching, answer, durable, AT);
+      const failed = { type: "storeFailed", task, error: "disk full", cancel: true } as const;
+      const step = transition(answered.state, failed, durable, AT);
+      expect(step.effects.map(effectToken)).toEqual([`cancelOrphan(${TASK})`, "settle(error)"]);
+    });
+
+    it("without a store, both still report the task at once", () => {
+      const detaching = transition(calling, events.detach.event, config, AT).state;
+      expect(transition(detaching, answer, config, AT).effects.map(effectToken)).toEqual([
+        `adopt(${TASK})`,
+        "settle(detached)",
+      ]);
+      const cancelling = transition(calling, events.cancelRequested.event, config, AT).state;
+      expect(transition(cancelling, answer, config, AT).effects.map(effectToken)).toEqual([
+        `adopt(${TASK})`,
+        `sendCancel(${TASK})`,
+      ]);
+    });
+  });
 });

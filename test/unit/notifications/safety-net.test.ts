@@ -5,7 +5,7 @@
  * the acknowledgement, or a broken stream, goes back to regular polling.
  */
 import { describe, expect, it, vi } from "vitest";
-import type { TaskClientOptions } from "mcp-tasks";
+import { TransportError, type TaskClientOptions } from "mcp-tasks";
 import {
   ScriptedServer,
   TASK_ID,
@@ -144,30 +144,57 @@ describe("the safety net while a task is pushed", () => {
     expect(messages).not.toContain("older");
   });
 
-  it("polls at once and listens again when the stream breaks", async () => {
+  it("polls at once and listens again when a stream that proved itself breaks", async () => {
     const { server, listens } = listeningServer();
     let first = true;
     server.on("subscriptions/listen", (request) => {
       listens.push(request);
       if (!first) return { silent: true };
       first = false;
-      // The server ends the listen (its empty result) while the task is still live.
-      return { afterMs: 5_000, reply: { result: { resultType: "complete" } } };
+      // The server ends the listen (its empty result) after 35 s, while the task is still live: the stream had
+      // stayed open past notificationSafetyNetMs (30 s), so it worked.
+      return { afterMs: 35_000, reply: { result: { resultType: "complete" } } };
     });
     const client = await connect(server, { retry: { minTimeoutMs: 1000 } });
     client.callTool("compute");
     await vi.advanceTimersByTimeAsync(20);
     acknowledge(server, listens[0] as WireRequest, [TASK_ID]);
-    await vi.advanceTimersByTimeAsync(4_000);
-    expect(server.times("tasks/get")).toEqual([20]);
-    await vi.advanceTimersByTimeAsync(1_000); // the listen (sent at 10) ends at 5010
-    const [catchUp, atBreak] = server.times("tasks/get");
-    expect(catchUp).toBe(20);
-    expect(atBreak).toBeGreaterThanOrEqual(5010);
-    expect(atBreak).toBeLessThan(5020); // at once, not at the regular 1 s cadence
+    await vi.advanceTimersByTimeAsync(34_000);
+    expect(server.times("tasks/get")).toEqual([20, 30_020]); // the catch-up poll and one safety-net poll
+    await vi.advanceTimersByTimeAsync(1_000); // the listen (sent at 10) ends at 35 010
+    const [, , atBreak] = server.times("tasks/get");
+    expect(atBreak).toBeGreaterThanOrEqual(35_010);
+    expect(atBreak).toBeLessThan(35_020); // at once, not at the regular 1 s cadence
     await vi.advanceTimersByTimeAsync(2_100); // backoff: 1000 ms with up to 100 % jitter
     expect(listens).toHaveLength(2);
   });
+
+  it("keeps the interval when a stream ends before it proved itself, and re-listens with backoff", async () => {
+    const { server, listens } = listeningServer();
+    let first = true;
+    server.on("subscriptions/listen", (request) => {
+      listens.push(request);
+      if (!first) return { silent: true };
+      first = false;
+      return { afterMs: 300, reply: { result: { resultType: "complete" } } };
+    });
+    const client = await connect(server, { retry: { minTimeoutMs: 1000 } });
+    client.callTool("compute");
+    await vi.advanceTimersByTimeAsync(20);
+    acknowledge(server, listens[0] as WireRequest, [TASK_ID]);
+    await vi.advanceTimersByTimeAsync(1_500); // the listen ended at 310
+    // Not at 310: the stream pushed for 290 ms and can have lost no more than that; the interval since the
+    // catch-up poll (20 ms) covers it.
+    expect(server.times("tasks/get")).toEqual([20, 1020]);
+    await vi.advanceTimersByTimeAsync(1_700); // backoff: 1000 ms with up to 100 % jitter
+    expect(listens).toHaveLength(2);
+    // Acknowledged again, the task is polled at its interval until this stream has proved itself (30 s).
+    acknowledge(server, listens[1] as WireRequest, [TASK_ID]);
+    const before = server.times("tasks/get").length;
+    await vi.advanceTimersByTimeAsync(3_000);
+    expect(server.times("tasks/get").length - before).toBe(3);
+  });
+
   it("a stale working pushed with the input_required one's stamp neither aborts the handler nor asks again", async () => {
     const stamp = new Date(Date.now()).toISOString();
     const asking = {
@@ -233,5 +260,34 @@ describe("the safety net while a task is pushed", () => {
     expect(server.times("tasks/get")).toEqual([20, 5000, 6000, 7000, 8000]);
     await vi.advanceTimersByTimeAsync(8_000);
     await expect(cancelled).resolves.toMatchObject({ outcome: { kind: "cancelled" } });
+  });
+});
+
+describe("a one-shot poll owed during a failed poll (issue 26, item 14)", () => {
+  it("waits the server's Retry-After, not the owed poll's 'at once'", async () => {
+    const { server, listens } = listeningServer(1000);
+    const unavailable = new TransportError("tasks/get: the server answered HTTP 503", {
+      status: 503,
+      transient: true,
+      retryAfterMs: 5000,
+    });
+    let polls = 0;
+    // The first poll is in flight 300 ms and then fails: 503, Retry-After: 5.
+    server.on("tasks/get", () =>
+      ++polls === 1 ? { rejectsAfterMs: 300, error: unavailable } : frame.working({ pollIntervalMs: 1000 }),
+    );
+    const client = await connect(server);
+    const handle = client.callTool("compute");
+    await vi.advanceTimersByTimeAsync(1100); // the listen went out at 10 ms; the first poll at 1000 ms
+    expect(server.times("tasks/get")).toEqual([1000]);
+    acknowledge(server, listens[0] as WireRequest, [TASK_ID]); // during the poll: its catch-up poll is owed
+    await vi.advanceTimersByTimeAsync(5_150);
+    expect(server.times("tasks/get")).toEqual([1000]); // not at 1300 ms, when the poll failed
+    await vi.advanceTimersByTimeAsync(2_600);
+    // The owed catch-up poll waits the 5 s from the failure (1300 ms), lengthened by up to half of it (jitter).
+    const [, retried] = server.times("tasks/get");
+    expect(retried).toBeGreaterThanOrEqual(6300);
+    expect(retried).toBeLessThanOrEqual(8800);
+    handle.detach();
   });
 });

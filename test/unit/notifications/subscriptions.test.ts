@@ -15,6 +15,8 @@ import {
 
 const SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId";
 const RETRY = { retries: 3, minTimeoutMs: 100, maxTimeoutMs: 1000, factor: 2 };
+/** How long an acknowledged stream must stay open to count as working (the client's notificationSafetyNetMs). */
+const PROVEN_AFTER_MS = 5_000;
 
 interface Listen {
   id: string;
@@ -75,9 +77,13 @@ class FakeRun implements PushTarget {
   pushed = false;
   readonly seen: DetailedTask[] = [];
   readonly told: string[] = [];
-  pushing() {
+  pushing(caughtUp: boolean) {
+    if (this.pushed) {
+      this.told.push("pushing"); // carried into a merged listen: the real run ignores it
+      return;
+    }
     this.pushed = true;
-    this.told.push("pushing");
+    this.told.push(caughtUp ? "pushing, caught up" : "pushing");
   }
   notPushed(broke: boolean) {
     if (!this.pushed) return; // as the real run: nothing to end
@@ -95,6 +101,7 @@ function setUp(perRequestStreams = true, limits: { maxIdsPerListen?: number; max
     channel,
     log: silentLogger,
     retry: RETRY,
+    provenAfterMs: PROVEN_AFTER_MS,
     ...limits,
   });
   const runs = new Map<string, FakeRun>();
@@ -249,27 +256,84 @@ describe("Subscriptions", () => {
     expect(runOf("a").seen).toHaveLength(1); // the foreign and the invalid one were dropped
   });
 
-  it("after a stream broke, tells its tasks so and re-listens with backoff until the attempts run out", async () => {
+  it("a stream that proved itself and then broke has its tasks polled at once and listened for again", async () => {
     const { channel, adopt, runOf } = setUp();
     adopt("a");
     await vi.advanceTimersByTimeAsync(10);
-    for (let attempt = 1; attempt <= RETRY.retries; attempt++) {
+    for (let round = 1; round <= RETRY.retries + 2; round++) {
       const listen = channel.listens.at(-1) as Listen;
       channel.acknowledge(listen);
       expect(runOf("a").pushed).toBe(true);
+      await vi.advanceTimersByTimeAsync(PROVEN_AFTER_MS); // open long enough: it works
       listen.settle(new Error("stream lost"));
       await vi.advanceTimersByTimeAsync(0);
-      expect(runOf("a").pushed).toBe(false);
-      expect(runOf("a").told.at(-1)).toBe("broke");
-      await vi.advanceTimersByTimeAsync(2 * RETRY.maxTimeoutMs);
-      expect(channel.listens).toHaveLength(attempt + 1);
+      expect(runOf("a").told.at(-1)).toBe("broke"); // the run polls at once
+      // A proven stream's end starts the count over: the first backoff (100 ms, up to 100 % jitter), every time.
+      await vi.advanceTimersByTimeAsync(2 * RETRY.minTimeoutMs);
+      expect(channel.listens).toHaveLength(round + 1);
     }
-    // Every break since the last acknowledgement counts: stop listening after `retries` breaks in a row.
-    (channel.listens.at(-1) as Listen).settle(new Error("stream lost"));
-    await vi.advanceTimersByTimeAsync(0);
-    (channel.listens.at(-1) as Listen).settle(new Error("again"));
-    await vi.advanceTimersByTimeAsync(5 * RETRY.maxTimeoutMs);
-    expect(channel.listens.length).toBeLessThanOrEqual(RETRY.retries + 2);
+  });
+
+  it("an acknowledgement alone proves nothing: streams closed at once back off and stop (issue 26, item 11)", async () => {
+    const { channel, adopt, runOf } = setUp();
+    adopt("a");
+    await vi.advanceTimersByTimeAsync(10);
+    // A server that acknowledges every listen and ends it at once.
+    for (let listens = 1; listens < 20; listens++) {
+      const listen = channel.listens.at(-1) as Listen;
+      channel.acknowledge(listen);
+      listen.settle();
+      await vi.advanceTimersByTimeAsync(4 * RETRY.maxTimeoutMs);
+      if (channel.listens.length === listens) break; // no re-listen came: given up
+    }
+    // The first acknowledgement made the task pushed (one catch-up poll); its stream ended unproven, which brings
+    // no poll forward ("notPushed": back to the interval). Later acknowledgements never made it pushed again.
+    expect(runOf("a").told).toEqual(["pushing", "notPushed"]);
+    // One listen, then one per unproven end until `retries` of them in a row: then polling only.
+    expect(channel.listens).toHaveLength(RETRY.retries + 1);
+  });
+
+  it("re-listens after unproven ends wait longer each time", async () => {
+    const { channel, adopt } = setUp();
+    adopt("a");
+    await vi.advanceTimersByTimeAsync(10);
+    const waits: number[] = [];
+    for (let end = 1; end <= RETRY.retries; end++) {
+      const listen = channel.listens.at(-1) as Listen;
+      channel.acknowledge(listen);
+      listen.settle();
+      const endedAt = Date.now();
+      while (channel.listens.at(-1) === listen) await vi.advanceTimersByTimeAsync(1);
+      waits.push(Date.now() - endedAt);
+    }
+    // Backoff 100, 200, 400 ms, each lengthened by up to 100 %.
+    expect(waits[0]).toBeGreaterThanOrEqual(100);
+    expect(waits[0]).toBeLessThanOrEqual(200);
+    expect(waits[1]).toBeGreaterThanOrEqual(200);
+    expect(waits[1]).toBeLessThanOrEqual(400);
+    expect(waits[2]).toBeGreaterThanOrEqual(400);
+    expect(waits[2]).toBeLessThanOrEqual(800);
+  });
+
+  it("a task whose streams ended unproven is pushed again, without a catch-up poll, once one proves itself", async () => {
+    const { channel, adopt, runOf } = setUp();
+    adopt("a");
+    await vi.advanceTimersByTimeAsync(10);
+    channel.acknowledge(channel.listens[0] as Listen);
+    (channel.listens[0] as Listen).settle(); // ended at once: unproven
+    await vi.advanceTimersByTimeAsync(2 * RETRY.minTimeoutMs);
+    const second = channel.listens[1] as Listen;
+    channel.acknowledge(second);
+    expect(runOf("a").pushed).toBe(false); // polled at its interval while the stream proves itself
+    await vi.advanceTimersByTimeAsync(PROVEN_AFTER_MS - 1);
+    expect(runOf("a").pushed).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(runOf("a").told).toEqual(["pushing", "notPushed", "pushing, caught up"]);
+    // Forgiven: the next end is a proven stream's, polled at once and listened for after the first backoff.
+    second.settle(new Error("stream lost"));
+    await vi.advanceTimersByTimeAsync(2 * RETRY.minTimeoutMs);
+    expect(runOf("a").told.at(-1)).toBe("broke");
+    expect(channel.listens).toHaveLength(3);
   });
 
   it("falls back to polling for a refused listen and stops listening after -32601", async () => {

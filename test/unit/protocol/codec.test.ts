@@ -348,3 +348,41 @@ describe("advisory fields are read liberally, identity and outcome strictly", ()
     expect(parseGetTaskResult({ ...working, pollIntervalMs: "100" }).pollIntervalMs).toBe(100);
   });
 });
+
+describe("JSON nested deeper than 256 levels (issue 26, item 10)", () => {
+  /** `{ a: { a: … 1 } }`, `levels` objects deep, as `JSON.parse` builds it. */
+  const deep = (levels: number): unknown => JSON.parse(`${'{"a":'.repeat(levels)}1${"}".repeat(levels)}`);
+
+  it("a tasks/get answer is refused, without the frame on the error", () => {
+    const error = rejection(() =>
+      parseGetTaskResult({ ...taskFields, status: "working", _meta: { tree: deep(256) } }),
+    );
+    expect(error.message).toBe(
+      "tasks/get: answered with JSON that nests objects or arrays deeper than 256 levels",
+    );
+    expect(error.frame).toBeUndefined();
+    // 255 below the answer's own object: exactly at the bound, read as usual.
+    expect(parseGetTaskResult({ ...taskFields, status: "working", _meta: deep(255) }).status).toBe("working");
+  });
+
+  it("a CreateTaskResult too deep to read is an OrphanedTaskError carrying the task id, never a lost task", () => {
+    const error = rejection(() =>
+      classifyResult("tools/call", {
+        resultType: "task",
+        ...taskFields,
+        status: "working",
+        statusMessage: deep(10_000),
+      }),
+    );
+    expect(error).toBeInstanceOf(OrphanedTaskError);
+    expect((error as OrphanedTaskError).taskId).toBe(TASK_ID);
+  });
+
+  it("a notification, a tool result and a JSON-RPC error's data are refused alike", () => {
+    rejection(() => parseTaskNotification({ ...taskFields, status: "working", _meta: deep(1000) }));
+    rejection(() => parseCallToolResult({ content: [], structuredContent: deep(1000) }));
+    expect(errorFromRpc("tasks/get", { code: -32603, message: "x", data: deep(1000) })).toBeInstanceOf(
+      ProtocolError,
+    );
+  });
+});

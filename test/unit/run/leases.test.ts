@@ -71,7 +71,8 @@ describe("the adoption loop (adopt: { everyMs })", () => {
     const client = await connect(server, { store: make("me"), adopt: { everyMs: 1000 } });
     const adopted: string[] = [];
     client.on("task", (_handle, taskId) => adopted.push(taskId));
-    const loops = () => redis.calls.filter((call) => call === "claimLapsed").length;
+    // One adoption round is one script per shard of the server (16).
+    const loops = () => redis.calls.filter((call) => call === "CLAIM_LAPSED").length / 16;
 
     await vi.advanceTimersByTimeAsync(999);
     expect(loops()).toBe(0);
@@ -100,10 +101,10 @@ describe("the adoption loop (adopt: { everyMs })", () => {
       adopt: { everyMs: 1000 },
       logger: { warn },
     });
-    const loops = () => redis.calls.filter((call) => call === "claimLapsed").length;
+    const loops = () => redis.calls.filter((call) => call === "CLAIM_LAPSED").length / 16;
     let mode: "fail" | "hang" = "fail";
     redis.fault = (name) => {
-      if (name !== "claimLapsed") return undefined;
+      if (name !== "CLAIM_LAPSED") return undefined;
       return mode === "fail" ? new Error("redis went away") : "hang";
     };
     await vi.advanceTimersByTimeAsync(1000);
@@ -126,8 +127,10 @@ describe("a worker that loses a task's lease", () => {
     const handle = client.callTool("t");
     await settle(handle.ref);
     await vi.advanceTimersByTimeAsync(250); // polled a few times
-    const [leaseKey] = Object.keys(redis.leases());
-    redis.set(leaseKey as string, "thief", 60_000);
+    // Its lease ends between two renewals (a stall, a clock jump on the Redis server), and a thief takes the task.
+    redis.lapse("me");
+    const thief = make("thief");
+    expect(await thief.claim((await handle.ref) as TaskRef)).toMatchObject({ taskId: TASK_ID });
     await vi.advanceTimersByTimeAsync(100); // the next renewal sees the thief
     expect(handle.isSettled).toBe(true);
     await expect(handle.outcome()).resolves.toMatchObject({ kind: "detached", taskId: TASK_ID });
@@ -138,7 +141,8 @@ describe("a worker that loses a task's lease", () => {
     expect(named(server, "tasks/get")).toHaveLength(polls);
     expect(named(server, "tasks/update")).toEqual([]);
     expect(named(server, "tasks/cancel")).toEqual([]);
-    expect(redis.leases()).toEqual({ [leaseKey as string]: "thief" }); // the thief's lease was left alone
+    expect(redis.owners()).toEqual({ [TASK_ID]: "thief" }); // the thief's lease was left alone
+    expect(redis.running()).toEqual(["thief"]);
   });
 
   it("expired while it stalled and taken by another worker: it stops; the other follows the task to its end", async () => {
@@ -157,7 +161,7 @@ describe("a worker that loses a task's lease", () => {
     b.on("task", (_handle, taskId) => taken.push(taskId));
     const handle = a.callTool("t");
     await settle(handle.ref);
-    redis.fault = (name) => (name === "renew" ? new Error("a stalls") : undefined);
+    redis.fault = (name) => (name === "RENEW" ? new Error("a stalls") : undefined);
     await vi.advanceTimersByTimeAsync(400); // a's lease lapses; b's loop claims the task
     expect(taken).toEqual([TASK_ID]);
     redis.fault = undefined;
@@ -184,17 +188,17 @@ describe("a worker that loses a task's lease", () => {
       "tasks/update": () => ({ result: {} }),
     });
     let stealing = false;
-    const steal = () => {
+    const steal = async () => {
       if (!stealing) return;
-      const [leaseKey] = Object.keys(redis.leases());
-      redis.set(leaseKey as string, "thief", 60_000);
+      redis.lapse("me");
+      await make("thief").claim({ ...ref(), taskId: TASK_ID });
     };
     const client: TaskClient = await connect(server, {
       store: make("me"),
       inputHandlers: {
-        elicitation: () => {
-          steal(); // another worker takes the task while the user is answering
-          return Promise.resolve({ action: "accept", content: { ok: true } });
+        elicitation: async () => {
+          await steal(); // another worker takes the task while the user is answering
+          return { action: "accept", content: { ok: true } };
         },
       },
       logger: { error: () => undefined },
@@ -269,7 +273,7 @@ describe("a handle that ends here while its task may still run hands its lease b
     await expect(settle(client.callTool("t").outcome())).resolves.toMatchObject({ kind: "completed" });
     await vi.advanceTimersByTimeAsync(0);
     expect(await make("other").list()).toEqual([]);
-    expect(redis.leases()).toEqual({});
+    expect(redis.owners()).toEqual({});
   });
 });
 

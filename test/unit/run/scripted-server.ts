@@ -27,6 +27,8 @@ export type Reply =
   | { error: { code: number; message: string; data?: unknown } }
   /** `send()` rejects with this (a transport failure: nothing reached the server). */
   | { throws: unknown }
+  /** `send()` rejects with this after that many (fake) milliseconds (a request that failed while in flight). */
+  | { rejectsAfterMs: number; error: unknown }
   /** No answer ever arrives. */
   | { silent: true }
   /** The reply comes this many (fake) milliseconds later. */
@@ -89,6 +91,12 @@ export class ScriptedServer implements McpTransport {
       ? script(request)
       : { error: { code: -32601, message: `Method not found: ${request.method}` } };
     if ("throws" in reply) throw reply.throws;
+    if ("rejectsAfterMs" in reply) {
+      this.track(request.method, +1);
+      await new Promise((resolve) => setTimeout(resolve, reply.rejectsAfterMs));
+      this.track(request.method, -1);
+      throw reply.error;
+    }
     this.track(request.method, +1);
     this.deliver(request, reply);
   }
@@ -108,7 +116,7 @@ export class ScriptedServer implements McpTransport {
   }
 
   private deliver(request: WireRequest, reply: Reply): void {
-    if ("silent" in reply) return;
+    if ("silent" in reply || "rejectsAfterMs" in reply) return;
     if ("afterMs" in reply) {
       setTimeout(() => this.deliver(request, reply.reply), reply.afterMs);
       return;

@@ -103,9 +103,9 @@ describe("after a failed tasks/get", () => {
 });
 
 describe("one-shot polls: the only ones sooner than the interval", () => {
-  it.each(ONE_SHOTS)("%s polls at once, even while pushed and backing off", (cause) => {
+  it.each(ONE_SHOTS)("%s polls at once, even while pushed", (cause) => {
     expect(isOneShot(cause)).toBe(true);
-    expect(delay(cause, task({ pushed: true, retryDelayMs: 8000 }))).toBe(0);
+    expect(delay(cause, task({ pushed: true, serverIntervalMs: 5000 }))).toBe(0);
   });
 
   it("interval, retry and replan are not one-shots", () => {
@@ -114,6 +114,23 @@ describe("one-shot polls: the only ones sooner than the interval", () => {
 
   it("a one-shot still owed (asked while a poll was in flight) makes the next poll go out at once", () => {
     expect(delay("interval", task({ pollOwed: true }))).toBe(0);
-    expect(delay("retry", task({ pollOwed: true, retryDelayMs: 5000 }))).toBe(0);
+    expect(delay("interval", task({ pollOwed: true, pushed: true }))).toBe(0);
+  });
+});
+
+describe("a one-shot skips the interval, never a retry's backoff (issue 26, item 14)", () => {
+  it("an owed poll after a failed tasks/get with Retry-After: 5 waits the 5 s, measured from the failure", () => {
+    // A listen acknowledgement came during the poll (owed), then the poll failed: 503, Retry-After: 5.
+    expect(delay("retry", task({ pollOwed: true, retryDelayMs: 5000 }))).toBe(5000);
+    expect(delay("retry", task({ pollOwed: true, retryDelayMs: 5000, lastPollAt: NOW - 1200 }))).toBe(3800);
+    expect(delay("retry", task({ pollOwed: true, retryDelayMs: 5000, lastPollAt: NOW - 6000 }))).toBe(0);
+  });
+
+  it("an owed poll waits the backoff even when it is shorter than the interval, and no longer", () => {
+    expect(delay("retry", task({ pollOwed: true, serverIntervalMs: 2000, retryDelayMs: 236 }))).toBe(236);
+  });
+
+  it.each(ONE_SHOTS)("%s while a retry backs off waits the rest of the backoff", (cause) => {
+    expect(delay(cause, task({ pushed: true, retryDelayMs: 8000, lastPollAt: NOW - 3000 }))).toBe(5000);
   });
 });

@@ -4,9 +4,15 @@ import { Session } from "../../../src/session/session.js";
 import type { IncomingRequest } from "../../../src/session/incoming.js";
 import { FakeTransport, modernResponder } from "./fake-transport.js";
 
-async function connected(): Promise<{ session: Session; transport: FakeTransport }> {
+async function connected(
+  options: { maxServerRequests?: number; warn?: (message: string) => void } = {},
+): Promise<{ session: Session; transport: FakeTransport }> {
   const transport = new FakeTransport(modernResponder);
-  const session = new Session(transport, { clientInfo: { name: "t", version: "1" }, capabilities: {} });
+  const session = new Session(transport, {
+    clientInfo: { name: "t", version: "1" },
+    capabilities: {},
+    ...options,
+  });
   await session.connect();
   transport.sent.length = 0;
   return { session, transport };
@@ -122,5 +128,120 @@ describe("server requests", () => {
     release();
     await settle();
     expect(transport.sent.filter((message) => "id" in message && message.id === 3)).toEqual([]);
+  });
+
+  describe("a bound on open requests (issue 26, item 7)", () => {
+    /** A handler that holds every request until `releaseAll()`. */
+    function holding(session: Session) {
+      const held: Array<() => void> = [];
+      let calls = 0;
+      session.serveRequests(async () => {
+        calls += 1;
+        await new Promise<void>((resolve) => held.push(resolve));
+        return { result: {} };
+      });
+      return {
+        calls: () => calls,
+        releaseAll: () => held.splice(0).forEach((release) => release()),
+      };
+    }
+    const refusal = (id: number) => ({
+      jsonrpc: "2.0",
+      id,
+      error: {
+        code: -32000,
+        message: "Too many requests: the client is answering 3 of this server's requests already",
+      },
+    });
+
+    it("refuses a request past maxServerRequests at once with -32000, never calling the handler, and warns once", async () => {
+      const warnings: string[] = [];
+      const { session, transport } = await connected({
+        maxServerRequests: 3,
+        warn: (message) => void warnings.push(message),
+      });
+      const handler = holding(session);
+      for (let id = 1; id <= 5; id++)
+        transport.deliver({ jsonrpc: "2.0", id, method: "sampling/createMessage" });
+      await settle();
+      expect(handler.calls()).toBe(3);
+      expect(transport.sent).toEqual([refusal(4), refusal(5)]);
+      expect(warnings).toEqual([
+        "the server has 3 requests open (maxServerRequests); more are refused with -32000 until some are answered",
+      ]);
+      // Once answered, their places are free again.
+      handler.releaseAll();
+      await settle();
+      transport.deliver({ jsonrpc: "2.0", id: 6, method: "sampling/createMessage" });
+      await settle();
+      expect(handler.calls()).toBe(4);
+      handler.releaseAll();
+      await session.close();
+    });
+
+    it("counts a request the server cancelled until its handler returns", async () => {
+      const { session, transport } = await connected({ maxServerRequests: 3 });
+      const handler = holding(session);
+      for (let id = 1; id <= 3; id++) transport.deliver({ jsonrpc: "2.0", id, method: "roots/list" });
+      for (let id = 1; id <= 3; id++)
+        transport.deliver({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id } });
+      transport.deliver({ jsonrpc: "2.0", id: 4, method: "roots/list" });
+      await settle();
+      expect(handler.calls()).toBe(3);
+      expect(transport.sent).toEqual([refusal(4)]);
+      handler.releaseAll();
+      await settle();
+      transport.deliver({ jsonrpc: "2.0", id: 5, method: "roots/list" });
+      await settle();
+      expect(handler.calls()).toBe(4);
+      handler.releaseAll();
+      await session.close();
+    });
+
+    it("drops requests past as many refusals still on their way out", async () => {
+      const { session, transport } = await connected({ maxServerRequests: 3 });
+      holding(session);
+      // Sends that never finish: the refusals stay on their way out.
+      transport.send = (message) => {
+        transport.sent.push(message as never);
+        return new Promise(() => undefined);
+      };
+      for (let id = 1; id <= 20; id++) transport.deliver({ jsonrpc: "2.0", id, method: "roots/list" });
+      await settle();
+      expect(transport.sent).toEqual([refusal(4), refusal(5), refusal(6)]);
+      await session.close();
+    });
+
+    it("lets 64 requests be open by default", async () => {
+      const { session, transport } = await connected();
+      const handler = holding(session);
+      for (let id = 1; id <= 70; id++) transport.deliver({ jsonrpc: "2.0", id, method: "roots/list" });
+      await settle();
+      expect(handler.calls()).toBe(64);
+      expect(transport.sent).toHaveLength(6);
+      handler.releaseAll();
+      await session.close();
+    });
+  });
+
+  it("refuses a request whose params nest deeper than 256 levels with -32602, before any handler (issue 26, item 10)", async () => {
+    const { session, transport } = await connected();
+    let calls = 0;
+    session.serveRequests(async () => {
+      calls += 1;
+      return { result: {} };
+    });
+    const params = JSON.parse(`{"messages":${"[".repeat(300)}${"]".repeat(300)}}`) as Record<string, unknown>;
+    transport.deliver({ jsonrpc: "2.0", id: 1, method: "sampling/createMessage", params });
+    await settle();
+    expect(calls).toBe(0);
+    expect(transport.sent).toEqual([
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        error: { code: -32602, message: "Invalid params: nests objects or arrays deeper than 256 levels" },
+      },
+    ]);
+    await session.close();
   });
 });

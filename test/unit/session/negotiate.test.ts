@@ -122,6 +122,48 @@ describe("era negotiation", () => {
     await expect(connecting).resolves.toMatchObject({ era: "legacy" });
   });
 
+  it("takes a stdio server that was only slow to start as modern once it refuses the 2025 handshake for 2026-07-28", async () => {
+    vi.useFakeTimers();
+    let discovers = 0;
+    const transport = new FakeStdioTransport((message, t) => {
+      // The first probe goes unanswered (the server is still starting); by the time `initialize` comes, it is up.
+      if (message.method === "server/discover" && discovers++ === 0) return;
+      if (message.method === "initialize") {
+        queueMicrotask(() =>
+          t.fail(message.id, -32022, "Unsupported protocol version: 2025-11-25", {
+            supported: ["2026-07-28"],
+            requested: "2025-11-25",
+          }),
+        );
+        return;
+      }
+      modernResponder(message, t);
+    });
+    const connecting = new Session(transport, options).connect();
+    await vi.advanceTimersByTimeAsync(10_000);
+    await expect(connecting).resolves.toMatchObject({ era: "modern", protocolVersion: "2026-07-28" });
+    expect(transport.sent.map((message) => message.method)).toEqual([
+      "server/discover",
+      "initialize",
+      "server/discover",
+    ]);
+    expect(transport.sent[2]?.params?._meta).toHaveProperty(MetaKey.protocolVersion, "2026-07-28");
+  });
+
+  it("keeps a slow stdio server's refusal of the 2025 handshake when it does not list 2026-07-28", async () => {
+    vi.useFakeTimers();
+    const transport = new FakeStdioTransport((message, t) => {
+      if (message.method === "initialize")
+        queueMicrotask(() =>
+          t.fail(message.id, -32022, "Unsupported protocol version", { supported: ["2099-01-01"] }),
+        );
+    });
+    const failure = new Session(transport, options).connect().catch((e: unknown) => e);
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(await failure).toMatchObject({ name: "RpcError", code: -32022 });
+    expect(transport.sent.map((message) => message.method)).toEqual(["server/discover", "initialize"]);
+  });
+
   it("fails an HTTP connection whose probe times out (silence there is an outage)", async () => {
     vi.useFakeTimers();
     const connecting = new Session(new FakeTransport(), { ...options, probeTimeoutMs: 500 }).connect();

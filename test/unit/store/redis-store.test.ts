@@ -1,11 +1,12 @@
 /**
  * `redisStore` leases on a fake clock (fake-redis.ts carries out the store's scripts): renewal keeps a task
- * with its owner, a stalled owner loses it to whoever claims it and hears so, a lapsed lease nobody took is
- * simply kept, `claim` and `claimLapsed` take only what nobody holds, and `release` hands a lease back at once.
+ * with its owner at one script per shard, a stalled owner loses it to whoever claims it and hears so, a lapsed
+ * lease nobody took is simply kept, `claim` and `claimLapsed` take only what nobody holds, and `release` hands
+ * a lease back at once.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { LeaseLostError, type TaskRef } from "mcp-tasks";
-import { redisStore, type RedisTaskStore } from "mcp-tasks/store/redis";
+import { redisStore, type RedisLike, type RedisTaskStore } from "mcp-tasks/store/redis";
 import { FakeRedis } from "./fake-redis.js";
 
 const server = { url: "http://127.0.0.1:9/mcp", protocolVersion: "2026-07-28" };
@@ -39,7 +40,7 @@ describe("redisStore leases", () => {
     await a.put(ref("t1"));
     expect(a.held).toBe(1);
     await vi.advanceTimersByTimeAsync(10_000); // 33 lease times
-    expect(redis.calls.filter((call) => call === "renew")).toHaveLength(100);
+    expect(redis.calls.filter((call) => call === "RENEW")).toHaveLength(100);
     expect(await b.claim(ref("t1"))).toBeUndefined();
     expect(await b.claimLapsed(server)).toEqual([]);
     await expect(b.put(ref("t1"))).rejects.toThrow(LeaseLostError);
@@ -51,7 +52,7 @@ describe("redisStore leases", () => {
     const lost: string[] = [];
     a.onLeaseLost((gone) => lost.push(gone.taskId));
     await a.put(ref("t1", { answeredInputKeys: ["q"] }));
-    redis.fault = (name) => (name === "renew" ? new Error("stalled") : undefined);
+    redis.fault = (name) => (name === "RENEW" ? new Error("stalled") : undefined);
     await vi.advanceTimersByTimeAsync(LEASE_MS - 1);
     expect(await b.claimLapsed(server)).toEqual([]); // not yet: the lease has a millisecond left
     await vi.advanceTimersByTimeAsync(1);
@@ -71,13 +72,13 @@ describe("redisStore leases", () => {
     const lost = vi.fn();
     a.onLeaseLost(lost);
     await a.put(ref("t1"));
-    redis.fault = (name) => (name === "renew" ? new Error("stalled") : undefined);
+    redis.fault = (name) => (name === "RENEW" ? new Error("stalled") : undefined);
     await vi.advanceTimersByTimeAsync(2 * LEASE_MS);
-    expect(redis.leases()).toEqual({}); // lapsed
+    expect(redis.running()).toEqual([]); // lapsed
     redis.fault = undefined;
     await vi.advanceTimersByTimeAsync(100);
     expect(lost).not.toHaveBeenCalled();
-    expect(Object.values(redis.leases())).toEqual(["a"]);
+    expect(redis.running()).toEqual(["a"]);
     expect(await b.claim(ref("t1"))).toBeUndefined();
   });
 
@@ -91,11 +92,12 @@ describe("redisStore leases", () => {
     await a.close(); // hands every lease back
     expect(await b.claim(ref("t1"))).toEqual(ref("t1", { answeredInputKeys: ["q"] }));
     await vi.advanceTimersByTimeAsync(5 * LEASE_MS);
-    expect(Object.values(redis.leases())).toEqual(["b"]);
+    expect(redis.running()).toEqual(["b"]);
+    expect(redis.owners()).toEqual({ t1: "b" });
     expect(await worker("c").claim(ref("t1"))).toBeUndefined();
   });
 
-  it("claimLapsed takes one server's unheld refs in one script, prunes expired ones, skips the rest", async () => {
+  it("claimLapsed takes one server's unheld refs with one script per shard, prunes expired ones, skips the rest", async () => {
     const a = worker("a");
     const b = worker("b");
     const old = new Date(Date.now() - 10 * 60_000).toISOString();
@@ -108,7 +110,7 @@ describe("redisStore leases", () => {
     redis.calls.length = 0;
     const taken = await b.claimLapsed(server);
     expect(taken.map((found) => found.taskId).sort()).toEqual(["free"]);
-    expect(redis.calls.filter((call) => call === "claimLapsed")).toHaveLength(1);
+    expect(redis.calls.filter((call) => call === "CLAIM_LAPSED")).toHaveLength(16);
     expect((await b.list()).map((found) => found.taskId).sort()).toEqual(["free", "held", "other-server"]);
   });
 
@@ -123,19 +125,20 @@ describe("redisStore leases", () => {
     expect(await b.claim(ref("t1"))).toEqual(ref("t1"));
     await vi.advanceTimersByTimeAsync(5 * LEASE_MS);
     expect(lost).not.toHaveBeenCalled(); // it let go: nothing to lose
-    expect(Object.values(redis.leases())).toEqual(["b"]);
+    expect(redis.owners()).toEqual({ t1: "b" });
+    expect(redis.running()).toEqual(["b"]);
   });
 
   it("release by a worker that no longer holds the lease leaves the new owner's lease alone", async () => {
     const a = worker("a");
     const b = worker("b");
     await a.put(ref("t1"));
-    redis.fault = (name) => (name === "renew" ? new Error("stalled") : undefined);
+    redis.fault = (name) => (name === "RENEW" ? new Error("stalled") : undefined);
     await vi.advanceTimersByTimeAsync(LEASE_MS);
     expect(await b.claimLapsed(server)).toHaveLength(1);
     redis.fault = undefined;
     await a.release(ref("t1"));
-    expect(Object.values(redis.leases())).toEqual(["b"]);
+    expect(redis.owners()).toEqual({ t1: "b" });
   });
 
   it("remove deletes the ref and its lease; a lease holder's remove is refused to others", async () => {
@@ -146,6 +149,66 @@ describe("redisStore leases", () => {
     expect((await b.list()).map((found) => found.taskId)).toEqual(["t1"]);
     await a.remove(ref("t1"));
     expect(await b.list()).toEqual([]);
-    expect(redis.leases()).toEqual({});
+    expect(redis.owners()).toEqual({});
+  });
+});
+
+describe("redisStore at scale", () => {
+  it("renews every lease of a worker with one script per shard it holds tasks in, however many tasks", async () => {
+    const a = worker("a");
+    for (let index = 0; index < 1000; index++) await a.put(ref(`t${index}`));
+    redis.calls.length = 0;
+    await vi.advanceTimersByTimeAsync(LEASE_MS / 3); // one renewal round
+    expect(redis.calls).toEqual(Array.from({ length: 16 }, () => "RENEW"));
+    await vi.advanceTimersByTimeAsync(10 * LEASE_MS);
+    expect(await worker("b").claimLapsed(server)).toEqual([]);
+    expect(a.held).toBe(1000);
+  });
+
+  it("a worker stalled past its lease hears of exactly the tasks others took meanwhile, and keeps the rest", async () => {
+    const a = worker("a");
+    const lost: string[] = [];
+    a.onLeaseLost((gone) => lost.push(gone.taskId));
+    for (let index = 0; index < 40; index++) await a.put(ref(`t${index}`));
+    redis.fault = (name) => (name === "RENEW" ? new Error("stalled") : undefined);
+    await vi.advanceTimersByTimeAsync(LEASE_MS);
+    const b = worker("b");
+    const taken = [await b.claim(ref("t3")), await b.claim(ref("t17"))].map((found) => found?.taskId);
+    expect(taken).toEqual(["t3", "t17"]);
+    redis.fault = undefined;
+    await vi.advanceTimersByTimeAsync(LEASE_MS / 3);
+    expect(lost.sort()).toEqual(["t17", "t3"]);
+    expect(a.held).toBe(38);
+    expect(await b.claimLapsed(server)).toEqual([]); // a's lease runs again over the other 38
+    await expect(a.put(ref("t3"))).rejects.toThrow(LeaseLostError);
+  });
+
+  it("a worker restarted under the same name claims its predecessor's tasks at once; another name waits for the lease", async () => {
+    let dead = false;
+    const connection: RedisLike = {
+      eval: (script, options) => (dead ? Promise.reject(new Error("dead")) : redis.eval(script, options)),
+    };
+    const first = redisStore({
+      client: connection,
+      owner: "w",
+      leaseMs: LEASE_MS,
+      logger: { warn: () => {} },
+    });
+    stores.push(first);
+    await first.put(ref("t1"));
+    await first.put(ref("t2"));
+    dead = true; // the process dies without closing: its lease runs on for LEASE_MS
+    expect(await worker("x").claim(ref("t1"))).toBeUndefined();
+    const again = worker("w");
+    expect(await again.claim(ref("t1"))).toEqual(ref("t1"));
+    expect(await worker("x").claimLapsed(server)).toEqual([]);
+    await vi.advanceTimersByTimeAsync(LEASE_MS);
+    // The predecessor's lease ended: t2, which nobody claimed, goes to whoever adopts first.
+    expect((await worker("x").claimLapsed(server)).map((found) => found.taskId)).toEqual(["t2"]);
+    expect(redis.owners()).toEqual({ t1: "w", t2: "x" });
+  });
+
+  it("refuses an owner name with a line break", () => {
+    expect(() => redisStore({ client: redis, owner: "a\nb" })).toThrow(TypeError);
   });
 });

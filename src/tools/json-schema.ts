@@ -1,0 +1,98 @@
+/**
+ * The JSON Schema validator behind `validateOutput`, over `@cfworker/json-schema`: it interprets schemas instead
+ * of compiling them to code (no `eval`, no `new Function`, which Workers forbid), supports drafts 4, 7, 2019-09
+ * and 2020-12, and weighs about 6 KB gzip. This file only adapts it; `cfworker-validator.ts` loads it.
+ */
+import type { OutputProblem } from "../protocol/errors.js";
+
+/**
+ * Checks values against JSON Schemas: what `validateOutput` uses on tools' `outputSchema`. `mcp-tasks/json-schema`
+ * exports one (`jsonSchemaValidator`); any object of this shape works (say, over ajv where code generation is
+ * allowed).
+ */
+export interface JsonSchemaValidator {
+  /**
+   * Prepares a check of values against `schema`, once per schema. The check returns what does not match (an empty
+   * list when the value matches). Either may throw: the result it was asked about then fails with the error as
+   * the cause.
+   */
+  compile(schema: Record<string, unknown>): (value: unknown) => OutputProblem[];
+}
+
+/** The part of `@cfworker/json-schema` this adapter uses. */
+export interface CfworkerModule {
+  Validator: new (
+    schema: Record<string, unknown>,
+    draft?: "4" | "7" | "2019-09" | "2020-12",
+    shortCircuit?: boolean,
+  ) => {
+    validate(instance: unknown): {
+      valid: boolean;
+      errors: Array<{ instanceLocation: string; keyword: string; error: string }>;
+    };
+  };
+}
+
+/** A validator over `@cfworker/json-schema`'s `Validator` class (passed in, so loading it stays the caller's). */
+export function cfworkerValidator({ Validator }: CfworkerModule): JsonSchemaValidator {
+  return {
+    compile(schema) {
+      // The library marks the schema objects it reads; the copy keeps the tool list as the server sent it.
+      const validator = new Validator(structuredClone(schema), draftOf(schema.$schema));
+      return (value) => {
+        const { valid, errors } = validator.validate(value);
+        if (valid) return [];
+        // Keywords that failed on a value come first, in the library's order; then the ones that only say a
+        // subschema failed ("Property "x" does not match schema."), which locate the former.
+        const leaves = errors.filter((unit) => !SUBSCHEMA_KEYWORDS.has(unit.keyword));
+        const wrappers = errors.filter((unit) => SUBSCHEMA_KEYWORDS.has(unit.keyword));
+        return [...leaves, ...wrappers].map((unit) => ({
+          path: pointerOf(unit.instanceLocation),
+          message: unit.error,
+        }));
+      };
+    },
+  };
+}
+
+/** Keywords whose error only reports that a subschema failed; the subschema's own errors follow them. */
+const SUBSCHEMA_KEYWORDS = new Set([
+  "properties",
+  "patternProperties",
+  "additionalProperties",
+  "unevaluatedProperties",
+  "propertyNames",
+  "dependentSchemas",
+  "items",
+  "prefixItems",
+  "additionalItems",
+  "unevaluatedItems",
+  "contains",
+  "$ref",
+  "$recursiveRef",
+  "allOf",
+  "anyOf",
+  "oneOf",
+  "if",
+  "then",
+  "else",
+]);
+
+/** The draft a schema's `$schema` names; 2020-12, MCP's default dialect, when it names none the library knows. */
+function draftOf(uri: unknown): "4" | "7" | "2019-09" | "2020-12" {
+  if (typeof uri !== "string") return "2020-12";
+  if (uri.includes("draft-04")) return "4";
+  if (uri.includes("draft-06") || uri.includes("draft-07")) return "7";
+  if (uri.includes("2019-09")) return "2019-09";
+  return "2020-12";
+}
+
+/** `#/items/0` → `/items/0`, decoded from its URI fragment form. */
+function pointerOf(location: string): string {
+  const pointer = location.startsWith("#") ? location.slice(1) : location;
+  try {
+    return decodeURIComponent(pointer);
+  } catch {
+    return pointer;
+  }
+}
