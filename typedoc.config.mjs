@@ -29,6 +29,9 @@ export default {
   navigation: { includeCategories: false, includeGroups: false, includeFolders: false },
   headings: { readme: false, document: false },
   hideGenerator: true,
+  // No "Defined in" links: they would point at whatever git remote the clone has (none in a fresh local clone,
+  // which TypeDoc warns about, failing the build), not at a published repository.
+  disableSources: true,
   treatWarningsAsErrors: true,
   validation: { notExported: true, invalidLink: true, rewrittenLink: true, notDocumented: false },
 };

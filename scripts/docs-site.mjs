@@ -24,17 +24,32 @@ const at = (path) => `${ROOT}${path}`;
  */
 export function publicEntries() {
   const { name, exports } = JSON.parse(readFileSync(at("package.json"), "utf8"));
+  const sources = tsupEntries();
   const entries = [];
   for (const [subpath, conditions] of Object.entries(exports)) {
     const built = conditions?.import?.default;
     if (typeof built !== "string" || !built.endsWith(".js")) continue; // ./package.json
-    const source = built.replace(/^\.\/dist\//, "src/").replace(/\.js$/, ".ts");
-    if (!existsSync(at(source))) {
-      throw new Error(`docs: package.json exports ${subpath} from ${built}, but ${source} does not exist`);
+    const source = sources.get(built.replace(/^\.\/dist\//, "").replace(/\.js$/, ""));
+    if (source === undefined || !existsSync(at(source))) {
+      throw new Error(
+        `docs: package.json exports ${subpath} from ${built}, which no entry of tsup.config.ts builds`,
+      );
     }
     entries.push({ module: subpath === "." ? name : `${name}/${subpath.slice(2)}`, source });
   }
   return entries;
+}
+
+/**
+ * The public entries tsup builds, output name to source (`"store/redis"` → `src/store/redis.ts`), read from
+ * tsup.config.ts's `publicEntries` so that an entry whose source lives in its concern's folder is found too.
+ */
+function tsupEntries() {
+  const config = readFileSync(at("tsup.config.ts"), "utf8");
+  const block = /const publicEntries = \{([^}]*)\}/.exec(config);
+  if (block === null) throw new Error("docs: no publicEntries in tsup.config.ts");
+  const pairs = block[1].matchAll(/^\s*"?([\w/-]+)"?:\s*"(src\/[^"]+\.ts)"/gm);
+  return new Map([...pairs].map((pair) => [pair[1], pair[2]]));
 }
 
 /** docs/README.md first, then every guide in the order its table lists them. */

@@ -51,6 +51,7 @@ export {
   MissingCapabilityError,
   TransportError,
   RequestTimeoutError,
+  MessageTooLargeError,
   TaskError,
   TaskFailedError,
   TaskCancelledError,

@@ -7,10 +7,14 @@
 import type { FetchLike } from "../protocol/headers.js";
 import { AuthError } from "../protocol/errors.js";
 
-/** Static headers, or a function called before every HTTP request for the headers of that request. */
-export type ConnectionHeaders =
-  | Readonly<Record<string, string>>
-  | (() => Readonly<Record<string, string>> | Promise<Readonly<Record<string, string>>>);
+/**
+ * Static headers, or a function called before every HTTP request for the headers of that request. Either may be
+ * any `HeadersInit`: a plain object, a `Headers`, or an array of `[name, value]` pairs.
+ */
+export type ConnectionHeaders = HeadersInit | (() => HeadersInit | Promise<HeadersInit>);
+
+/** The option once checked: static headers read into a plain object, or the function as given. */
+export type CheckedHeaders = Readonly<Record<string, string>> | (() => HeadersInit | Promise<HeadersInit>);
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** Visible ASCII and inner spaces/tabs (RFC 9110 field-value), no CR, LF or NUL. */
@@ -37,39 +41,88 @@ function isReserved(name: string): boolean {
   return RESERVED.has(lower) || lower.startsWith("mcp-param-");
 }
 
+const SHAPE =
+  "a plain object of header names to string values, a Headers, or an array of [name, value] pairs";
+
 /**
- * Checks a set of headers, naming the first bad one (by name only: a value may be a secret). Returns the problem,
- * or undefined when they are fine.
+ * Reads any `HeadersInit` into a plain object, checking every header and naming the first bad one (by name only: a
+ * value may be a secret). Names that differ only in case are one header, their values joined with ", " (as
+ * `Headers` does). Returns the headers, or the problem as text. A `Headers` is recognised by shape (`forEach`,
+ * `get`, `append`), so one from another realm or a polyfill counts too; any other object that is not plain is refused
+ * rather than read as no headers.
  */
-export function headersProblem(headers: unknown): string | undefined {
-  if (typeof headers !== "object" || headers === null || Array.isArray(headers)) {
-    return "must be an object of header names to string values";
-  }
-  for (const [name, value] of Object.entries(headers as Record<string, unknown>)) {
-    if (!TOKEN.test(name)) return `${JSON.stringify(name)} is not a valid header name`;
-    if (isReserved(name)) return `${name} is set by the protocol and cannot be given`;
-    if (typeof value !== "string") return `the value of ${name} must be a string`;
-    if (!FIELD_VALUE.test(value) || value !== value.trim()) {
-      return `the value of ${name} is not a valid header value (line breaks, control characters or edge spaces)`;
+export function headersFromInit(headers: unknown): Record<string, string> | string {
+  if (typeof headers !== "object" || headers === null) return `must be ${SHAPE}`;
+  const read = new HeaderReader();
+  if (Array.isArray(headers)) {
+    for (const pair of headers as unknown[]) {
+      if (!Array.isArray(pair) || pair.length !== 2) return `must be ${SHAPE} (an entry is not a pair)`;
+      read.add(pair[0], pair[1]);
     }
+  } else if (isHeadersLike(headers)) {
+    headers.forEach((value, name) => read.add(name, value));
+  } else {
+    const proto = Object.getPrototypeOf(headers) as unknown;
+    if (proto !== Object.prototype && proto !== null) return `must be ${SHAPE}`;
+    for (const name of Object.keys(headers)) read.add(name, (headers as Record<string, unknown>)[name]);
   }
-  return undefined;
+  return read.problem ?? read.headers();
 }
 
-/** Checks the `headers` option at connect time (a static object fully; a function by type only). */
-export function checkConnectionHeaders(headers: unknown): ConnectionHeaders | undefined {
+function isHeadersLike(value: object): value is Headers {
+  const like = value as { forEach?: unknown; get?: unknown; append?: unknown };
+  return (
+    typeof like.forEach === "function" && typeof like.get === "function" && typeof like.append === "function"
+  );
+}
+
+/** Collects headers, keeping the first problem. */
+class HeaderReader {
+  problem: string | undefined;
+  /** By lower-case name: the name as first given, and the value. */
+  private readonly byName = new Map<string, [string, string]>();
+
+  add(name: unknown, value: unknown): void {
+    if (this.problem !== undefined) return;
+    if (typeof name !== "string" || !TOKEN.test(name)) {
+      this.problem = `${JSON.stringify(name)} is not a valid header name`;
+    } else if (isReserved(name)) {
+      this.problem = `${name} is set by the protocol and cannot be given`;
+    } else if (typeof value !== "string") {
+      this.problem = `the value of ${name} must be a string`;
+    } else if (!FIELD_VALUE.test(value) || value !== value.trim()) {
+      this.problem = `the value of ${name} is not a valid header value (line breaks, control characters or edge spaces)`;
+    } else {
+      const key = name.toLowerCase();
+      const known = this.byName.get(key);
+      this.byName.set(key, known === undefined ? [name, value] : [known[0], `${known[1]}, ${value}`]);
+    }
+  }
+
+  headers(): Record<string, string> {
+    const headers: Record<string, string> = {};
+    for (const [name, value] of this.byName.values()) headers[name] = value;
+    return headers;
+  }
+}
+
+/**
+ * Checks the `headers` option at connect time: static headers are read into a plain object (from a `Headers` or
+ * pairs too) and checked fully; a function is checked by type here, and its result on every request.
+ */
+export function checkConnectionHeaders(headers: unknown): CheckedHeaders | undefined {
   if (headers === undefined) return undefined;
-  if (typeof headers === "function") return headers as ConnectionHeaders;
-  const problem = headersProblem(headers);
-  if (problem !== undefined) throw new TypeError(`TaskClient: \`headers\`: ${problem}`);
-  return { ...(headers as Record<string, string>) };
+  if (typeof headers === "function") return headers as () => HeadersInit | Promise<HeadersInit>;
+  const read = headersFromInit(headers);
+  if (typeof read === "string") throw new TypeError(`TaskClient: \`headers\`: ${read}`);
+  return read;
 }
 
 /**
  * Wraps `fetchImpl` so every request carries the connection's headers. A header the transport already set on the
  * request (an `Authorization` from an `authProvider` that holds a token) is left as it is.
  */
-export function withConnectionHeaders(fetchImpl: FetchLike, headers: ConnectionHeaders): FetchLike {
+export function withConnectionHeaders(fetchImpl: FetchLike, headers: CheckedHeaders): FetchLike {
   return async (url, init) => {
     const extra = await headersFor(headers, methodOf(init));
     const merged = new Headers(init?.headers);
@@ -78,7 +131,10 @@ export function withConnectionHeaders(fetchImpl: FetchLike, headers: ConnectionH
   };
 }
 
-async function headersFor(headers: ConnectionHeaders, method: string): Promise<Record<string, string>> {
+async function headersFor(
+  headers: CheckedHeaders,
+  method: string,
+): Promise<Readonly<Record<string, string>>> {
   if (typeof headers !== "function") return headers;
   let produced: unknown;
   try {
@@ -86,15 +142,15 @@ async function headersFor(headers: ConnectionHeaders, method: string): Promise<R
   } catch (error) {
     throw new AuthError({ method, reason: "authorization_failed", cause: error });
   }
-  const problem = headersProblem(produced);
-  if (problem !== undefined) {
+  const read = headersFromInit(produced);
+  if (typeof read === "string") {
     throw new AuthError({
       method,
       reason: "authorization_failed",
-      cause: new TypeError(`the \`headers\` function's result: ${problem}`),
+      cause: new TypeError(`the \`headers\` function's result: ${read}`),
     });
   }
-  return produced as Record<string, string>;
+  return read;
 }
 
 /** The JSON-RPC method a POST carries, for error messages; the HTTP method otherwise. */

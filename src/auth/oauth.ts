@@ -11,11 +11,17 @@
  * - with `authorizationResponse`, an interactive authorization started during a request is completed and the
  *   request sent again (after checking `state`; the SDK checks `iss`), at most twice per request;
  * - a token the server refused (401) makes the SDK discover the authorization server again instead of reading it
- *   from the provider's saved discovery state (see `watchRedirects`).
+ *   from the provider's saved discovery state (see `watchRedirects`);
+ * - the bounds our own transport keeps: every body read within `maxMessageBytes` (endpoint and OAuth servers
+ *   alike), one HTTP response answering one POST (src/session/answers.ts), and redirects of endpoint requests
+ *   followed within the origin only (in `endpoint`; the SDK's own same-origin rule then never sees one).
  */
 import type { OAuthClientProvider } from "@modelcontextprotocol/client";
 import type { FetchLike } from "../protocol/headers.js";
 import type { McpTransport } from "../session/types.js";
+import { claimFailure } from "../session/failures.js";
+import { boundedSdkAnswer } from "../session/answers.js";
+import { DEFAULT_MAX_MESSAGE_BYTES, limitResponse } from "../session/bounded-body.js";
 import type { Logger } from "../protocol/logging.js";
 import type { JoinedSession } from "../session/streamable-http.js";
 import { AuthError } from "../protocol/errors.js";
@@ -33,6 +39,8 @@ export interface OAuthTransportParts {
   /** The fetch for everything else (OAuth metadata, registration, token requests). */
   base: FetchLike;
   refusals: RefusalLog;
+  /** The largest body or SSE event taken from a server. Default 16 MiB. */
+  maxMessageBytes: number | undefined;
   /** Where the SDK's own console warnings go. */
   log: Logger;
   /** A session another connection opened, to send in (the SDK's transport takes its id as `sessionId`). */
@@ -47,15 +55,22 @@ export async function oauthTransport(parts: OAuthTransportParts): Promise<McpTra
   // The option's type names the provider structurally; it is the SDK's OAuthClientProvider.
   const offered = new ResourceScopes();
   const watched = watchRedirects(parts.provider as unknown as OAuthClientProvider, offered);
+  const maxBytes = parts.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   const endpoint: FetchLike = async (input, init) => {
     const response = await parts.endpoint(input, init);
     if (response.status === 401 && new Headers(init?.headers).has("authorization")) watched.tokenRejected();
-    return response;
+    return boundedSdkAnswer(response, init, maxBytes);
+  };
+  // OAuth servers' answers are bounded too, below the layers that read them.
+  const oauthServers: FetchLike = async (input, init) => {
+    const response = await parts.base(input, init);
+    const { origin, pathname } = new URL(input instanceof URL ? input.href : String(input));
+    return limitResponse(response, maxBytes, `${init?.method ?? "GET"} ${origin}${pathname}`);
   };
   const fetch = routed(
     parts.url,
     endpoint,
-    registeringOfferedScopes(oneRefreshPerToken(parts.base), offered),
+    registeringOfferedScopes(oneRefreshPerToken(oauthServers), offered),
   );
   const transport = new StreamableHTTPClientTransport(parts.url, {
     authProvider: watched.provider,
@@ -74,6 +89,7 @@ export async function oauthTransport(parts: OAuthTransportParts): Promise<McpTra
         parts.refusals.take(request.id);
         return;
       } catch (error) {
+        claimFailure(error); // the SDK also reported it on onerror: it is this request's, not a stray fault
         const redirected = watched.redirects > redirectsBefore ? watched.lastUrl : undefined;
         const refusal = parts.refusals.take(request.id);
         const finish = parts.authorizationResponse;

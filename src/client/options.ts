@@ -10,6 +10,7 @@ import type { TaskStore } from "../store/types.js";
 import type { CallSpec, LegacyTasksMode } from "../eras/dialect.js";
 import type { TelemetryOptions } from "../telemetry/options.js";
 import { Method } from "../protocol/constants.js";
+import { DEFAULT_MAX_MESSAGE_BYTES } from "../session/bounded-body.js";
 import type { ConnectionHeaders } from "../auth/headers.js";
 import type { AuthorizationResponse, OAuthProviderLike } from "../auth/failures.js";
 import type { JsonSchemaValidator } from "../tools/json-schema.js";
@@ -18,11 +19,12 @@ import type { JsonSchemaValidator } from "../tools/json-schema.js";
 export interface TaskClientOptions {
   /**
    * URL targets: HTTP headers for every request of the connection (calls, polls, `tasks/update`, `tasks/cancel`,
-   * listen streams, `tools/list`), e.g. `{ Authorization: "Bearer …" }`; or a function called before every
-   * request for that request's headers (a token that changes). They go to the MCP endpoint only, and never into a
-   * ref, the store, an event, a log line or an error message. Headers the protocol sets (`Mcp-*`,
-   * `MCP-Protocol-Version`, `Content-Type`, `Accept`) are refused. A server's 401 or 403 fails the request with
-   * `AuthError`.
+   * listen streams, `tools/list`), e.g. `{ Authorization: "Bearer …" }`, in any `HeadersInit` form (a plain object,
+   * a `Headers`, `[name, value]` pairs; anything else is refused with a `TypeError`); or a function called before
+   * every request for that request's headers (a token that changes). They go to the MCP endpoint only (a redirect
+   * to another origin is not followed), and never into a ref, the store, an event, a log line or an error message.
+   * Headers the protocol sets (`Mcp-*`, `MCP-Protocol-Version`, `Content-Type`, `Accept`) are refused. A server's
+   * 401 or 403 fails the request with `AuthError`.
    */
   headers?: ConnectionHeaders;
   /**
@@ -41,6 +43,13 @@ export interface TaskClientOptions {
    * Without it, such a request fails with `AuthError` (`reason: "authorization_required"`).
    */
   authorizationResponse?: AuthorizationResponse;
+  /**
+   * The most bytes the client takes from the server in one message: an HTTP response body, one SSE event (its
+   * lines together, so also one line), one stdio line; OAuth servers' answers too. A server that sends more fails
+   * the request (or ends the stream) with `MessageTooLargeError`, a `TransportError` that is not transient, and
+   * nothing more of it is read. Default 16 MiB (16777216).
+   */
+  maxMessageBytes?: number;
   /** Sent as `io.modelcontextprotocol/clientInfo` on every request. */
   clientInfo?: Implementation;
   /**
@@ -192,6 +201,7 @@ export interface ResolvedClientOptions {
   notifications: "auto" | "off";
   notificationSafetyNetMs: number;
   legacyTasks: LegacyTasksMode;
+  maxMessageBytes: number;
   /** `false`: no check; `"bundled"`: `@cfworker/json-schema`, loaded on first need; or the validator given. */
   validateOutput: false | "bundled" | JsonSchemaValidator;
 }
@@ -215,6 +225,7 @@ export function resolveClientOptions(options: TaskClientOptions): ResolvedClient
       30_000,
     ),
     legacyTasks: legacyTasksMode("TaskClient", options.legacyTasks) ?? "auto",
+    maxMessageBytes: positiveInteger("maxMessageBytes", options.maxMessageBytes, DEFAULT_MAX_MESSAGE_BYTES),
     validateOutput: validateOutputMode(options.validateOutput),
   };
 }

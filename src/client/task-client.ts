@@ -306,7 +306,12 @@ export class TaskClient<
     let telemetry: ReturnType<NonNullable<typeof telemetryFor>> | undefined;
     try {
       const requestHeaders = new RequestHeaders();
-      session = sessionFor(await resolveTransport(target, { ...settings.http, requestHeaders }), settings);
+      const transportOptions = {
+        ...settings.http,
+        requestHeaders,
+        maxMessageBytes: settings.options.maxMessageBytes,
+      };
+      session = sessionFor(await resolveTransport(target, transportOptions), settings);
       // Observing from the first request on: the probe and the handshake get spans too.
       telemetry = telemetryFor?.({ session, url });
       if (telemetry !== undefined) session.observe(telemetry);

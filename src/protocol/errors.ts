@@ -249,6 +249,32 @@ export class RequestTimeoutError extends TransportError {
 }
 
 /**
+ * The server sent more than the client takes in one message (`maxMessageBytes`): an HTTP body, one SSE event or
+ * one stdio line. What was read so far is dropped and the request (or the stream) fails; not transient, since
+ * asking again would most likely bring the same bytes.
+ */
+export class MessageTooLargeError extends TransportError {
+  static {
+    brandErrorClass(this, "MessageTooLargeError");
+  }
+  override name = "MessageTooLargeError";
+  constructor(
+    /** What was too large, e.g. `tools/call: the HTTP response body`. */
+    private readonly what: string,
+    readonly limitBytes: number,
+  ) {
+    super(`${what} is larger than ${limitBytes} bytes (maxMessageBytes); not read further`, {
+      transient: false,
+    });
+  }
+
+  /** The same failure as one request's, named by its method (a connection it closed failed them all). */
+  forRequest(method: string): MessageTooLargeError {
+    return new MessageTooLargeError(`${method}: ${this.what}`, this.limitBytes);
+  }
+}
+
+/**
  * Why the server would not take a request's credentials:
  * - `unauthorized`: HTTP 401 — no credentials, or ones it rejects (expired, revoked), and a refresh did not help;
  * - `insufficient_scope`: HTTP 403 asking for more scope (`scope` names what it asked for);

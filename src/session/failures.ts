@@ -35,6 +35,27 @@ export function parseRetryAfter(
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
+/**
+ * Failures some request (or a sender waiting on `send()`) already owns, with their causes: a transport that also
+ * reports them on `onerror` must not have them reported a second time as faults nobody owns. Weak, so nothing is
+ * kept alive by being here.
+ */
+const claimed = new WeakSet<object>();
+
+/** Marks `error` (and the errors in its `cause` chain) as owned by whoever received it from `send()`. */
+export function claimFailure(error: unknown): void {
+  let current = error;
+  for (let depth = 0; depth < 8 && typeof current === "object" && current !== null; depth++) {
+    claimed.add(current);
+    current = (current as { cause?: unknown }).cause;
+  }
+}
+
+/** Whether `error` was claimed by `claimFailure`. */
+export function isClaimedFailure(error: unknown): boolean {
+  return typeof error === "object" && error !== null && claimed.has(error);
+}
+
 /** The error a request rejects with when its transport's `send()` threw `error`. */
 export function requestFailure(method: string, error: unknown): McpTasksError {
   if (error instanceof McpTasksError) return error;

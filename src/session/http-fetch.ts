@@ -16,6 +16,7 @@
 import type { FetchLike } from "../protocol/headers.js";
 import { TransportError } from "../protocol/errors.js";
 import { isTransientStatus, parseRetryAfter, rpcErrorInBody } from "./failures.js";
+import { DEFAULT_MAX_MESSAGE_BYTES, readErrorBody } from "./bounded-body.js";
 
 /** Wraps `fetchImpl` (default: the global `fetch`, resolved per call) as described above. */
 export function withHttpErrorMapping(fetchImpl?: FetchLike): FetchLike {
@@ -60,7 +61,8 @@ function isAuthStatus(status: number): boolean {
 
 async function answerOrThrow(response: Response, requestBody: unknown): Promise<Response> {
   const request = describeRequest(requestBody);
-  const body = await response.text().catch(() => "");
+  // A body past the size limit is read as no JSON-RPC error: the status decides.
+  const body = await readErrorBody(response, DEFAULT_MAX_MESSAGE_BYTES);
   const status = response.status;
   const rpcError = rpcErrorInBody(body);
   // A server in trouble (5xx) or shedding load (429) is retried whatever its body says.

@@ -3,8 +3,9 @@
  * go through one `fetch` chain, outermost first:
  *
  *   error mapping (http-fetch.ts) → refusals noted (401/403 with their challenge) → `Mcp-Param-*` headers of
- *   the request → the connection's `headers` → one resend on a dead pooled connection (http-resend.ts) → the
- *   caller's (or the global) `fetch`
+ *   the request → the connection's `headers` → redirects followed within the endpoint's origin only
+ *   (http-redirects.ts) → one resend on a dead pooled connection (http-resend.ts) → the caller's (or the
+ *   global) `fetch`
  *
  * With `join`, the transport sends in a session another connection opened (see ./streamable-http.ts), and a 404
  * from the endpoint (the transport spec's answer to a session the server has ended) is reported to `join.ended`
@@ -17,11 +18,12 @@
 import type { FetchLike } from "../protocol/headers.js";
 import { withHttpErrorMapping } from "./http-fetch.js";
 import { withDeadConnectionResend } from "./http-resend.js";
+import { withSameOriginRedirects } from "./http-redirects.js";
 import type { RequestHeaders } from "./request-headers.js";
 import type { McpTransport } from "./types.js";
 import { silentLogger, type Logger } from "../protocol/logging.js";
 import { StreamableHttpTransport, type JoinedSession } from "./streamable-http.js";
-import { withConnectionHeaders, type ConnectionHeaders } from "../auth/headers.js";
+import { withConnectionHeaders, type CheckedHeaders } from "../auth/headers.js";
 import { describeSent, RefusalLog } from "../auth/challenge.js";
 import { authFailure, type AuthorizationResponse, type OAuthProviderLike } from "../auth/failures.js";
 // Imported statically on purpose: the package is built without code splitting, so a dynamic import of a module of
@@ -34,10 +36,12 @@ export interface HttpTransportOptions {
   fetch?: FetchLike;
   /** Per-request headers (filed by JSON-RPC id): `Mcp-Param-*` mirroring. */
   requestHeaders?: RequestHeaders;
-  /** The connection's headers, on every request to the endpoint. */
-  headers?: ConnectionHeaders;
+  /** The connection's headers, on every request to the endpoint (checked: see `checkConnectionHeaders`). */
+  headers?: CheckedHeaders;
   authProvider?: OAuthProviderLike;
   authorizationResponse?: AuthorizationResponse;
+  /** The largest body or SSE event taken from the server (`maxMessageBytes`). Default 16 MiB. */
+  maxMessageBytes?: number;
   /** Where the OAuth code's own warnings go (the client's logger). */
   log?: Logger;
   /** Send in this existing session instead of opening one; `ended` hears of its first 404. */
@@ -52,7 +56,7 @@ export async function buildHttpTransport(
     (options.fetch ?? globalThis.fetch)(input, init),
   );
   const refusals = new RefusalLog();
-  let endpoint = base;
+  let endpoint = withSameOriginRedirects(base);
   if (options.headers !== undefined) endpoint = withConnectionHeaders(endpoint, options.headers);
   if (options.requestHeaders !== undefined) endpoint = options.requestHeaders.wrap(endpoint);
   if (options.join !== undefined) endpoint = noteEnded(endpoint, options.join.ended);
@@ -67,12 +71,14 @@ export async function buildHttpTransport(
       endpoint,
       base,
       refusals,
+      maxMessageBytes: options.maxMessageBytes,
       log: options.log ?? silentLogger,
       ...(join !== undefined && { join }),
     });
   }
   const transport = new StreamableHttpTransport(url, {
     fetch: endpoint,
+    ...(options.maxMessageBytes !== undefined && { maxMessageBytes: options.maxMessageBytes }),
     ...(join !== undefined && { join }),
   });
   const send = transport.send.bind(transport);

@@ -13,8 +13,21 @@ import {
   offersLegacyTasks,
   parseInitializeResult,
 } from "../protocol/codec.js";
-import { McpTasksError, ProtocolError, RequestTimeoutError, TransportError } from "../protocol/errors.js";
-import { closedError, requestFailure, serverInfoOf, taskIdOf } from "./failures.js";
+import {
+  McpTasksError,
+  MessageTooLargeError,
+  ProtocolError,
+  RequestTimeoutError,
+  TransportError,
+} from "../protocol/errors.js";
+import {
+  claimFailure,
+  closedError,
+  isClaimedFailure,
+  requestFailure,
+  serverInfoOf,
+  taskIdOf,
+} from "./failures.js";
 import {
   LEGACY_PROTOCOL_VERSIONS,
   classifyProbe,
@@ -24,6 +37,7 @@ import {
   type TransportKind,
 } from "./negotiate.js";
 import { PendingTable, type PendingRequest } from "./pending.js";
+import { streamFailure } from "./answers.js";
 import { IncomingRequests, paramsOf, type IncomingHandler, type RequestClaim } from "./incoming.js";
 import type {
   McpTransport,
@@ -70,6 +84,24 @@ export class Session implements ReplyChannel {
   private closed = false;
   /** Telemetry's view of the requests; undefined (one branch per request) when it is off. */
   private observer: RequestObserver | undefined;
+  /**
+   * Sends not settled yet, and the transport errors heard meanwhile. The SDK transports report a failed send on
+   * `onerror` and then throw it from `send()`: such an error is its request's, so it waits one macrotask (the throw
+   * reaches the request within microtasks) and is reported only if no request claimed it.
+   */
+  private sending = 0;
+  private held: Error[] = [];
+  /** Why the transport is about to close, when it said (a stdio line over the size limit closes the connection). */
+  private closing: MessageTooLargeError | undefined;
+  private flushTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly settled = (): void => {
+    this.sending -= 1;
+  };
+  private readonly settledWithFailure = (error: unknown): never => {
+    this.sending -= 1;
+    claimFailure(error);
+    throw error;
+  };
 
   constructor(
     private readonly transport: McpTransport,
@@ -80,7 +112,7 @@ export class Session implements ReplyChannel {
     this.timeoutMs = options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.kind = transportKind(transport);
     this.incoming = new IncomingRequests(
-      (out) => this.transport.send(out),
+      (out) => this.transmit(out),
       (e) => this.report(e),
       options.maxServerRequests,
       options.warn,
@@ -221,13 +253,16 @@ export class Session implements ReplyChannel {
     if (entry === undefined) return;
     options?.onId?.(id);
     let sending: Promise<void>;
+    this.sending += 1;
     try {
       sending = this.transport.send(message, this.sendOptions(entry));
     } catch (error) {
       // A hand-written transport may throw instead of rejecting; the entry must not wait for its timeout.
       sending = Promise.reject(error);
     }
-    sending.then(undefined, (error: unknown) => {
+    sending.then(this.settled, (error: unknown) => {
+      this.sending -= 1;
+      claimFailure(error);
       if (this.pending.take(id) === entry) entry.fail(requestFailure(method, error));
     });
   }
@@ -236,10 +271,22 @@ export class Session implements ReplyChannel {
   async notify(method: string, params: Record<string, unknown>): Promise<void> {
     if (this.closed) throw closedError(method);
     try {
-      await this.transport.send({ jsonrpc: "2.0", method, params });
+      await this.transmit({ jsonrpc: "2.0", method, params });
     } catch (error) {
       throw requestFailure(method, error);
     }
+  }
+
+  /** Sends a message that is not a request (a notification, an answer); its failure is its sender's. */
+  private transmit(message: OutgoingMessage): Promise<void> {
+    this.sending += 1;
+    let sent: Promise<void>;
+    try {
+      sent = this.transport.send(message);
+    } catch (error) {
+      sent = Promise.reject(error);
+    }
+    return sent.then(this.settled, this.settledWithFailure);
   }
 
   /** Serves server requests; on a connection shared with an SDK Client, only those `claims` accepts. */
@@ -390,7 +437,7 @@ export class Session implements ReplyChannel {
   }
 
   private probeFailure(error: unknown): unknown {
-    if (this.closed && this.kind === "stdio") {
+    if (this.closed && this.kind === "stdio" && !(error instanceof MessageTooLargeError)) {
       return new TransportError(
         "the server exited when asked server/discover; it may be a 2025-era server that exits on any request " +
           "sent before initialize",
@@ -411,18 +458,24 @@ export class Session implements ReplyChannel {
     transport.claimResponses?.((id) => this.ownsId(id));
     transport.onerror = (error: Error) => {
       previousError?.(error);
-      // The HTTP transports also report here every failure they throw from send(); the request that failed
-      // rejects from there. What is left (a dropped stream, an unparsable line) is reported, not fatal.
-      // After close, the transports report their own teardown (aborted streams): that is no news.
-      if (!this.closed) this.report(error);
+      // What no request owns (a dropped stream, an unparsable line) is reported, not fatal. The SDK transports
+      // also report here every failure they throw from send(): held until the request has claimed it (see
+      // `sending`). After close, the transports report their own teardown (aborted streams): that is no news.
+      if (this.closed || isClaimedFailure(error)) return;
+      if (error instanceof MessageTooLargeError) this.closing = error;
+      if (this.sending === 0) return this.report(error);
+      this.held.push(error);
+      this.flushTimer ??= setTimeout(this.flushHeld, 0);
     };
     transport.onclose = () => {
       previousClose?.();
-      this.end(
-        (method) =>
-          new TransportError(`${method}: the connection closed before an answer arrived`, {
-            transient: true,
-          }),
+      const cause = this.closing;
+      this.end((method) =>
+        cause !== undefined
+          ? cause.forRequest(method)
+          : new TransportError(`${method}: the connection closed before an answer arrived`, {
+              transient: true,
+            }),
       );
     };
   }
@@ -459,6 +512,13 @@ export class Session implements ReplyChannel {
     }
   }
 
+  private readonly flushHeld = (): void => {
+    this.flushTimer = undefined;
+    const held = this.held;
+    this.held = [];
+    for (const error of held) if (!this.closed && !isClaimedFailure(error)) this.report(error);
+  };
+
   private dispatchNotification(method: string, params: unknown): void {
     const body = paramsOf(params);
     if (method === Method.cancelled) this.incoming.cancelled(body);
@@ -476,13 +536,18 @@ export class Session implements ReplyChannel {
     entry.exchange = new AbortController();
     return {
       requestSignal: entry.exchange.signal,
-      // The request's response stream ended (server closed it, network dropped) without an answer.
-      onRequestStreamEnd: () => {
+      // The request's response stream ended (server closed it, network dropped) without an answer; our
+      // transport says why when it knows (a drop, an event over the size limit).
+      onRequestStreamEnd: (failure?: unknown) => {
+        failure ??= streamFailure(entry.id);
         if (this.pending.take(entry.id) !== entry) return;
         entry.fail(
-          new TransportError(`${entry.method}: the response stream ended without an answer`, {
-            transient: true,
-          }),
+          failure instanceof McpTasksError && !(failure instanceof TransportError && failure.transient)
+            ? failure
+            : new TransportError(`${entry.method}: the response stream ended without an answer`, {
+                transient: true,
+                cause: failure,
+              }),
         );
       },
     };
@@ -491,6 +556,8 @@ export class Session implements ReplyChannel {
   private end(reason: (method: string) => McpTasksError): void {
     if (this.closed) return;
     this.closed = true;
+    clearTimeout(this.flushTimer);
+    this.held = [];
     this.pending.rejectAll(reason);
     this.incoming.close();
     for (const listener of this.closeListeners) {

@@ -5,7 +5,7 @@
 import type { StdioTarget } from "./targets.js";
 import type { McpTransport } from "./types.js";
 
-export function createStdioTransport(target: StdioTarget): Promise<McpTransport> {
+export function createStdioTransport(target: StdioTarget, _maxMessageBytes?: number): Promise<McpTransport> {
   return Promise.reject(
     new TypeError(
       `cannot start the stdio server ${JSON.stringify(target.command)}: stdio targets need Node.js ` +

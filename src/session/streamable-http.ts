@@ -13,12 +13,24 @@
  * HTTP failures reach this transport already mapped by `withHttpErrorMapping` (a `TransportError`, or a 4xx
  * JSON-RPC error body turned into an answer); what is left here is 401/403 on a POST, GET failures, and bodies
  * that are not what a Streamable HTTP server sends.
+ *
+ * One HTTP response answers one POST: a JSON-RPC error without an id (`id: null`) in a request's response is that
+ * request's answer, and a JSON body that answers nothing fails the request instead of leaving it to wait. Bodies
+ * are read within `maxMessageBytes` (./bounded-body.ts, ./sse.ts). Redirects are refused here only through the
+ * `fetch` given (src/session/http-redirects.ts, in the chain ./http-transport.ts builds); requests ask for
+ * manual redirects so that it costs nothing.
+ *
+ * A failure `send()` throws belongs to its request, which reports it; `onerror` hears only what no request owns
+ * (the GET stream, a frame nobody can place).
  */
 import { routingHeaders, type FetchLike } from "../protocol/headers.js";
-import { ProtocolError, TransportError } from "../protocol/errors.js";
+import { MessageTooLargeError, ProtocolError, TransportError } from "../protocol/errors.js";
 import { Method } from "../protocol/constants.js";
 import { isTransientStatus, rpcErrorInBody } from "./failures.js";
 import { readSse } from "./sse.js";
+import { answerFrames, isAnonymousError } from "./answers.js";
+import { isJsonRpcMessage } from "./frames.js";
+import { DEFAULT_MAX_MESSAGE_BYTES, discardBody, readErrorBody, readBoundedText } from "./bounded-body.js";
 import type { McpTransport, OutgoingMessage, SendOptions } from "./types.js";
 
 /** Headers for every request: fixed, or computed per request (e.g. a fresh bearer token). */
@@ -33,6 +45,8 @@ export interface HttpTransportOptions {
   headers?: HeadersSource;
   /** How a dropped stream is resumed. Default: 1 s, growing 1.5× up to 30 s, 2 attempts (the SDK's defaults). */
   reconnection?: { initialDelayMs: number; maxDelayMs: number; growFactor: number; maxRetries: number };
+  /** The largest JSON body or SSE event taken from the server. Default 16 MiB. */
+  maxMessageBytes?: number;
   /** A session the server already initialized, to send every request in (see the file comment). */
   join?: JoinedSession;
 }
@@ -47,9 +61,11 @@ const DEFAULT_RECONNECTION = { initialDelayMs: 1000, maxDelayMs: 30_000, growFac
 
 interface StreamOptions {
   requestSignal?: AbortSignal;
-  onRequestStreamEnd?: () => void;
+  onRequestStreamEnd?: (failure?: unknown) => void;
   /** Resume with this event id (GET with `Last-Event-ID`). */
   lastEventId?: string;
+  /** The request this stream answers (undefined for the GET stream) and its method. */
+  request?: { id: string | number; method: string };
 }
 
 export class StreamableHttpTransport implements McpTransport {
@@ -65,12 +81,14 @@ export class StreamableHttpTransport implements McpTransport {
   private ending = false;
   private readonly reconnects = new Set<ReturnType<typeof setTimeout>>();
   private readonly reconnection: NonNullable<HttpTransportOptions["reconnection"]>;
+  private readonly maxMessageBytes: number;
 
   constructor(
     readonly url: URL,
     private readonly options: HttpTransportOptions = {},
   ) {
     this.reconnection = options.reconnection ?? DEFAULT_RECONNECTION;
+    this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.session = options.join?.id;
     this.protocolVersion = options.join?.protocolVersion;
   }
@@ -108,8 +126,9 @@ export class StreamableHttpTransport implements McpTransport {
       method: "DELETE",
       headers,
       ...(signal !== undefined && { signal }),
+      redirect: "manual",
     });
-    await drain(response);
+    await discardBody(response);
     if (response.ok || response.status === 404 || response.status === 405) {
       this.session = undefined;
       return;
@@ -120,54 +139,60 @@ export class StreamableHttpTransport implements McpTransport {
     });
   }
 
+  /** Sends one message; a failure rejects (and is the request's to report, not `onerror`'s). */
   async send(message: OutgoingMessage, options?: SendOptions): Promise<void> {
     const method = "method" in message ? message.method : "(response)";
-    const isRequest = "method" in message && "id" in message;
-    try {
-      const headers = await this.commonHeaders();
-      const routing = routingHeaders(message);
-      if (routing !== undefined) for (const name in routing) headers.set(name, routing[name] as string);
-      const handshake = method === Method.initialize && isRequest;
-      if (handshake) headers.delete("mcp-session-id");
-      headers.set("content-type", "application/json");
-      headers.set("accept", "application/json, text/event-stream");
-      const response = await this.fetch({
-        ...this.options.requestInit,
-        method: "POST",
-        headers,
-        body: JSON.stringify(message),
-        signal: this.signalFor(options?.requestSignal),
-      });
-      if (handshake && response.ok) this.session = response.headers.get("mcp-session-id") ?? undefined;
-      if (!response.ok) return await this.failedPost(method, message, response);
-      if (response.status === 202) {
-        await drain(response);
-        if (method === Method.initialized) this.openStream({}).catch((error) => this.report(error));
-        return;
-      }
-      if (!isRequest) return await drain(response);
-      const type = mediaType(response.headers.get("content-type"));
-      if (type === "text/event-stream") {
-        this.readStream(response.body, options ?? {}, false);
-      } else if (type === "application/json") {
-        // A garbled body throws SyntaxError here: the session reads it as a transient failure.
-        const data: unknown = JSON.parse(await response.text());
-        for (const frame of Array.isArray(data) ? data : [data]) {
-          if (!isJsonRpcMessage(frame)) {
-            throw new ProtocolError("the server's answer is not a valid JSON-RPC message", method, data);
-          }
-          this.onmessage?.(frame);
-        }
-      } else {
-        await drain(response);
-        throw new TransportError(`${method}: the server answered with content type ${String(type)}`, {
-          transient: false,
-        });
-      }
-    } catch (error) {
-      if (options?.requestSignal?.aborted !== true) this.report(error);
-      throw error;
+    const id = "method" in message && "id" in message ? message.id : undefined;
+    const headers = await this.commonHeaders();
+    const routing = routingHeaders(message);
+    if (routing !== undefined) for (const name in routing) headers.set(name, routing[name] as string);
+    const handshake = method === Method.initialize && id !== undefined;
+    if (handshake) headers.delete("mcp-session-id");
+    headers.set("content-type", "application/json");
+    headers.set("accept", "application/json, text/event-stream");
+    const response = await this.fetch({
+      ...this.options.requestInit,
+      method: "POST",
+      headers,
+      body: JSON.stringify(message),
+      signal: this.signalFor(options?.requestSignal),
+      redirect: "manual",
+    });
+    if (handshake && response.ok) this.session = response.headers.get("mcp-session-id") ?? undefined;
+    if (!response.ok) return await this.failedPost(method, message, response);
+    if (response.status === 202) {
+      await discardBody(response);
+      if (method === Method.initialized) this.openStream({}).catch((error) => this.report(error));
+      return;
     }
+    if (id === undefined) return await discardBody(response);
+    const type = mediaType(response.headers.get("content-type"));
+    if (type === "text/event-stream") {
+      this.readStream(response.body, { ...options, request: { id, method } }, false);
+    } else if (type === "application/json") {
+      const text = await readBoundedText(response, this.maxMessageBytes, `${method}: the HTTP response body`);
+      // A garbled body throws SyntaxError here: the session reads it as a transient failure.
+      this.deliverAnswer(id, method, JSON.parse(text) as unknown);
+    } else {
+      await discardBody(response);
+      throw new TransportError(`${method}: the server answered with content type ${String(type)}`, {
+        transient: false,
+      });
+    }
+  }
+
+  /**
+   * The frames of a JSON answer to request `id`. The one HTTP response answers the one POST: an error frame without
+   * an id is this request's error, and a body without any answer for it fails the request (nothing else would).
+   */
+  private deliverAnswer(id: string | number, method: string, data: unknown): void {
+    const frames = Array.isArray(data) ? (data as unknown[]) : [data];
+    for (const frame of frames) {
+      if (!isJsonRpcMessage(frame)) {
+        throw new ProtocolError("the server's answer is not a valid JSON-RPC message", method, data);
+      }
+    }
+    for (const frame of answerFrames(id, method, frames)) this.onmessage?.(frame);
   }
 
   /**
@@ -176,7 +201,7 @@ export class StreamableHttpTransport implements McpTransport {
    * (./http-transport.ts) turns it into an `AuthError` with the challenge, which an answer would hide.
    */
   private async failedPost(method: string, message: OutgoingMessage, response: Response): Promise<void> {
-    const text = await response.text().catch(() => "");
+    const text = await readErrorBody(response, this.maxMessageBytes);
     const rpcError = rpcErrorInBody(text);
     const refused = response.status === 401 || response.status === 403;
     if (rpcError !== undefined && "id" in message && !refused && !isTransientStatus(response.status)) {
@@ -202,6 +227,7 @@ export class StreamableHttpTransport implements McpTransport {
   }
 
   private fetch(init: RequestInit): Promise<Response> {
+    // Every request asks for manual redirects: the `fetch` given decides which it follows.
     return (this.options.fetch ?? globalThis.fetch)(this.url, init);
   }
 
@@ -221,9 +247,10 @@ export class StreamableHttpTransport implements McpTransport {
       method: "GET",
       headers,
       signal: this.signalFor(options.requestSignal),
+      redirect: "manual",
     });
     if (!response.ok) {
-      await drain(response);
+      await discardBody(response);
       if (response.status === 405) {
         options.onRequestStreamEnd?.();
         return;
@@ -238,7 +265,9 @@ export class StreamableHttpTransport implements McpTransport {
 
   /**
    * Delivers a stream's messages. A stream that ends without the answer it was for is resumed from its last
-   * event id when the server gave one (or when it is the GET stream); otherwise the request hears that it ended.
+   * event id when the server gave one (or when it is the GET stream); otherwise the request hears that it ended,
+   * and why. An error without an id on a request's stream is that request's answer. An event over the size limit
+   * ends the stream for good: resuming would bring it again.
    */
   private readStream(
     body: ReadableStream<Uint8Array> | null,
@@ -253,41 +282,59 @@ export class StreamableHttpTransport implements McpTransport {
     }
     let lastEventId: string | undefined;
     let answered = false;
-    const read = readSse(body, {
-      onRetry: (ms) => (this.serverRetryMs = ms),
-      onEvent: (event) => {
-        if (event.id !== undefined) lastEventId = event.id;
-        if (event.data === "" || (event.event !== undefined && event.event !== "message")) return;
-        let frame: unknown;
-        try {
-          frame = JSON.parse(event.data);
-        } catch (error) {
-          this.report(error);
-          return;
-        }
-        if (!isJsonRpcMessage(frame)) {
-          this.report(
-            new ProtocolError("received an SSE event that is not a JSON-RPC message", "(stream)", frame),
-          );
-          return;
-        }
-        if ("result" in frame || "error" in frame) answered = true;
-        this.onmessage?.(frame);
+    const request = options.request;
+    const read = readSse(
+      body,
+      {
+        onRetry: (ms) => (this.serverRetryMs = ms),
+        onEvent: (event) => {
+          if (event.id !== undefined) lastEventId = event.id;
+          if (event.data === "" || (event.event !== undefined && event.event !== "message")) return;
+          let frame: unknown;
+          try {
+            frame = JSON.parse(event.data);
+          } catch (error) {
+            this.report(error);
+            return;
+          }
+          if (!isJsonRpcMessage(frame)) {
+            this.report(
+              new ProtocolError("received an SSE event that is not a JSON-RPC message", "(stream)", frame),
+            );
+            return;
+          }
+          let message = frame;
+          if (request !== undefined && !answered && isAnonymousError(frame))
+            message = { ...frame, id: request.id };
+          if ("result" in message || "error" in message) answered = true;
+          this.onmessage?.(message);
+        },
       },
-    });
+      this.maxMessageBytes,
+    );
     const ended = (failure: unknown) => {
       if (intentional()) return;
-      if (failure !== undefined)
-        this.report(
-          new TransportError(`SSE stream disconnected: ${String(failure)}`, {
-            transient: true,
-            cause: failure,
-          }),
-        );
+      if (failure instanceof MessageTooLargeError) {
+        const what =
+          request === undefined ? "the GET stream: an SSE event" : `${request.method}: an SSE event`;
+        const error = new MessageTooLargeError(what, failure.limitBytes);
+        if (request === undefined) this.report(error);
+        options.onRequestStreamEnd?.(error);
+        return;
+      }
+      const dropped =
+        failure === undefined
+          ? undefined
+          : new TransportError(`SSE stream disconnected: ${String(failure)}`, {
+              transient: true,
+              cause: failure,
+            });
+      // A request's stream is its request's: the request hears of the drop if it is not resumed.
+      if (dropped !== undefined && request === undefined) this.report(dropped);
       if ((resumable || lastEventId !== undefined) && !answered && this.abort !== undefined) {
         this.resume({ ...options, lastEventId }, 0);
       } else {
-        options.onRequestStreamEnd?.();
+        options.onRequestStreamEnd?.(dropped);
       }
     };
     read.then(
@@ -299,10 +346,11 @@ export class StreamableHttpTransport implements McpTransport {
   private resume(options: StreamOptions, attempt: number): void {
     const { initialDelayMs, maxDelayMs, growFactor, maxRetries } = this.reconnection;
     if (attempt >= maxRetries) {
-      this.report(
-        new TransportError(`SSE stream: ${maxRetries} reconnection attempts failed`, { transient: true }),
-      );
-      options.onRequestStreamEnd?.();
+      const failure = new TransportError(`SSE stream: ${maxRetries} reconnection attempts failed`, {
+        transient: true,
+      });
+      if (options.request === undefined) this.report(failure);
+      options.onRequestStreamEnd?.(failure);
       return;
     }
     const delay = this.serverRetryMs ?? Math.min(initialDelayMs * growFactor ** attempt, maxDelayMs);
@@ -311,7 +359,7 @@ export class StreamableHttpTransport implements McpTransport {
       if (this.abort?.signal.aborted === true || options.requestSignal?.aborted === true) return;
       this.openStream(options).catch((error: unknown) => {
         if (this.abort?.signal.aborted === true || options.requestSignal?.aborted === true) return;
-        this.report(error);
+        if (options.request === undefined) this.report(error);
         this.resume(options, attempt + 1);
       });
     }, delay);
@@ -323,24 +371,6 @@ export class StreamableHttpTransport implements McpTransport {
   }
 }
 
-async function drain(response: Response): Promise<void> {
-  await response.text().catch(() => undefined);
-}
-
 function mediaType(contentType: string | null): string | undefined {
   return contentType?.split(";")[0]?.trim().toLowerCase();
-}
-
-/** A JSON-RPC 2.0 request, notification or response, by shape (the session checks what it reads further). */
-function isJsonRpcMessage(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
-  const frame = value as Record<string, unknown>;
-  if (frame.jsonrpc !== "2.0") return false;
-  if (typeof frame.method === "string") return true;
-  const id = frame.id;
-  const validId = typeof id === "string" || typeof id === "number";
-  if ("result" in frame) return validId && typeof frame.result === "object" && frame.result !== null;
-  if ("error" in frame)
-    return (validId || id === null || id === undefined) && typeof frame.error === "object";
-  return false;
 }

@@ -38,7 +38,7 @@ export async function resolveTransport(
   if (isStdioTarget(target)) {
     // `#stdio` (package.json "imports"): the SDK's stdio transport under the `node` condition, an error elsewhere.
     const { createStdioTransport } = await import("#stdio");
-    return createStdioTransport(target);
+    return createStdioTransport(target, options.maxMessageBytes);
   }
   throw new TypeError(
     "connect target must be a URL, a stdio command ({ command, args? }), or an MCP transport (start/send/close)",

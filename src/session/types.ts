@@ -144,8 +144,11 @@ export type OutgoingMessage =
 export interface SendOptions {
   /** Aborting closes this request's HTTP response stream (modern Streamable HTTP only). */
   requestSignal?: AbortSignal;
-  /** Called when this request's response stream ended for any reason other than `requestSignal`. */
-  onRequestStreamEnd?: () => void;
+  /**
+   * Called when this request's response stream ended for any reason other than `requestSignal`; our transport
+   * passes why when it knows (the SDK's passes nothing).
+   */
+  onRequestStreamEnd?: (failure?: unknown) => void;
   /** Never set by the session; declared because it is the one option v1's transport shares with v2's. */
   resumptionToken?: string;
 }

@@ -7,6 +7,8 @@
  * import { jsonSchemaValidator } from "mcp-tasks/json-schema";
  * const client = await TaskClient.connect(url, { validateOutput: jsonSchemaValidator });
  * ```
+ *
+ * @module mcp-tasks/json-schema
  */
 import * as cfworker from "@cfworker/json-schema";
 import { cfworkerValidator, type CfworkerModule, type JsonSchemaValidator } from "./json-schema.js";

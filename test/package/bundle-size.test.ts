@@ -10,7 +10,10 @@ import { packedConsumer, type Consumer } from "./packed.js";
 
 /**
  * Budgets in gzip bytes (level 9): 60 KB, the issue's target (the main entry was 152.6 KB gzip whole before the
- * library had its own HTTP transport and zod/mini validators; 47.2 KB after). Both figures count: a lazy
+ * library had its own HTTP transport and zod/mini validators; 47.2 KB after). The whole figure may reach 64 KB since
+ * issue 26: the client's defences against hostile servers took it from 57.7 to 62.4 KB (2.8 KB of that the
+ * transport's bounds: redirects within the origin, size limits, one answer per response, every HeadersInit form),
+ * and none of it can load lazily. Both figures count: a lazy
  * `import()` does not leave a one-file bundle, so code loaded only when used (say, an SDK transport for OAuth)
  * must stay out of the main entry's module graph, not merely behind an `await import()`. The one exception is
  * what an opt-in option needs and nothing else loads: the SDK's client package for `authProvider` (its OAuth
@@ -20,7 +23,7 @@ const BUDGET = {
   /** The entry chunk and its static imports: what loads before the first request. */
   firstLoad: 60 * 1024,
   /** Everything the import can load, lazy parts included, in one file. */
-  whole: 60 * 1024,
+  whole: 64 * 1024,
 };
 
 let consumer: Consumer;

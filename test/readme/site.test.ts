@@ -233,10 +233,10 @@ describe("the docs site in a browser", () => {
     await page.goto(`${origin}/documents/calling-tools.html`);
     await expect.poll(() => page.locator("h1").first().textContent()).toBe("Calling tools and the handle");
     await page.locator('a[href="../classes/mcp-tasks.TaskHandle.html"]').first().click();
-    await expect.poll(() => page.locator("h1").first().textContent()).toBe("Class TaskHandle<T>");
+    await expect.poll(() => page.locator("h1").first().textContent()).toBe("Class TaskHandle<T, Name>");
 
     await page.goto(`${origin}/classes/mcp-tasks.TaskClient.html`);
-    await expect.poll(() => page.locator("h1").first().textContent()).toBe("Class TaskClient");
+    await expect.poll(() => page.locator("h1").first().textContent()).toBe("Class TaskClient<Tools>");
     // Search, from its index loaded by the page.
     await page.locator("#tsd-search-trigger").click();
     await page.locator("#tsd-search-input").fill("redisStore");

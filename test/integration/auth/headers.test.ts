@@ -120,6 +120,63 @@ describe("static headers", () => {
   });
 });
 
+describe("headers in every HeadersInit form (issue 26, item 16)", () => {
+  /** Connects with `headers`, makes a call that polls, and returns every request the server logged. */
+  async function callWith(headers: TaskClientOptions["headers"]) {
+    const running = await start();
+    client = await TaskClient.connect(running.url, { headers });
+    expect(await client.callTool("poll_job")).toMatchObject({ content: [{ text: "polled" }] });
+    return running.requests.all();
+  }
+
+  it.each([
+    ["a Headers", () => new Headers({ Authorization: `Bearer ${TOKEN}`, "X-Tenant": "blue" })],
+    [
+      "an array of [name, value] pairs",
+      () => [
+        ["Authorization", `Bearer ${TOKEN}`],
+        ["X-Tenant", "blue"],
+      ],
+    ],
+    [
+      "a function that returns a Headers",
+      () => () =>
+        Promise.resolve(
+          new Headers([
+            ["authorization", `Bearer ${TOKEN}`],
+            ["x-tenant", "blue"],
+          ]),
+        ),
+    ],
+  ])("given as %s, reach every request", async (_form, make) => {
+    const requests = await callWith(make() as TaskClientOptions["headers"]);
+    expect(requests.some((request) => request.method === "tasks/get")).toBe(true);
+    for (const request of requests) {
+      expect(request.headers["authorization"], request.method).toBe(`Bearer ${TOKEN}`);
+      expect(request.headers["x-tenant"]).toBe("blue");
+      expect(request.status).not.toBe(401);
+    }
+  });
+
+  it("refuses any other object (a Map) with a TypeError instead of sending no headers", async () => {
+    const running = await start();
+    const headers = new Map([["Authorization", `Bearer ${TOKEN}`]]) as unknown as HeadersInit;
+    await expect(TaskClient.connect(running.url, { headers })).rejects.toThrow(TypeError);
+    expect(running.requests.size).toBe(0);
+  });
+
+  it("refuses a bad pair by its name, never its value", async () => {
+    const running = await start();
+    const failure = await TaskClient.connect(running.url, {
+      headers: [["X-Key", "s3cr3t\r\nInjected: yes"]],
+    }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(TypeError);
+    expect((failure as Error).message).toContain("X-Key");
+    expect((failure as Error).message).not.toContain("s3cr3t");
+    expect(running.requests.size).toBe(0);
+  });
+});
+
 describe("a headers function", () => {
   it("is called for every HTTP request, and each request carries what that call returned", async () => {
     const running = await start();

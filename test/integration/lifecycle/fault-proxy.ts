@@ -9,10 +9,13 @@
  * - `{ error }`: answer HTTP 200 with this JSON-RPC error instead of forwarding;
  * - `{ rewrite }`: forward, and pass the client the upstream's whole response text as `rewrite` returns it (a
  *   server that sends what the reference server cannot, such as JSON nested thousands of levels deep);
- * - `"drop"`: destroy the connection without answering (the client sees a network error).
+ * - `"drop"`: destroy the connection without answering (the client sees a network error);
+ * - `{ respond }`: write whatever bytes the test wants (a redirect, an endless line, a body with no answer); the
+ *   response stays open until `respond` ends it or the proxy closes.
  *
  * A `{ status }` or `{ error }` rule with `afterMs` holds the request that long before it answers (a request that
- * fails while in flight). A rule applies `times` times (default: forever), then the method is forwarded again. Instead of rules, a
+ * fails while in flight). A rule applies `times` times (default: forever), then the method is forwarded again. A
+ * rule for `"GET"` applies to GET requests (the 2025-era event stream, stream resumption). Instead of rules, a
  * `plan(method, index)` given at start decides per request (`index` counts that method's requests from 0).
  * `seen` lists every JSON-RPC method the proxy received, faulted or not, in arrival order; `exchanges` records each
  * JSON-RPC request with its task id, when it arrived and when its response ended (on `performance.now()`), how it
@@ -28,12 +31,22 @@ export interface FaultError {
   data?: unknown;
 }
 
+/** What a `respond` rule hears of the request it answers. */
+export interface FaultRequest {
+  /** The HTTP method. */
+  httpMethod: string;
+  /** The JSON-RPC message of a POST (undefined for a GET). */
+  message: { id?: unknown; method?: unknown; params?: unknown } | undefined;
+  headers: IncomingMessage["headers"];
+}
+
 export type FaultRule =
   | "hang"
   | "drop"
   | { status: number; error?: FaultError; body?: string; headers?: Record<string, string>; afterMs?: number }
   | { error: FaultError; afterMs?: number }
-  | { rewrite: (text: string) => string };
+  | { rewrite: (text: string) => string }
+  | { respond(res: ServerResponse, request: FaultRequest): void };
 
 /** Decides the fate of the `index`-th request (from 0) for `method`; undefined forwards it. */
 export type FaultPlan = (method: string, index: number) => FaultRule | undefined;
@@ -139,6 +152,10 @@ export async function startFaultProxy(upstream: string, plan?: FaultPlan): Promi
       if (rule !== undefined) faulted.set(method, (faulted.get(method) ?? 0) + 1);
       return rule;
     }
+    return takeRule(method);
+  }
+
+  function takeRule(method: string): FaultRule | undefined {
     const active = rules.get(method);
     if (active === undefined || active.left <= 0) return undefined;
     active.left -= 1;
@@ -146,21 +163,27 @@ export async function startFaultProxy(upstream: string, plan?: FaultPlan): Promi
     return active.rule;
   }
 
-  function apply(rule: Exclude<FaultRule, { rewrite: unknown }>, id: unknown, res: ServerResponse): void {
-    if (rule === "hang") {
-      held.add(res);
-      res.on("close", () => held.delete(res));
-      return;
-    }
+  function apply(
+    rule: Exclude<FaultRule, { rewrite: unknown }>,
+    request: FaultRequest,
+    res: ServerResponse,
+  ): void {
+    const id = request.message?.id;
     if (rule === "drop") {
       res.socket?.destroy();
+      return;
+    }
+    if (rule === "hang" || "respond" in rule) {
+      held.add(res);
+      res.on("close", () => held.delete(res));
+      if (rule !== "hang") rule.respond(res, request);
       return;
     }
     if (rule.afterMs !== undefined) {
       held.add(res);
       const timer = setTimeout(() => {
         held.delete(res);
-        if (!res.destroyed) apply({ ...rule, afterMs: undefined }, id, res);
+        if (!res.destroyed) apply({ ...rule, afterMs: undefined }, request, res);
       }, rule.afterMs);
       res.on("close", () => {
         clearTimeout(timer);
@@ -295,11 +318,12 @@ export async function startFaultProxy(upstream: string, plan?: FaultPlan): Promi
       }
       const method = typeof message?.method === "string" ? message.method : undefined;
       if (method !== undefined) seen.push(method);
-      const rule = take(method);
+      const rule = method !== undefined ? take(method) : req.method === "GET" ? takeRule("GET") : undefined;
       const exchange = method === undefined ? undefined : record(method, message, rule, res);
+      const request = { httpMethod: req.method ?? "", message, headers: req.headers };
       if (rule !== undefined && typeof rule === "object" && "rewrite" in rule)
         forward(req, body, res, exchange, rule.rewrite);
-      else if (rule !== undefined) apply(rule, message?.id, res);
+      else if (rule !== undefined) apply(rule, request, res);
       else forward(req, body, res, exchange);
     });
   });

@@ -4,7 +4,13 @@
  * lists live handles, `settled` fires per handle, and the logger hears of a dropped connection.
  */
 import { describe, expect, it } from "vitest";
-import { TaskClient, type CallToolResult, type TaskHandle, type TaskOutcome } from "../../../src/index.js";
+import {
+  TaskClient,
+  TransportError,
+  type CallToolResult,
+  type TaskHandle,
+  type TaskOutcome,
+} from "../../../src/index.js";
 // Not exported from the package entry point (src/index.ts): imported from its module.
 import { TaskRefError, type TaskRef } from "mcp-tasks";
 import { defineTool, startTaskServer, step, textResult } from "../../../src/testing/index.js";
@@ -145,16 +151,18 @@ describe("the client's view of its handles", () => {
     ]);
   });
 
-  it("tells the logger when the connection drops under a live task", async () => {
+  // Issue 26, item 15: the failed polls are the handle's, reported once, by the handle (its retry events and its
+  // outcome); the logger hears of each retry at debug level, and no "transport error" warning repeats them.
+  it("a connection that drops under a live task ends its handle with the transport's error; the logger hears the retries", async () => {
     const server = track(await startTaskServer({ tools }));
+    const debug: string[] = [];
     const warnings: string[] = [];
-    const errors: string[] = [];
     const client = track(
       await TaskClient.connect(server.url, {
         ...FAST,
         logger: {
+          debug: (message: string) => debug.push(message),
           warn: (message: string) => warnings.push(message),
-          error: (message: string) => errors.push(message),
         },
       }),
     );
@@ -163,6 +171,8 @@ describe("the client's view of its handles", () => {
     await server.close();
     const outcome = await handle.outcome();
     expect(outcome.kind).toBe("error");
-    expect(warnings.length).toBeGreaterThan(0);
+    expect((outcome as { error: unknown }).error).toBeInstanceOf(TransportError);
+    expect(debug.some((message) => /tasks\/get: retry \d after a transient fault/.test(message))).toBe(true);
+    expect(warnings.filter((message) => message.includes("transport error"))).toEqual([]);
   });
 });

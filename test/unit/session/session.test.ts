@@ -340,6 +340,8 @@ describe("a session's notifications and server requests", () => {
     transport.onerror?.(new Error("SSE stream disconnected"));
     transport.answer(transport.last("tasks/get").id, { ok: true });
     await expect(pending).resolves.toEqual({ ok: true });
+    // A transport error heard while a send was in flight waits one macrotask (it might be that send's failure).
+    await new Promise((resolve) => setTimeout(resolve, 0));
     expect(errors.map((e) => e.name)).toEqual(["ProtocolError", "RpcError", "Error"]);
     expect(errors[1]).toBeInstanceOf(RpcError);
   });

@@ -196,7 +196,7 @@ describe("StreamableHttpTransport", () => {
     expect(messages[1]).toEqual({ jsonrpc: "2.0", id: "r", result: {} });
   });
 
-  it("gives up resuming after its retries and tells the request its stream ended", async () => {
+  it("gives up resuming after its retries and tells the request its stream ended, and why", async () => {
     const { url, seen } = await serve(({ method }, res) => {
       if (method === "GET") return void res.writeHead(500).end();
       res.writeHead(200, { "content-type": "text/event-stream" }).end("id: ev-1\n\n");
@@ -205,11 +205,16 @@ describe("StreamableHttpTransport", () => {
       reconnection: { initialDelayMs: 5, maxDelayMs: 5, growFactor: 1, maxRetries: 2 },
     });
     await start();
-    let ended = 0;
-    await transport.send(request("r", "tools/call", { name: "x" }), { onRequestStreamEnd: () => ended++ });
-    await until(() => ended === 1, "the end of the stream");
+    const ends: unknown[] = [];
+    await transport.send(request("r", "tools/call", { name: "x" }), {
+      onRequestStreamEnd: (failure) => ends.push(failure),
+    });
+    await until(() => ends.length === 1, "the end of the stream");
     expect(seen.map((entry) => entry.method)).toEqual(["POST", "GET", "GET"]);
-    expect(errors.at(-1)?.message).toContain("2 reconnection attempts failed");
+    expect(ends[0]).toBeInstanceOf(TransportError);
+    expect((ends[0] as Error).message).toContain("2 reconnection attempts failed");
+    // The stream was the request's: it hears why, and nothing is reported as a fault nobody owns.
+    expect(errors).toEqual([]);
   });
 
   it("refuses a JSON body that is not JSON-RPC (ProtocolError) and an unknown content type (TransportError)", async () => {

@@ -1,0 +1,125 @@
+/**
+ * Issue 26, item 4: how much one message from the server may hold (`maxMessageBytes`). The real client against the
+ * reference server behind the fault proxy, which answers `tools/call` with bytes no end of which comes: one SSE
+ * line that never ends, a JSON body larger than the limit (with and without `Content-Length`); through our
+ * transport and through the OAuth path; and a stdio server whose output line never ends. Each fails with
+ * `MessageTooLargeError` as soon as the limit is passed, instead of reading on (the limit is small here to keep
+ * the tests cheap; the default is 16 MiB).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MessageTooLargeError, TaskClient, type TaskClientOptions } from "mcp-tasks";
+import { startTaskServer, type HttpTaskServer } from "mcp-tasks/testing";
+import { startFaultProxy, type FaultProxy } from "../lifecycle/fault-proxy.js";
+import { closesAfterEach } from "../lifecycle/helpers.js";
+import { endlessLine, idOf, tokenHolder } from "./fixtures/hostile.js";
+
+const LIMIT = 64 * 1024;
+/** What the server is ready to send at most: far past the limit, but bounded. */
+const SERVER_WRITES = 4 * 1024 * 1024;
+
+let server: HttpTaskServer;
+beforeAll(async () => {
+  server = await startTaskServer();
+});
+afterAll(() => server.close());
+
+const track = closesAfterEach();
+
+async function connect(options: TaskClientOptions = {}): Promise<{ proxy: FaultProxy; client: TaskClient }> {
+  const proxy = track(await startFaultProxy(server.url));
+  const client = track(await TaskClient.connect(proxy.url, { maxMessageBytes: LIMIT, ...options }));
+  return { proxy, client };
+}
+
+/** A valid answer to `id` whose text makes the body `bytes` long, or about. */
+function bigAnswer(id: unknown, bytes: number): string {
+  const text = "y".repeat(bytes);
+  return JSON.stringify({ jsonrpc: "2.0", id, result: { content: [{ type: "text", text }] } });
+}
+
+const failureOf = (client: TaskClient) =>
+  client.callTool("greet", { name: "Ada" }, { timeoutMs: 10_000 }).then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+
+describe.each([
+  ["our transport", {}],
+  ["the OAuth path", { authProvider: tokenHolder() }],
+] as const)("through %s, a tools/call answer", (_path, options) => {
+  it("whose SSE line never ends fails with MessageTooLargeError at the limit", async () => {
+    const { proxy, client } = await connect(options);
+    proxy.fault("tools/call", {
+      respond: (res) => {
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        endlessLine(res, "data: ", SERVER_WRITES);
+      },
+    });
+    const failure = await failureOf(client);
+    expect(failure).toBeInstanceOf(MessageTooLargeError);
+    expect(failure).toMatchObject({ limitBytes: LIMIT, transient: false });
+    expect((failure as Error).message).toContain("tools/call");
+  });
+
+  it.each([
+    ["without Content-Length", false],
+    ["with Content-Length", true],
+  ])("in a JSON body larger than the limit, %s, fails with MessageTooLargeError", async (_how, declared) => {
+    const { proxy, client } = await connect(options);
+    proxy.fault("tools/call", {
+      respond: (res, request) => {
+        const body = bigAnswer(idOf(request), 2 * LIMIT);
+        const length = declared ? { "content-length": String(Buffer.byteLength(body)) } : {};
+        res.writeHead(200, { "content-type": "application/json", ...length }).end(body);
+      },
+    });
+    const failure = await failureOf(client);
+    expect(failure).toBeInstanceOf(MessageTooLargeError);
+    expect(failure).toMatchObject({ limitBytes: LIMIT });
+  });
+});
+
+it("a JSON answer within the limit is read as always", async () => {
+  const { proxy, client } = await connect();
+  proxy.fault("tools/call", {
+    respond: (res, request) =>
+      res.writeHead(200, { "content-type": "application/json" }).end(bigAnswer(idOf(request), LIMIT - 200)),
+  });
+  const result = await client.callTool("greet", { name: "Ada" });
+  expect(result.content).toHaveLength(1);
+});
+
+describe("over stdio", () => {
+  it("a server whose output line never ends fails connect() with MessageTooLargeError, not a story about exiting", async () => {
+    // Answers the first line it reads (the server/discover probe) with one line that never ends.
+    const script = [
+      "process.stdin.once('data', () => {",
+      "  const kib = 'x'.repeat(1024); let sent = 0;",
+      '  process.stdout.write(\'{"jsonrpc":"2.0","id":1,"result":{"pad":"\');',
+      `  const more = () => { while (sent < ${SERVER_WRITES}) { sent += 1024; if (!process.stdout.write(kib)) return void process.stdout.once('drain', more); } };`,
+      "  more();",
+      "});",
+      "setTimeout(() => undefined, 60_000);",
+    ].join("\n");
+    const failure = await TaskClient.connect(
+      { command: process.execPath, args: ["-e", script] },
+      { maxMessageBytes: LIMIT },
+    ).then(
+      async (client) => {
+        await client.close();
+        return undefined;
+      },
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(MessageTooLargeError);
+    expect(failure).toMatchObject({ limitBytes: LIMIT });
+    expect((failure as Error).message).toContain("server/discover");
+  });
+});
+
+describe("the option", () => {
+  it("must be a positive whole number of bytes", async () => {
+    await expect(TaskClient.connect(server.url, { maxMessageBytes: 0 })).rejects.toThrow(RangeError);
+    await expect(TaskClient.connect(server.url, { maxMessageBytes: 1.5 })).rejects.toThrow(RangeError);
+  });
+});
