@@ -84,7 +84,7 @@ export interface Poller {
  * object per poll. It is its own reply target, made once per run, so a poll allocates only the request itself.
  */
 class TaskPoll implements Poller, ReplyTarget {
-  private readonly params: { taskId: string };
+  private readonly params: Readonly<{ taskId: string }>;
 
   constructor(
     private readonly channel: ReplyChannel,
@@ -92,7 +92,8 @@ class TaskPoll implements Poller, ReplyTarget {
     private readonly target: PollTarget,
     private readonly warn: (message: string) => void,
   ) {
-    this.params = { taskId };
+    // Frozen, so the session frames it once for all of this task's polls (see `Session.framed`).
+    this.params = Object.freeze({ taskId });
   }
 
   poll(): void {
