@@ -84,7 +84,7 @@ export interface Poller {
  * object per poll. It is its own reply target, made once per run, so a poll allocates only the request itself.
  */
 class TaskPoll implements Poller, ReplyTarget {
-  private readonly params: Readonly<{ taskId: string }>;
+  private readonly params: { taskId: string };
 
   constructor(
     private readonly channel: ReplyChannel,
@@ -92,8 +92,7 @@ class TaskPoll implements Poller, ReplyTarget {
     private readonly target: PollTarget,
     private readonly warn: (message: string) => void,
   ) {
-    // Frozen, so the session frames it once for all of this task's polls (see `Session.framed`).
-    this.params = Object.freeze({ taskId });
+    this.params = { taskId };
   }
 
   poll(): void {

@@ -195,22 +195,11 @@ function onCallFailed(state: CallState, error: unknown): Step {
 
 function onPollDue(state: CallState): Step {
   if (state.taskId === undefined || state.pollInFlight) return { state, effects: none };
-  let step = pollDueSteps.get(state);
-  if (step === undefined) {
-    step = Object.freeze({
-      state: withPoll(state, true, state.pollFailures),
-      effects: Object.freeze([Object.freeze({ type: "sendPoll", taskId: state.taskId } as const)]),
-    });
-    pollDueSteps.set(state, step);
-  }
-  return step;
+  return {
+    state: withPoll(state, true, state.pollFailures),
+    effects: [{ type: "sendPoll", taskId: state.taskId }],
+  };
 }
-
-/**
- * The step of a due poll depends on the state alone, and a polled task comes back to the same state poll after
- * poll (see `inFlightTwin`), so it is made once per state, frozen, instead of once per poll.
- */
-const pollDueSteps = new WeakMap<CallState, Step>();
 
 function onSnapshot(
   state: CallState,
@@ -387,24 +376,6 @@ function next(state: CallState, change: Partial<Omit<CallState, "deadline">>): C
 /** The poll path's change, without a change object; the same state when nothing changes. */
 function withPoll(state: CallState, pollInFlight: boolean, pollFailures: number): CallState {
   if (state.pollInFlight === pollInFlight && state.pollFailures === pollFailures) return state;
-  if (state.pollFailures !== pollFailures) return madeWithPoll(state, pollInFlight, pollFailures);
-  let twin = inFlightTwin.get(state);
-  if (twin === undefined) {
-    twin = madeWithPoll(state, pollInFlight, pollFailures);
-    inFlightTwin.set(state, twin);
-    inFlightTwin.set(twin, state);
-  }
-  return twin;
-}
-
-/**
- * The poll path's state shortcut. A polled task goes back and forth between two states that differ only in
- * `pollInFlight` (sent, answered, sent …), so each of the two remembers the other instead of a state being made
- * twice per poll. States are never changed, so a pair stays true for as long as either lives.
- */
-const inFlightTwin = new WeakMap<CallState, CallState>();
-
-function madeWithPoll(state: CallState, pollInFlight: boolean, pollFailures: number): CallState {
   const { phase, taskId, cancel, detachOnAnswer, deadline, ttl, storing } = state;
   return make(phase, taskId, pollInFlight, pollFailures, cancel, detachOnAnswer, deadline, ttl, storing);
 }

@@ -68,8 +68,6 @@ let sessionCount = 0;
 
 export class Session implements ReplyChannel {
   private readonly pending = new PendingTable((error) => this.report(error));
-  /** Frozen params framed with the envelope, by the params object (see `framed`). */
-  private readonly framedOnce = new WeakMap<object, Record<string, unknown>>();
   private readonly incoming: IncomingRequests;
   private readonly notificationListeners = new Set<NotificationListener>();
   private readonly errorListeners = new Set<ErrorListener>();
@@ -240,7 +238,7 @@ export class Session implements ReplyChannel {
         ? withExtraMeta(params, this.framing, watch.meta)
         : this.framing === undefined
           ? params
-          : this.framed(params, this.framing);
+          : withEnvelope(params, this.framing);
     const message: OutgoingMessage = { jsonrpc: "2.0", id, method, params: framed };
     const timeoutMs = options?.timeoutMs ?? this.timeoutMs;
     const entry = this.pending.add(
@@ -267,21 +265,6 @@ export class Session implements ReplyChannel {
       claimFailure(error);
       if (this.pending.take(id) === entry) entry.fail(requestFailure(method, error));
     });
-  }
-
-  /**
-   * The poll path's framing shortcut: params a sender froze (a poll's, made once per task and sent every poll)
-   * are framed once and the framed copy, frozen too, is sent again, instead of a copy of them being made per
-   * request. Nothing can change either object, so every request still carries exactly the envelope of now.
-   */
-  private framed(params: Record<string, unknown>, envelope: RequestEnvelope): Record<string, unknown> {
-    if (!Object.isFrozen(params)) return withEnvelope(params, envelope);
-    const known = this.framedOnce.get(params);
-    if (known !== undefined && known._meta === envelope) return known;
-    const framed = Object.freeze(withEnvelope(params, envelope));
-    // Only params without `_meta` of their own are framed with the envelope itself as `_meta`, the check above.
-    if (framed._meta === envelope) this.framedOnce.set(params, framed);
-    return framed;
   }
 
   /** Sends a notification (no answer expected). Never use `notifications/cancelled` for a task: use `tasks/cancel`. */

@@ -51,27 +51,6 @@ describe("a session's requests", () => {
     expect(meta["io.modelcontextprotocol/relatedTaskIds"]).toEqual(["t-0"]);
   });
 
-  it("carry the envelope on every send of one frozen params object, as a poll sends its params again and again", async () => {
-    const { session, transport } = await connected();
-    const poll = Object.freeze({ taskId: "t-1" });
-    const withMeta = Object.freeze({ taskId: "t-2", _meta: { mine: "caller's" } });
-    for (let i = 0; i < 2; i++) {
-      void session.request("tasks/get", poll);
-      void session.request("tasks/get", withMeta);
-    }
-    const sent = transport.sent.filter((message) => message.method === "tasks/get");
-    expect(sent).toHaveLength(4);
-    for (const [index, message] of sent.entries()) {
-      const meta = message.params?._meta as Record<string, unknown>;
-      expect(message.params?.taskId).toBe(index % 2 === 0 ? "t-1" : "t-2");
-      expect(meta["io.modelcontextprotocol/protocolVersion"]).toBe("2026-07-28");
-      expect(meta["io.modelcontextprotocol/clientInfo"]).toEqual(options.clientInfo);
-      expect(meta.mine).toBe(index % 2 === 0 ? undefined : "caller's");
-    }
-    expect(poll).toEqual({ taskId: "t-1" });
-    expect(withMeta).toEqual({ taskId: "t-2", _meta: { mine: "caller's" } });
-  });
-
   it("resolve with the server's own result object", async () => {
     const { session, transport } = await connected();
     const result = { resultType: "complete", content: [], extra: true };
