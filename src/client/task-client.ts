@@ -6,7 +6,7 @@
  */
 import { EventEmitter } from "eventemitter3";
 import type { CallToolResult } from "../schema/index.js";
-import { McpTasksError } from "../protocol/errors.js";
+import { ClientClosedError, McpTasksError } from "../protocol/errors.js";
 import { redactTaskId } from "../protocol/logging.js";
 import { PollScheduler } from "../scheduler/scheduler.js";
 import { AlarmClock } from "../scheduler/alarm-clock.js";
@@ -111,6 +111,8 @@ export class TaskClient<
    * and what runs before that (a handle's listeners, the transport's `onclose`) must already see the client closed.
    */
   private closed = false;
+  /** Aborted as `close()` begins: what retries on its own (a `tasks/cancel`) stops waiting then. */
+  private readonly shutdown = new AbortController();
   /** Task status notifications; undefined with `notifications: "off"` or on a 2025-era server. */
   private readonly subscriptions: Subscriptions | undefined;
   /** The adoption loop (`adopt: true`): resumes lapsed tasks of the store now and then. */
@@ -189,6 +191,7 @@ export class TaskClient<
         this.writes.add(write);
         void write.finally(() => this.writes.delete(write));
       },
+      closing: this.shutdown.signal,
       now: () => Date.now(),
       retryDelay: (attempt, error) => retryDelay(attempt, settings.retry, error),
       toOutcome: toolOutcome,
@@ -471,16 +474,21 @@ export class TaskClient<
   /**
    * Sends `tasks/cancel` for a task, whether or not any handle is watching it, and resolves with the server's
    * acknowledgement. Transient faults are retried; a refusal (unknown task) rejects with a typed error. A live
-   * handle of this client for the same task notices the outcome on its next poll.
+   * handle of this client for the same task notices the outcome on its next poll. `close()` stops the retries:
+   * the call then rejects with `ClientClosedError` carrying the task id (the task may still run).
    */
   async cancel(task: TaskRef | string): Promise<Record<string, unknown>> {
     this.assertOpen();
     const ref = this.refOf(task, "cancel");
     const { context, release } = this.contextFor(ref, "TaskClient.cancel");
     try {
-      return await context.tasks.cancel(ref.taskId, undefined, (attempt, error) =>
+      return await context.tasks.cancel(ref.taskId, this.shutdown.signal, (attempt, error) =>
         this.context.log.debug(`tasks/cancel: retry ${attempt} after a transient fault`, error),
       );
+    } catch (error) {
+      // Closing stopped it: no acknowledgement came, and the task may still run.
+      if (this.shutdown.signal.aborted) throw new ClientClosedError(ref.taskId);
+      throw error;
     } finally {
       release?.();
     }
@@ -498,10 +506,12 @@ export class TaskClient<
    * its pending writes). A client that opened its connection ends its HTTP session with the server (`DELETE`)
    * unless a task created in it may still be followed: one not known to be over (detached, stored, still open
    * now, or cancelled without the server confirming). A server that refuses (405) is fine; any other failure is
-   * logged, and the close goes on.
+   * logged, and the close goes on. A `tasks/cancel` still retrying a transient fault stops: no timer of the
+   * client's outlives `close()`.
    */
   close(): Promise<void> {
     this.closed = true;
+    this.shutdown.abort(new McpTasksError("TaskClient is closed"));
     this.closing ??= (async () => {
       if (this.adoption !== undefined) clearInterval(this.adoption);
       // An adoption still running is not waited for (a hung store would hang close): it makes no handle once

@@ -521,7 +521,7 @@ export class TaskDetachedError extends TaskError {
   }
 }
 
-/** The client was closed while the handle was still waiting. */
+/** The client was closed while the handle was still waiting, or while `client.cancel(ref)` was retrying. */
 export class ClientClosedError extends TaskError {
   static {
     brandErrorClass(this, "ClientClosedError");

@@ -10,9 +10,9 @@ export interface CancelReply {
   error?: unknown;
 }
 
-/** One `tasks/cancel` whose failure is reported, not thrown. */
+/** One `tasks/cancel` whose failure is reported, not thrown; its retries stop when the client closes. */
 export function cancelQuietly(context: RunContext, taskId: string): Promise<CancelReply> {
-  return context.tasks.cancel(taskId, undefined).then(
+  return context.tasks.cancel(taskId, context.closing).then(
     (ack) => ({ ack }),
     (error: unknown) => ({ error }),
   );
@@ -20,13 +20,13 @@ export function cancelQuietly(context: RunContext, taskId: string): Promise<Canc
 
 /**
  * A task nobody can follow (the server created it after its handle had ended, or its ref could not be stored):
- * ask the server to stop it.
+ * ask the server to stop it. Its retries stop when the client closes (the task may then run on: it is reported).
  */
 export function cancelOrphan(context: RunContext, taskId: string): void {
   context.log.warn("no handle can follow a task the server created; sending tasks/cancel for it", {
     taskId: context.redact(taskId),
   });
-  context.tasks.cancel(taskId, undefined).catch((error: unknown) => {
+  context.tasks.cancel(taskId, context.closing).catch((error: unknown) => {
     context.log.warn("tasks/cancel for a task nobody observes failed", error);
   });
 }

@@ -57,6 +57,11 @@ export interface RunContext {
   store?: TaskStore;
   /** Records a store write in flight (the client waits for them when it closes). */
   trackWrite?(write: Promise<void>): void;
+  /**
+   * Aborted as the client closes: stops what no handle bounds (the retries of a `tasks/cancel` sent for a task
+   * nobody follows, or after its handle ended), so `close()` leaves no timer behind.
+   */
+  closing: AbortSignal;
   /** Epoch milliseconds. */
   now(): number;
   /** The wait before poll retry number `attempt` after `error` (backoff with jitter, or the server's Retry-After). */

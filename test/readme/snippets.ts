@@ -192,6 +192,7 @@ export const SNIPPET_COMPILER_OPTIONS: ts.CompilerOptions = {
     "mcp-tasks/testing": [join(ROOT, "src/testing/index.ts")],
     "mcp-tasks/store": [join(ROOT, "src/store/index.ts")],
     "mcp-tasks/store/redis": [join(ROOT, "src/store/redis.ts")],
+    "mcp-tasks/json-schema": [join(ROOT, "src/tools/json-schema-validator.ts")],
     "mcp-tasks/ai-sdk": [join(ROOT, "src/bridges/ai-sdk.ts")],
     "mcp-tasks/langchain": [join(ROOT, "src/bridges/langchain.ts")],
     "mcp-tasks/openai-agents": [join(ROOT, "src/bridges/openai-agents.ts")],

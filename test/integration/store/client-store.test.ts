@@ -107,7 +107,9 @@ describe("issue 26, item 13: a task whose handle ends before it knew the id is s
   it("a cancel asked before the id arrived: stored before it is reported, and kept when the server never confirms", async () => {
     const events: string[] = [];
     const { store, inner } = slowStore(events);
-    const client = await TaskClient.connect(server.url, { store, polling, cancelGraceMs: 300 });
+    // The grace counts from cancel(), before the call is even answered: it must cover the answer, the 50 ms
+    // write and the tasks/cancel on a loaded machine, or the handle ends before the cancel is sent.
+    const client = await TaskClient.connect(server.url, { store, polling, cancelGraceMs: 1_500 });
     const handle = client.callTool("stubborn");
     handle.on("task", () => void events.push("task"));
     void handle.cancel("no longer needed"); // the call is still unanswered: no id yet
