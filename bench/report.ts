@@ -72,6 +72,12 @@ const FIGURES: Figure[] = [
     digits: 1,
   },
   {
+    key: "latencyP50Ms",
+    label: () => "Completion latency p50 (ms)",
+    value: (r) => r.latencyMs.p50,
+    digits: 1,
+  },
+  {
     key: "latencyP99Ms",
     label: () => "Completion latency p99 (ms)",
     value: (r) => r.latencyMs.p99,

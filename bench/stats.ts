@@ -1,11 +1,13 @@
 /**
- * Small statistics used by the benchmark: a distribution summary for one run (mean, p99, max) and the
+ * Small statistics used by the benchmark: a distribution summary for one run (mean, p50, p99, max) and the
  * across-rounds summary the table prints (median with min–max).
  */
 
 export interface Distribution {
   count: number;
   mean: number;
+  /** Absent in results saved before it was measured. */
+  p50?: number;
   p99: number;
   max: number;
 }
@@ -16,17 +18,18 @@ export interface Spread {
   max: number;
 }
 
-/** Mean, 99th percentile (nearest rank) and maximum of a sample; zeros for an empty sample. */
+/** Mean, median and 99th percentile (nearest rank) and maximum of a sample; zeros for an empty sample. */
 export function distribution(sample: Float64Array): Distribution {
-  if (sample.length === 0) return { count: 0, mean: 0, p99: 0, max: 0 };
+  if (sample.length === 0) return { count: 0, mean: 0, p50: 0, p99: 0, max: 0 };
   const sorted = Float64Array.from(sample).sort();
   let sum = 0;
   for (const value of sorted) sum += value;
-  const rank = Math.min(sorted.length - 1, Math.ceil(0.99 * sorted.length) - 1);
+  const rank = (share: number) => Math.min(sorted.length - 1, Math.ceil(share * sorted.length) - 1);
   return {
     count: sorted.length,
     mean: sum / sorted.length,
-    p99: sorted[rank]!,
+    p50: sorted[rank(0.5)]!,
+    p99: sorted[rank(0.99)]!,
     max: sorted[sorted.length - 1]!,
   };
 }

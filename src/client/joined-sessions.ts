@@ -21,10 +21,16 @@ import type { DetailedTask } from "../schema/index.js";
 import type { Logger } from "../protocol/logging.js";
 import { redactTaskId } from "../protocol/logging.js";
 import type { LegacyTaskRequests } from "../eras/legacy/requests.js";
-import { TaskRequests } from "../eras/task-requests.js";
+import { TaskRequests, pollerOverGet, type PollTarget, type Poller } from "../eras/task-requests.js";
 import type { RetryTiming } from "../scheduler/types.js";
 import type { Session } from "../session/session.js";
-import type { McpTransport, RequestOptions, RpcChannel, ServerInfo } from "../session/types.js";
+import type {
+  McpTransport,
+  ReplyChannel,
+  ReplyTarget,
+  RequestOptions,
+  ServerInfo,
+} from "../session/types.js";
 import type { TaskSession } from "../task/ref.js";
 import type { UnsupportedError } from "../protocol/errors.js";
 
@@ -39,7 +45,7 @@ export interface JoinDeps {
   /** The server as the joined session knows it (a 2025-11-25 session). */
   server(session: TaskSession): ServerInfo;
   /** The 2025-11-25 task requests over a channel. */
-  requests(channel: RpcChannel): LegacyTaskRequests;
+  requests(channel: ReplyChannel): LegacyTaskRequests;
   /** Connects a joined session's server requests, notifications and errors to the client; returns the undoing. */
   wire(session: Session): () => void;
   log: Logger;
@@ -72,7 +78,7 @@ export class JoinedSessions {
 }
 
 /** One session joined: a channel that opens its connection on demand and closes it when nobody uses it. */
-export class JoinedSession implements RpcChannel {
+export class JoinedSession implements ReplyChannel {
   /** Set when the server answered 404: the session is over, and its tasks are followed elsewhere. */
   ended = false;
   /** The 2025-11-25 task requests in this session (their `tasks/result` side channels included). */
@@ -124,6 +130,19 @@ export class JoinedSession implements RpcChannel {
     } finally {
       release();
     }
+  }
+
+  /** `request` with a reply target. A joined session is rare, so this is `request` underneath, promise and all. */
+  requestFor(
+    method: string,
+    params: Record<string, unknown>,
+    options: RequestOptions | undefined,
+    reply: ReplyTarget,
+  ): void {
+    this.request(method, params, options).then(
+      (result) => reply.answered(result),
+      (error: unknown) => reply.failed(error),
+    );
   }
 
   async notify(method: string, params: Record<string, unknown>): Promise<void> {
@@ -215,6 +234,11 @@ export class SessionBoundRequests extends TaskRequests {
 
   override get(taskId: string): Promise<DetailedTask> {
     return this.routed((tasks) => tasks.get(taskId));
+  }
+
+  /** Polls go through `get`, so a poll that meets the session's end is sent again in the client's own. */
+  override pollerFor(taskId: string, target: PollTarget): Poller {
+    return pollerOverGet(this, taskId, target);
   }
 
   override cancel(

@@ -6,7 +6,7 @@ import type { Task } from "../schema/index.js";
 import { UnsupportedError } from "../protocol/errors.js";
 import { legacyTaskSupport, type LegacyTaskSupport } from "./legacy/capabilities.js";
 import type { RetryTiming } from "../scheduler/types.js";
-import type { RpcChannel, ServerInfo } from "../session/types.js";
+import type { ReplyChannel, ServerInfo } from "../session/types.js";
 import type { ToolSchemas } from "../tools/catalog.js";
 import { legacyDialect, modernDialect, type CallDialect, type LegacyTasksMode } from "./dialect.js";
 import { LegacyTaskRequests } from "./legacy/requests.js";
@@ -23,7 +23,7 @@ export interface EraParts {
    * 2025-11-25 requests for a task made under that generation, followed over this connection, or over `channel`
    * (another HTTP session of the same server, which offers what this one does).
    */
-  legacyRequests(channel?: RpcChannel): LegacyTaskRequests;
+  legacyRequests(channel?: ReplyChannel): LegacyTaskRequests;
 }
 
 export interface EraDeps {
@@ -34,7 +34,7 @@ export interface EraDeps {
 }
 
 export function eraPartsFor(
-  channel: RpcChannel,
+  channel: ReplyChannel,
   server: ServerInfo,
   tools: ToolSchemas,
   deps: EraDeps,

@@ -9,11 +9,11 @@ import { McpTasksError, ProtocolError, isTransientError, UnsupportedError } from
 import { parseAck, parseGetTaskResult } from "../protocol/codec.js";
 import { retryAfterFault } from "../scheduler/retry.js";
 import type { RetryTiming } from "../scheduler/types.js";
-import type { RpcChannel } from "../session/types.js";
+import type { ReplyChannel, ReplyTarget } from "../session/types.js";
 
 export class TaskRequests {
   constructor(
-    protected readonly channel: RpcChannel,
+    protected readonly channel: ReplyChannel,
     private readonly retry: RetryTiming,
     /** Hears advisory fields read leniently (a string `pollIntervalMs`, …). */
     protected readonly warn: (message: string) => void = () => undefined,
@@ -35,12 +35,12 @@ export class TaskRequests {
 
   /** One `tasks/get`, validated; the answer must be about the task asked for. No retry: the caller decides. */
   async get(taskId: string): Promise<DetailedTask> {
-    const raw = await this.channel.request(Method.tasksGet, { taskId });
-    const snapshot = parseGetTaskResult(raw, this.warn);
-    if (snapshot.taskId !== taskId) {
-      throw new ProtocolError("answered with another task's state", Method.tasksGet, raw);
-    }
-    return snapshot;
+    return snapshotOf(taskId, await this.channel.request(Method.tasksGet, { taskId }), this.warn);
+  }
+
+  /** What a run sends its scheduled polls with: made once per run, it sends `get`'s request again and again. */
+  pollerFor(taskId: string, target: PollTarget): Poller {
+    return new TaskPoll(this.channel, taskId, target, this.warn);
   }
 
   /**
@@ -68,6 +68,76 @@ export class TaskRequests {
   }
 }
 
+/** Hears how each scheduled poll of one task ended: a snapshot validated as `get` validates it, or the fault. */
+export interface PollTarget {
+  polled(snapshot: DetailedTask): void;
+  pollFailed(error: unknown): void;
+}
+
+/** Sends one task's scheduled `tasks/get`, each time it is asked to. */
+export interface Poller {
+  poll(): void;
+}
+
+/**
+ * The poll path's request (issue 28): the same `tasks/get` as `get`, with no promise, no closure and no params
+ * object per poll. It is its own reply target, made once per run, so a poll allocates only the request itself.
+ */
+class TaskPoll implements Poller, ReplyTarget {
+  private readonly params: { taskId: string };
+
+  constructor(
+    private readonly channel: ReplyChannel,
+    private readonly taskId: string,
+    private readonly target: PollTarget,
+    private readonly warn: (message: string) => void,
+  ) {
+    this.params = { taskId };
+  }
+
+  poll(): void {
+    this.channel.requestFor(Method.tasksGet, this.params, undefined, this);
+  }
+
+  answered(raw: Record<string, unknown>): void {
+    let snapshot: DetailedTask;
+    try {
+      snapshot = snapshotOf(this.taskId, raw, this.warn);
+    } catch (error) {
+      this.target.pollFailed(error);
+      return;
+    }
+    this.target.polled(snapshot);
+  }
+
+  failed(error: unknown): void {
+    this.target.pollFailed(error);
+  }
+}
+
+/**
+ * A poller over `get`, for requests whose `get` is more than one `tasks/get` (2025-11-25: a terminal task's
+ * payload comes from `tasks/result`) or none at all (a server without tasks).
+ */
+export function pollerOverGet(requests: TaskRequests, taskId: string, target: PollTarget): Poller {
+  const polled = (snapshot: DetailedTask) => target.polled(snapshot);
+  const failed = (error: unknown) => target.pollFailed(error);
+  return { poll: () => void requests.get(taskId).then(polled, failed) };
+}
+
+/** A `tasks/get` answer, validated; it must be about the task asked for. */
+function snapshotOf(
+  taskId: string,
+  raw: Record<string, unknown>,
+  warn: (message: string) => void,
+): DetailedTask {
+  const snapshot = parseGetTaskResult(raw, warn);
+  if (snapshot.taskId !== taskId) {
+    throw new ProtocolError("answered with another task's state", Method.tasksGet, raw);
+  }
+  return snapshot;
+}
+
 /* ---- Servers without task support: the entry points fail at once with `UnsupportedError` (naming what is
  * missing) instead of asking a server that cannot answer and retrying its errors. ---------------------------- */
 
@@ -77,7 +147,7 @@ export class TaskRequests {
  */
 export class RefusingTaskRequests extends TaskRequests {
   constructor(
-    channel: RpcChannel,
+    channel: ReplyChannel,
     retry: RetryTiming,
     warn: (message: string) => void,
     /** What the server would have to offer, e.g. "tasks (capabilities.tasks)". */
@@ -95,6 +165,10 @@ export class RefusingTaskRequests extends TaskRequests {
 export class UnsupportedTaskRequests extends RefusingTaskRequests {
   override get(_taskId: string): Promise<DetailedTask> {
     return Promise.reject(this.unsupported("tasks/get"));
+  }
+
+  override pollerFor(taskId: string, target: PollTarget): Poller {
+    return pollerOverGet(this, taskId, target);
   }
 
   override cancel(): Promise<Record<string, unknown>> {

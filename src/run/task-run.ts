@@ -11,6 +11,7 @@ import type { ClassifiedResult } from "../protocol/codec.js";
 import { orphanToCancel, prepareThen } from "../eras/dialect.js";
 import { nextPollDelay, type CadenceState, type PollCause } from "../scheduler/cadence.js";
 import type { PollJob } from "../scheduler/types.js";
+import type { Poller, PollTarget } from "../eras/task-requests.js";
 import { Alarm, type AlarmTarget } from "../scheduler/alarm-clock.js";
 import { createTask, type TaskHandle, type TaskSink } from "../task/handle.js";
 import type { CancelResult, TaskController, TaskOutcome, TaskWatcher } from "../task/types.js";
@@ -28,15 +29,19 @@ import { NO_REF, RefKeeper, refNow } from "./ref-keeper.js";
 import { cancelAfterEnd, cancelOrphan, cancelWithRetries, type CancelReply } from "./cancel.js";
 import type { OutputCheck } from "../tools/output-checks.js";
 
-export class TaskRun implements TaskController, PollJob, TaskInputTarget, AlarmTarget, CadenceState {
+export class TaskRun
+  implements TaskController, PollJob, PollTarget, TaskInputTarget, AlarmTarget, CadenceState
+{
   readonly handle: TaskHandle<CallToolResult>;
   private readonly sink: TaskSink<CallToolResult>;
   private state: CallState;
   /** Events raised while a transition's effects run; created only when that happens. */
   private queue: CallEvent[] | undefined;
   private dispatching = false;
-  /** The `tasks/get` in flight, returned to the scheduler so it counts against `maxInFlight` until answered. */
-  private poll: Promise<void> | undefined;
+  /** Sends this run's scheduled `tasks/get` (made at the first poll, once the task id is known). */
+  private poller: Poller | undefined;
+  /** The scheduler's `done` for the run whose `tasks/get` is out: it counts against `maxInFlight` until answered. */
+  private pollDone: (() => void) | undefined;
   /** This run's place on the alarm clock, made when a first time limit applies. */
   private alarm: Alarm | undefined;
   private rounds: { abort: AbortController; rounds: InputRounds } | undefined;
@@ -234,11 +239,39 @@ export class TaskRun implements TaskController, PollJob, TaskInputTarget, AlarmT
 
   /* ---- PollJob: the scheduler says the next poll is due -------------------------------------------- */
 
-  run(): Promise<void> {
+  run(done: () => void): void {
+    this.pollDone = done;
     this.dispatch(pollDueEvent);
-    const poll = this.poll;
-    this.poll = undefined;
-    return poll ?? Promise.resolve();
+    // No `tasks/get` went out (the handle ended, or it was answered at once): the run is over.
+    if (!this.state.pollInFlight) this.endPoll();
+  }
+
+  /** PollTarget: the scheduled `tasks/get` answered with a valid snapshot of this task. */
+  polled(snapshot: DetailedTask): void {
+    this.lastPollAt = Math.ceil(this.context.scheduler.now());
+    try {
+      this.dispatch({ type: "pollAnswered", snapshot });
+    } finally {
+      this.endPoll();
+    }
+  }
+
+  /** PollTarget: the scheduled `tasks/get` failed (or its answer was not a valid snapshot of this task). */
+  pollFailed(error: unknown): void {
+    this.lastPollAt = Math.ceil(this.context.scheduler.now());
+    const fault = pollFault(error);
+    const retryDelayMs = this.context.retryDelay(this.state.pollFailures + 1, error);
+    try {
+      this.dispatch({ type: "pollFailed", error, fault, retryDelayMs });
+    } finally {
+      this.endPoll();
+    }
+  }
+
+  private endPoll(): void {
+    const done = this.pollDone;
+    this.pollDone = undefined;
+    done?.();
   }
 
   /* ---- The interpreter ----------------------------------------------------------------------------- */
@@ -308,7 +341,8 @@ export class TaskRun implements TaskController, PollJob, TaskInputTarget, AlarmT
         this.planPoll(effect.cause, effect.retryDelayMs);
         return;
       case "sendPoll":
-        this.poll = this.sendPoll(effect.taskId);
+        this.pollOwed = false; // this poll is sent after whatever asked for one
+        (this.poller ??= this.context.tasks.pollerFor(effect.taskId, this)).poll();
         return;
       case "sendCancel":
         this.cancelReply = this.sendCancel(effect.taskId);
@@ -419,22 +453,6 @@ export class TaskRun implements TaskController, PollJob, TaskInputTarget, AlarmT
     if (this.sink.snapshot !== snapshot) return;
     // Every snapshot goes to the coordinator once it exists: a working one tells it which keys are no longer wanted.
     if (snapshot.status === "input_required" || this.input) this.inputCoordinator().observe(snapshot);
-  }
-
-  private async sendPoll(taskId: string): Promise<void> {
-    this.pollOwed = false; // this poll is sent after whatever asked for one
-    let snapshot: DetailedTask;
-    try {
-      snapshot = await this.context.tasks.get(taskId);
-    } catch (error) {
-      this.lastPollAt = Math.ceil(this.context.scheduler.now());
-      const fault = pollFault(error);
-      const retryDelayMs = this.context.retryDelay(this.state.pollFailures + 1, error);
-      this.dispatch({ type: "pollFailed", error, fault, retryDelayMs });
-      return;
-    }
-    this.lastPollAt = Math.ceil(this.context.scheduler.now());
-    this.dispatch({ type: "pollAnswered", snapshot });
   }
 
   /** `tasks/cancel` with transient retries; the retries stop when the handle ends (the grace bounds them). */

@@ -4,7 +4,7 @@
  * re-armed only when an earlier due time appears, and when it fires every due job starts in one batch.
  *
  * Hot-path budget: scheduling and running a job allocates nothing of ours. Each job gets one slot (with its
- * two settle callbacks) the first time it is scheduled, and that slot is reused for the job's whole life.
+ * `done` callback) the first time it is scheduled, and that slot is reused for the job's whole life.
  */
 import { DueHeap, type HeapEntry } from "./due-heap.js";
 import { WakeTimer } from "./wake-timer.js";
@@ -23,7 +23,7 @@ export interface PollSchedulerOptions {
   maxInFlight?: number;
   /** Default: `performance.now()` and the global `setTimeout`/`clearTimeout` (all replaced by fake timers). */
   clock?: SchedulerClock;
-  /** Told when a job's `run()` throws or rejects. Default: the error is dropped; other jobs are unaffected. */
+  /** Told when a job's `run()` throws. Default: the error is dropped; other jobs are unaffected. */
   onJobError?: (error: unknown, job: PollJob) => void;
 }
 
@@ -51,17 +51,14 @@ class JobSlot implements HeapEntry {
   running = false;
   /** Came due while its previous run was still going; starts as soon as that run ends. */
   deferred = false;
-  /** Settle callbacks for `run()`'s promise, made once here so starting a run creates no closure. */
-  readonly settled: () => void;
-  readonly failed: (error: unknown) => void;
+  /** The `done` every run of the job is given, made once here so starting a run creates no closure. */
+  readonly done: () => void;
 
   constructor(
     readonly job: PollJob,
-    onSettled: (slot: JobSlot) => void,
-    onFailed: (slot: JobSlot, error: unknown) => void,
+    onDone: (slot: JobSlot) => void,
   ) {
-    this.settled = () => onSettled(this);
-    this.failed = (error) => onFailed(this, error);
+    this.done = () => onDone(this);
   }
 }
 
@@ -84,8 +81,9 @@ export class PollScheduler {
   private deferredCount = 0;
   private draining = false;
   private closed = false;
-  private readonly finishSlot = (slot: JobSlot): void => this.finish(slot);
-  private readonly failSlot = (slot: JobSlot, error: unknown): void => this.fail(slot, error);
+  private readonly slotDone = (slot: JobSlot): void => {
+    if (slot.running) this.finish(slot); // else a second `done` of one run
+  };
   private readonly timer: WakeTimer;
 
   constructor(options: PollSchedulerOptions = {}) {
@@ -177,7 +175,7 @@ export class PollScheduler {
     let slot = this.slots.get(job);
     if (slot === undefined) {
       if (typeof job?.run !== "function") throw new TypeError("a poll job must have a run() method");
-      slot = new JobSlot(job, this.finishSlot, this.failSlot);
+      slot = new JobSlot(job, this.slotDone);
       this.slots.set(job, slot);
     }
     return slot;
@@ -213,25 +211,16 @@ export class PollScheduler {
   private start(slot: JobSlot): void {
     slot.running = true;
     this.running++;
-    let result: Promise<void> | undefined;
     try {
-      result = slot.job.run();
+      slot.job.run(slot.done);
     } catch (error) {
-      this.fail(slot, error);
-      return;
+      try {
+        this.onJobError?.(error, slot.job);
+      } catch {
+        // A faulty error reporter must not stop the scheduler either.
+      }
+      slot.done();
     }
-    // A plain-JavaScript job that returns no promise counts as finished at once.
-    if (typeof result?.then === "function") result.then(slot.settled, slot.failed);
-    else this.finish(slot);
-  }
-
-  private fail(slot: JobSlot, error: unknown): void {
-    try {
-      this.onJobError?.(error, slot.job);
-    } catch {
-      // A faulty error reporter must not stop the scheduler either.
-    }
-    this.finish(slot);
   }
 
   private finish(slot: JobSlot): void {

@@ -42,9 +42,10 @@ import { IncomingRequests, paramsOf, type IncomingHandler, type RequestClaim } f
 import type {
   McpTransport,
   OutgoingMessage,
+  ReplyChannel,
+  ReplyTarget,
   RequestObserver,
   RequestOptions,
-  RpcChannel,
   SendOptions,
   ServerInfo,
   SessionOptions,
@@ -65,8 +66,8 @@ const ID_NAMESPACE = "mcp-tasks:";
 const LOAD_SALT = Math.random().toString(36).slice(2, 8);
 let sessionCount = 0;
 
-export class Session implements RpcChannel {
-  private readonly pending = new PendingTable();
+export class Session implements ReplyChannel {
+  private readonly pending = new PendingTable((error) => this.report(error));
   private readonly incoming: IncomingRequests;
   private readonly notificationListeners = new Set<NotificationListener>();
   private readonly errorListeners = new Set<ErrorListener>();
@@ -214,6 +215,22 @@ export class Session implements RpcChannel {
     options?: RequestOptions,
   ): Promise<Record<string, unknown>> {
     if (this.closed) return Promise.reject(closedError(method));
+    return new Promise((resolve, reject) =>
+      this.requestFor(method, params, options, new PromiseReply(resolve, reject)),
+    );
+  }
+
+  /** `request` without a promise: `reply` hears how it ended (see `ReplyChannel.requestFor`). */
+  requestFor(
+    method: string,
+    params: Record<string, unknown>,
+    options: RequestOptions | undefined,
+    reply: ReplyTarget,
+  ): void {
+    if (this.closed) {
+      reply.failed(closedError(method));
+      return;
+    }
     const id = `${this.idPrefix}${++this.nextId}`;
     const watch = this.observer?.request(id, method, params, options);
     const framed =
@@ -223,33 +240,30 @@ export class Session implements RpcChannel {
           ? params
           : withEnvelope(params, this.framing);
     const message: OutgoingMessage = { jsonrpc: "2.0", id, method, params: framed };
-    return new Promise((resolve, reject) => {
-      const timeoutMs = options?.timeoutMs ?? this.timeoutMs;
-      const entry = this.pending.add(
-        id,
-        method,
-        resolve,
-        reject,
-        timeoutMs,
-        options?.signal,
-        taskIdOf(method, params),
-        watch,
-      );
-      if (entry === undefined) return;
-      options?.onId?.(id);
-      let sending: Promise<void>;
-      this.sending += 1;
-      try {
-        sending = this.transport.send(message, this.sendOptions(entry));
-      } catch (error) {
-        // A hand-written transport may throw instead of rejecting; the entry must not wait for its timeout.
-        sending = Promise.reject(error);
-      }
-      sending.then(this.settled, (error: unknown) => {
-        this.sending -= 1;
-        claimFailure(error);
-        if (this.pending.take(id) === entry) entry.fail(requestFailure(method, error));
-      });
+    const timeoutMs = options?.timeoutMs ?? this.timeoutMs;
+    const entry = this.pending.add(
+      id,
+      method,
+      reply,
+      timeoutMs,
+      options?.signal,
+      taskIdOf(method, params),
+      watch,
+    );
+    if (entry === undefined) return;
+    options?.onId?.(id);
+    let sending: Promise<void>;
+    this.sending += 1;
+    try {
+      sending = this.transport.send(message, this.sendOptions(entry));
+    } catch (error) {
+      // A hand-written transport may throw instead of rejecting; the entry must not wait for its timeout.
+      sending = Promise.reject(error);
+    }
+    sending.then(this.settled, (error: unknown) => {
+      this.sending -= 1;
+      claimFailure(error);
+      if (this.pending.take(id) === entry) entry.fail(requestFailure(method, error));
     });
   }
 
@@ -566,4 +580,12 @@ export class Session implements RpcChannel {
       }
     }
   }
+}
+
+/** A promise's two functions as a `ReplyTarget`: `request` is `requestFor` with one of these. */
+class PromiseReply implements ReplyTarget {
+  constructor(
+    readonly answered: (result: Record<string, unknown>) => void,
+    readonly failed: (error: unknown) => void,
+  ) {}
 }

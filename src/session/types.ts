@@ -73,6 +73,14 @@ export interface ServerInfo {
   capabilities?: Record<string, unknown>;
 }
 
+/** Hears how one request ended, in place of a promise (see `ReplyChannel.requestFor`). */
+export interface ReplyTarget {
+  /** The raw `result` object of the answer. */
+  answered(result: Record<string, unknown>): void;
+  /** Why there is no answer, as `request` would reject. */
+  failed(error: unknown): void;
+}
+
 /**
  * One JSON-RPC conversation with a server. `request` resolves with the raw `result` object of the answer; it
  * rejects with `RpcError` (or `MissingCapabilityError`) for a JSON-RPC error answer and with `TransportError`
@@ -88,6 +96,21 @@ export interface RpcChannel {
   notify(method: string, params: Record<string, unknown>): Promise<void>;
   /** Called for every notification the server sends. Returns an unsubscribe function. */
   onNotification(listener: (method: string, params: Record<string, unknown>) => void): () => void;
+}
+
+/** A channel that can also send without a promise, as the poll path does (the session is one). */
+export interface ReplyChannel extends RpcChannel {
+  /**
+   * `request` without a promise: `reply` hears how it ended, once (possibly before `requestFor` returns, when
+   * the session is closed or the transport answers at once). For a request sent so often that a promise and its
+   * reactions each time count (every scheduled `tasks/get`), with a target its sender made once.
+   */
+  requestFor(
+    method: string,
+    params: Record<string, unknown>,
+    options: RequestOptions | undefined,
+    reply: ReplyTarget,
+  ): void;
 }
 
 export interface SessionOptions {

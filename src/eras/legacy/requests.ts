@@ -23,8 +23,8 @@ import {
 } from "./codec.js";
 import type { LegacyTaskSupport } from "./capabilities.js";
 import type { RetryTiming } from "../../scheduler/types.js";
-import type { RpcChannel } from "../../session/types.js";
-import { TaskRequests } from "../task-requests.js";
+import type { ReplyChannel } from "../../session/types.js";
+import { TaskRequests, pollerOverGet, type PollTarget, type Poller } from "../task-requests.js";
 
 /** A side channel's end: the payload, or the fault that closed it early (then a fresh `tasks/result` is sent). */
 type SideChannelEnd = { payload: LegacyPayload } | { fault: unknown };
@@ -37,7 +37,7 @@ export class LegacyTaskRequests extends TaskRequests {
   private readonly sideChannels = new Map<string, Promise<SideChannelEnd>>();
 
   constructor(
-    channel: RpcChannel,
+    channel: ReplyChannel,
     retry: RetryTiming,
     warn: (message: string) => void,
     private readonly support: LegacyTaskSupport,
@@ -65,6 +65,10 @@ export class LegacyTaskRequests extends TaskRequests {
       default:
         return task as DetailedTask;
     }
+  }
+
+  override pollerFor(taskId: string, target: PollTarget): Poller {
+    return pollerOverGet(this, taskId, target);
   }
 
   override async cancel(

@@ -8,7 +8,7 @@ import { JoinedSessions, SessionBoundRequests } from "../../../src/client/joined
 import { Session } from "../../../src/session/session.js";
 import { TaskRequests } from "../../../src/eras/task-requests.js";
 import { LegacyTaskRequests } from "../../../src/eras/legacy/requests.js";
-import type { RpcChannel } from "../../../src/session/types.js";
+import type { ReplyChannel } from "../../../src/session/types.js";
 import { RpcError } from "../../../src/protocol/errors.js";
 import { FakeTransport } from "../session/fake-transport.js";
 
@@ -46,7 +46,7 @@ function joinedSessions() {
     session: (transport) =>
       new Session(transport, { clientInfo: { name: "t", version: "1" }, capabilities: {} }),
     server: (session) => ({ era: "legacy", protocolVersion: session.protocolVersion, supportsTasks: true }),
-    requests: (channel: RpcChannel) => new LegacyTaskRequests(channel, retry, () => undefined, support),
+    requests: (channel: ReplyChannel) => new LegacyTaskRequests(channel, retry, () => undefined, support),
     wire: () => () => undefined,
     log: {
       debug: () => undefined,

@@ -2,11 +2,14 @@ import { describe, expect, it } from "vitest";
 import { eraPartsFor } from "../../../src/eras/era-parts.js";
 import { UnsupportedError } from "../../../src/protocol/errors.js";
 import { resolveRetryTiming } from "../../../src/scheduler/timing.js";
-import type { RpcChannel, ServerInfo } from "../../../src/session/types.js";
+import type { ReplyChannel, ServerInfo } from "../../../src/session/types.js";
 import type { ToolSchemas } from "../../../src/tools/catalog.js";
 
-const channel: RpcChannel = {
+const channel: ReplyChannel = {
   request: () => Promise.reject(new Error("nothing may be sent")),
+  requestFor: () => {
+    throw new Error("nothing may be sent");
+  },
   notify: async () => undefined,
   onNotification: () => () => undefined,
 };

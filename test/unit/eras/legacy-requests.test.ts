@@ -3,7 +3,7 @@ import { LegacyTaskRequests } from "../../../src/eras/legacy/requests.js";
 import { legacyTaskSupport } from "../../../src/eras/legacy/capabilities.js";
 import { ProtocolError, RpcError } from "../../../src/protocol/errors.js";
 import { UnsupportedError } from "../../../src/protocol/errors.js";
-import type { RpcChannel } from "../../../src/session/types.js";
+import type { ReplyChannel } from "../../../src/session/types.js";
 import { resolveRetryTiming } from "../../../src/scheduler/timing.js";
 
 type Answer = Record<string, unknown> | Error | Promise<Record<string, unknown>>;
@@ -11,13 +11,17 @@ type Answer = Record<string, unknown> | Error | Promise<Record<string, unknown>>
 /** A channel that answers each method from a queue of scripted answers, recording what was sent. */
 function scripted(script: Record<string, Answer[]>) {
   const sent: string[] = [];
-  const channel: RpcChannel = {
+  const channel: ReplyChannel = {
     request: async (method) => {
       sent.push(method);
       const next = script[method]?.shift();
       if (next === undefined) throw new Error(`unscripted ${method}`);
       if (next instanceof Error) throw next;
       return next;
+    },
+    // 2025-11-25 polls go through `get`, which sends with `request`.
+    requestFor: () => {
+      throw new Error("requestFor is not used on 2025-11-25");
     },
     notify: async () => undefined,
     onNotification: () => () => undefined,
@@ -32,7 +36,7 @@ const base = {
   ttl: null,
 };
 const FULL = legacyTaskSupport({ tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } });
-const requests = (channel: RpcChannel, support = FULL) =>
+const requests = (channel: ReplyChannel, support = FULL) =>
   new LegacyTaskRequests(channel, resolveRetryTiming({ retries: 0 }), () => undefined, support);
 const text = (value: string) => ({ content: [{ type: "text", text: value }] });
 

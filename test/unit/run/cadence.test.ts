@@ -196,6 +196,35 @@ describe("the in-flight cap", () => {
     );
     expect(server.sent("tasks/get")).toHaveLength(18);
   });
+
+  it("frees a poll's slot when the transport answers inside send(), so every task keeps its interval", async () => {
+    const polls = new Map<string, number>();
+    const server = new ScriptedServer({
+      "tools/call": (request) => frame.created({ taskId: String(request.params.name), pollIntervalMs: 100 }),
+      "tasks/get": (request): Reply => {
+        const taskId = request.params.taskId as string;
+        polls.set(taskId, (polls.get(taskId) ?? 0) + 1);
+        return {
+          atOnce:
+            (polls.get(taskId) ?? 0) < 3
+              ? frame.working({ taskId, pollIntervalMs: 100 })
+              : frame.completed(taskId, { taskId }),
+        };
+      },
+    });
+    const client = await connect(server, { maxInFlight: 1 });
+    const handles = [client.callTool("a"), client.callTool("b")];
+    await vi.advanceTimersByTimeAsync(1000);
+    const polled = (taskId: string) =>
+      server
+        .sent("tasks/get")
+        .filter((request) => request.params.taskId === taskId)
+        .map((r) => r.at);
+    expect(polled("a")).toEqual([100, 200, 300]);
+    expect(polled("b")).toEqual([100, 200, 300]);
+    const results = await Promise.all(handles);
+    expect(results.map((result) => (result.content[0] as { text: string }).text)).toEqual(["a", "b"]);
+  });
 });
 
 describe("what may bring a poll forward (the cadence owner's one-shots)", () => {

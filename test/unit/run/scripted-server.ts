@@ -32,7 +32,9 @@ export type Reply =
   /** No answer ever arrives. */
   | { silent: true }
   /** The reply comes this many (fake) milliseconds later. */
-  | { afterMs: number; reply: Reply };
+  | { afterMs: number; reply: Reply }
+  /** The reply arrives inside `send()`, before it returns (a transport that answers synchronously). */
+  | { atOnce: Reply };
 
 export type Script = (request: WireRequest) => Reply;
 
@@ -119,12 +121,18 @@ export class ScriptedServer implements McpTransport {
       setTimeout(() => this.deliver(request, reply.reply), reply.afterMs);
       return;
     }
-    queueMicrotask(() => {
-      this.track(request.method, -1);
-      if ("throws" in reply) return;
-      const answer = "result" in reply ? { result: reply.result } : { error: reply.error };
-      this.onmessage?.({ jsonrpc: "2.0", id: request.id, ...answer });
-    });
+    if ("atOnce" in reply) {
+      this.answer(request, reply.atOnce);
+      return;
+    }
+    queueMicrotask(() => this.answer(request, reply));
+  }
+
+  private answer(request: WireRequest, reply: Reply): void {
+    this.track(request.method, -1);
+    if (!("result" in reply || "error" in reply)) return;
+    const answer = "result" in reply ? { result: reply.result } : { error: reply.error };
+    this.onmessage?.({ jsonrpc: "2.0", id: request.id, ...answer });
   }
 
   private track(method: string, change: number): void {

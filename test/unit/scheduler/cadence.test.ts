@@ -13,9 +13,10 @@ function pollLoop(scheduler: PollScheduler, random: () => number) {
   const server = { pollIntervalMs: undefined as unknown, polls: [] as number[] };
   const start = performance.now();
   const job: PollJob = {
-    run: async () => {
+    run: (done) => {
       server.polls.push(performance.now() - start);
       scheduler.schedule(job, pollDelay(server.pollIntervalMs, DEFAULT_POLL_TIMING, random));
+      done();
     },
   };
   scheduler.schedule(job, pollDelay(server.pollIntervalMs, DEFAULT_POLL_TIMING, random));

@@ -44,7 +44,7 @@ it("runs every job at or after its due time, exactly once per schedule, within t
         let runs = 0;
 
         const jobs: PollJob[] = latencies.map((latency, id) => ({
-          run: () => {
+          run: (done) => {
             const now = performance.now();
             const expected = due[id];
             if (expected === undefined) violations.push(`job ${id} ran without a pending schedule`);
@@ -55,12 +55,10 @@ it("runs every job at or after its due time, exactly once per schedule, within t
             runs++;
             if (running.size > maxInFlight)
               violations.push(`${running.size} runs exceed the cap ${maxInFlight}`);
-            return new Promise<void>((resolve) =>
-              setTimeout(() => {
-                running.delete(id);
-                resolve();
-              }, latency),
-            );
+            setTimeout(() => {
+              running.delete(id);
+              done();
+            }, latency);
           },
         }));
 
