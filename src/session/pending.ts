@@ -1,8 +1,8 @@
 /**
  * The requests of a session that await an answer. Every poll of every task passes through here, so an entry
- * costs one object and (only when the caller gave a signal) one abort listener: the entry itself is the listener
- * (`handleEvent`), requests with the same timeout share one timer (see `TimeoutLane`), and the caller hears the
- * outcome through a `ReplyTarget` it made (a poll's is made once per task), so no closure is made per request.
+ * costs one object, one timer and (only when the caller gave a signal) one abort listener: the entry itself is
+ * the listener (`handleEvent`), the timer gets the entry as its argument, and the caller hears the outcome
+ * through a `ReplyTarget` it made (a poll's is made once per task), so no closure is made per request.
  * With telemetry on, the entry also tells the request's watch how it ended (again without a closure).
  * On a transport with one HTTP exchange per request the entry also owns that exchange's signal (`exchange`):
  * fetch keeps a listener on the signal it is given until the request is garbage-collected, so one signal shared
@@ -14,13 +14,9 @@ import type { ReplyTarget, RequestWatch } from "./types.js";
 
 /** One request in flight. */
 export class PendingRequest {
-  /** The lane whose timer ends this request (none for an infinite timeout), its deadline and neighbours there. */
-  lane: TimeoutLane | undefined = undefined;
-  deadline = 0;
-  older: PendingRequest | undefined = undefined;
-  newer: PendingRequest | undefined = undefined;
+  timer: ReturnType<typeof setTimeout> | undefined;
   /** Aborts this request's own HTTP exchange; set by the session on per-request-stream transports. */
-  exchange: AbortController | undefined = undefined;
+  exchange: AbortController | undefined;
 
   constructor(
     readonly table: PendingTable,
@@ -77,80 +73,14 @@ export class PendingRequest {
   }
 }
 
-/**
- * The waiting requests that have one timeout, oldest first. They were sent in that order on a clock that only
- * goes forward, so it is also the order they time out in, and one timer, set for the oldest, serves them all. A
- * timer per request (what Node does, with an object per timer) was a tenth of a poll's allocations.
- */
-class TimeoutLane {
-  private oldest: PendingRequest | undefined = undefined;
-  private newest: PendingRequest | undefined = undefined;
-  private timer: ReturnType<typeof setTimeout> | undefined = undefined;
-  /** When the live timer fires; Infinity when there is none. */
-  private timerAt = Infinity;
-  private readonly onTimer = (): void => {
-    this.timer = undefined;
-    this.timerAt = Infinity;
-    this.expireDue();
-  };
-
-  constructor(
-    private readonly table: PendingTable,
-    readonly timeoutMs: number,
-  ) {}
-
-  add(entry: PendingRequest): void {
-    entry.lane = this;
-    entry.deadline = performance.now() + this.timeoutMs;
-    entry.older = this.newest;
-    if (this.newest === undefined) this.oldest = entry;
-    else this.newest.newer = entry;
-    this.newest = entry;
-    if (this.oldest === entry) this.arm();
-  }
-
-  /** Takes an entry out. The timer stays set for an earlier deadline (it finds nothing due, and is set again). */
-  remove(entry: PendingRequest): void {
-    const { older, newer } = entry;
-    if (older === undefined) this.oldest = newer;
-    else older.newer = newer;
-    if (newer === undefined) this.newest = older;
-    else newer.older = older;
-    entry.lane = entry.older = entry.newer = undefined;
-    if (this.oldest === undefined) this.disarm();
-  }
-
-  private expireDue(): void {
-    const now = performance.now();
-    for (let entry = this.oldest; entry !== undefined && entry.deadline <= now; entry = this.oldest) {
-      this.table.take(entry.id);
-      entry.exchange?.abort();
-      entry.fail(new RequestTimeoutError(entry.method, this.timeoutMs));
-    }
-    this.arm();
-  }
-
-  /** Makes sure the timer fires by the oldest entry's deadline (whole milliseconds, rounded up). */
-  private arm(): void {
-    const oldest = this.oldest;
-    if (oldest === undefined || this.timerAt <= oldest.deadline) return;
-    this.disarm();
-    const delay = Math.max(0, Math.ceil(oldest.deadline - performance.now()));
-    this.timerAt = oldest.deadline;
-    this.timer = setTimeout(this.onTimer, delay);
-  }
-
-  private disarm(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
-    this.timerAt = Infinity;
-  }
+function expire(entry: PendingRequest, timeoutMs: number): void {
+  if (entry.table.take(entry.id) !== entry) return;
+  entry.exchange?.abort();
+  entry.fail(new RequestTimeoutError(entry.method, timeoutMs));
 }
 
 export class PendingTable {
   private readonly entries = new Map<string, PendingRequest>();
-  /** One lane per timeout in use: the session's default and the few others callers ask for. */
-  private readonly lanes = new Map<number, TimeoutLane>();
 
   /** `report` hears what a reply target threw. */
   constructor(readonly report: (error: unknown) => void) {}
@@ -178,7 +108,7 @@ export class PendingTable {
       return undefined;
     }
     // A listen waits as long as its stream lasts: an infinite timeout sets no timer.
-    if (Number.isFinite(timeoutMs)) this.laneFor(timeoutMs).add(entry);
+    if (Number.isFinite(timeoutMs)) entry.timer = setTimeout(expire, timeoutMs, entry, timeoutMs);
     signal?.addEventListener("abort", entry, { once: true });
     this.entries.set(id, entry);
     return entry;
@@ -189,18 +119,9 @@ export class PendingTable {
     const entry = this.entries.get(id);
     if (entry === undefined) return undefined;
     this.entries.delete(id);
-    entry.lane?.remove(entry);
+    clearTimeout(entry.timer);
     entry.signal?.removeEventListener("abort", entry);
     return entry;
-  }
-
-  private laneFor(timeoutMs: number): TimeoutLane {
-    let lane = this.lanes.get(timeoutMs);
-    if (lane === undefined) {
-      lane = new TimeoutLane(this, timeoutMs);
-      this.lanes.set(timeoutMs, lane);
-    }
-    return lane;
   }
 
   abort(entry: PendingRequest): void {
