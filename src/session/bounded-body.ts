@@ -39,14 +39,21 @@ export async function readBoundedText(response: Response, maxBytes: number, what
     }
     chunks.push(value);
   }
-  if (chunks.length === 1) return decoder.decode(chunks[0]);
+  return decoder.decode(chunks.length === 1 ? chunks[0] : joinBytes(chunks, total));
+}
+
+/**
+ * The pieces of one message, read chunk by chunk, joined into one array of `total` bytes: a body, an SSE line, a
+ * stdio line. Each piece is copied once, when the message is whole, never each time another arrives.
+ */
+export function joinBytes(pieces: readonly Uint8Array[], total: number): Uint8Array {
   const joined = new Uint8Array(total);
   let offset = 0;
-  for (const chunk of chunks) {
-    joined.set(chunk, offset);
-    offset += chunk.length;
+  for (const piece of pieces) {
+    joined.set(piece, offset);
+    offset += piece.length;
   }
-  return decoder.decode(joined);
+  return joined;
 }
 
 /**

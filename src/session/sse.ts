@@ -9,6 +9,7 @@
  * Lines are cut on bytes (CR and LF never occur inside a UTF-8 sequence) and decoded whole.
  */
 import { MessageTooLargeError } from "../protocol/errors.js";
+import { joinBytes } from "./bounded-body.js";
 
 export interface SseEvent {
   /** The `event` field; undefined means "message". */
@@ -95,14 +96,8 @@ export class SseParser {
   private line(chunk: Uint8Array, start: number, end: number): void {
     let bytes = chunk.subarray(start, end);
     if (this.pieces.length > 0) {
-      const joined = new Uint8Array(this.pieceBytes + bytes.length);
-      let offset = 0;
-      for (const piece of this.pieces) {
-        joined.set(piece, offset);
-        offset += piece.length;
-      }
-      joined.set(bytes, offset);
-      bytes = joined;
+      this.pieces.push(bytes);
+      bytes = joinBytes(this.pieces, this.pieceBytes + bytes.length);
       this.pieces = [];
       this.pieceBytes = 0;
     }

@@ -10,6 +10,7 @@
  * the SDK does) and throws `ProtocolError` for JSON that is not a JSON-RPC message (reported, and reading goes on).
  */
 import { MessageTooLargeError, ProtocolError } from "../protocol/errors.js";
+import { joinBytes } from "./bounded-body.js";
 import { isJsonRpcMessage } from "./frames.js";
 
 const LF = 10;
@@ -71,13 +72,8 @@ export class StdioLineReader {
     if (this.pieces.length > 0) {
       const length = this.pieceBytes + tail.length;
       if (length > this.maxLineBytes) this.overflow();
-      bytes = new Uint8Array(length);
-      let offset = 0;
-      for (const piece of this.pieces) {
-        bytes.set(piece, offset);
-        offset += piece.length;
-      }
-      bytes.set(tail, offset);
+      this.pieces.push(tail);
+      bytes = joinBytes(this.pieces, length);
       this.pieces = [];
       this.pieceBytes = 0;
     } else if (tail.length > this.maxLineBytes) {
