@@ -307,6 +307,7 @@ export class TaskClient<
         ...settings.http,
         requestHeaders,
         maxMessageBytes: settings.options.maxMessageBytes,
+        maxInFlight: settings.options.maxInFlight,
       };
       session = sessionFor(await resolveTransport(target, transportOptions), settings);
       // Observing from the first request on: the probe and the handshake get spans too.
@@ -317,7 +318,11 @@ export class TaskClient<
       const rights: ConnectionRights = { endsSession: true };
       if (ownsHttp) {
         rights.join = (joined, ended) =>
-          resolveTransport(target, { ...settings.http, join: { ...joined, ended } });
+          resolveTransport(target, {
+            ...settings.http,
+            maxInFlight: settings.options.maxInFlight,
+            join: { ...joined, ended },
+          });
       }
       return new TaskClient<Tools>(
         session,

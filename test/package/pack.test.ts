@@ -1,7 +1,7 @@
 /**
  * What `npm pack` / `npm publish` ship: the build, the server launcher, the README and the licence, and
  * nothing a consumer does not need (sources, tests, benchmarks, sourcemaps, the schema sources that
- * `dist/schema` already declares). Prints the tarball's size; the budget is 430 KB packed.
+ * `dist/schema` already declares). Prints the tarball's size; the budget is 445 KB packed.
  *
  * The budget was 250 KB for the library alone; the `mcp-tasks` command (about 9 KB packed), the 2025-11-25
  * generation in the client and in the test server (about 15 KB) and their README sections took it to about
@@ -23,6 +23,9 @@
  *
  * The guides moved out of the README into docs/, which is not packed (issue 27): the README went from 143 KB to
  * 9 KB, and the tarball from 410 to 370 KB packed.
+ *
+ * Before the Node HTTP path over undici, the tarball was about 429 KB packed; that path's two files behind
+ * `#http` in both formats (about 5 KB packed) took it to 434 KB, so the budget is 445 KB.
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -30,7 +33,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { packDryRun, ROOT, type PackResult } from "./packed.js";
 
-const BUDGET_BYTES = 430 * 1024;
+const BUDGET_BYTES = 445 * 1024;
 let pack: PackResult;
 let paths: string[];
 
@@ -55,6 +58,8 @@ describe("the packed package", () => {
     for (const variant of ["node", "unavailable"]) {
       expect(paths).toContain(`dist/stdio/${variant}.js`);
       expect(paths).toContain(`dist/stdio/${variant}.cjs`);
+      expect(paths).toContain(`dist/http/${variant}.js`);
+      expect(paths).toContain(`dist/http/${variant}.cjs`);
     }
     expect(paths).toContain("bin/mcp-tasks-server.js");
     expect(paths).toEqual(expect.arrayContaining(["bin/mcp-tasks.js", "dist/cli.js"]));
