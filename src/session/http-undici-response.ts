@@ -58,6 +58,8 @@ export class UndiciResponse {
   private stream: Readable | null;
   private web: ReadableStream<Uint8Array> | undefined;
   private used = false;
+  /** The body as undici hands it over, before any decoding. */
+  private readonly raw: Dispatcher.ResponseData["body"];
 
   constructor(
     readonly url: string,
@@ -67,6 +69,7 @@ export class UndiciResponse {
     this.status = data.statusCode;
     this.statusText = data.statusText ?? "";
     this.ok = this.status >= 200 && this.status <= 299;
+    this.raw = data.body;
     let raw = data.headers;
     // A body nobody reads fails when its request is aborted; its reader, if any, hears of it on its own.
     data.body.on("error", ignore);
@@ -96,6 +99,11 @@ export class UndiciResponse {
   }
 
   async text(): Promise<string> {
+    // The common case, a JSON answer read whole: undici's own reader, without a web stream or an async iterator.
+    if (!this.used && this.web === undefined && this.stream === this.raw) {
+      this.used = true;
+      return this.raw.text();
+    }
     return new TextDecoder().decode(await this.bytes());
   }
 
