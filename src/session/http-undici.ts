@@ -42,6 +42,9 @@ export interface NodeHttp {
 
 /** The undici path with `connections` pooled for polls, or undefined when `MCP_TASKS_HTTP=fetch` asks for `fetch`. */
 export function nodeHttp(options: { connections: number }): NodeHttp | undefined {
+  // Bun answers `import "undici"` with a stub of its own (no dispatcher API); its `fetch` is fast anyway. Bun
+  // resolves `#http` to the stub file by its `bun` condition; this covers a bundle built with the `node` one.
+  if (process.versions.bun !== undefined) return undefined;
   const chosen = process.env[HTTP_PATH_VARIABLE];
   if (chosen === "fetch") return undefined;
   if (chosen !== undefined && chosen !== "" && chosen !== "undici") {
