@@ -9,7 +9,7 @@
  * debugging into it, since no sourcemaps ship. The agent framework bridges (three entries and their shared
  * module, ESM, CJS and declarations: about 10 KB) and their README section (about 4 KB) took it to about 304 KB.
  *
- * Authorization (issue 21) added about 17 KB: `headers`/`authProvider` glue and `AuthError` in both builds of
+ * Authorization added about 17 KB: `headers`/`authProvider` glue and `AuthError` in both builds of
  * the main entry (about 8 KB packed), the reference server's authorization server (about 6 KB, in the ESM build
  * only: the CommonJS build gets it from there), the command's `login`/`logout`/`--header` (about 4 KB) and the
  * README sections (about 5 KB).
@@ -21,7 +21,7 @@
  * that Node loads one file (`dist/index.js` 169 -> 250 KB unpacked, about 40 KB packed for both formats; p-retry,
  * p-limit and dequal are no longer installed beside it).
  *
- * The guides moved out of the README into docs/, which is not packed (issue 27): the README went from 143 KB to
+ * The guides moved out of the README into docs/, which is not packed: the README went from 143 KB to
  * 9 KB, and the tarball from 410 to 370 KB packed.
  */
 import { createHash } from "node:crypto";

@@ -1,5 +1,5 @@
 /**
- * Issue 26, item 7: requests a server sends directly are bounded, through the real client against the reference
+ * Decision 17: requests a server sends directly are bounded, through the real client against the reference
  * server of the 2025-11-25 generation over Streamable HTTP (127.0.0.1), whose `beforeTask` input round sends every
  * request of the round at once on the `tools/call` stream. The host's handlers run at most `inputConcurrency` at a
  * time, and past `maxServerRequests` open requests the server is refused with -32000 instead of queueing without end.

@@ -1,5 +1,5 @@
 /**
- * Issue 27, item 3: results checked against their tool's `outputSchema`, through the real client against the
+ * Results checked against their tool's `outputSchema`, through the real client against the
  * reference server over Streamable HTTP (both protocol generations). A result that is not a tool error and whose
  * `structuredContent` is missing or does not match ends the handle with `OutputSchemaError`, which keeps the
  * result and the task id; `validateOutput: false` checks nothing and asks for no tool list.
