@@ -9,9 +9,9 @@
  *   contains: the generator's own extensions that paste text into the code (`tsType`, `tsEnumNames`, `extends`),
  *   naming and fetching keywords (`$id`, `$schema`, `$anchor`…), annotations and unknown keywords.
  * - Every schema the generator can reach is cleaned by this same rule: the copied keywords are recursed into, and a
- *   `$ref` is kept only when it is local and names a schema that this cleaning kept (so its target is clean too);
- *   any other `$ref` is dropped, its schema typed from what is left (`unknown` when nothing is). Nothing is fetched
- *   or read from disk.
+ *   `$ref` is kept only when it is local and names a schema that this cleaning kept (so its target is clean too)
+ *   and does not come back to itself through references alone; any other `$ref` is dropped, its schema typed from
+ *   what is left (`unknown` when nothing is). Nothing is fetched or read from disk.
  * - Server text that the generator writes into a comment (a description, a `patternProperties` key) has every
  *   comment end (`*` then `/`) broken up and its line terminators made plain newlines or escapes; text that
  *   becomes a key or a literal is written by the generator with `JSON.stringify`, and text that becomes an
@@ -34,7 +34,7 @@ export const MAX_SCHEMA_DEPTH = 64;
  */
 export function cleanToolSchema(schema: unknown, base: string): unknown {
   const clean = cleanSchema(schema, 0);
-  settleReferences(clean, clean, base);
+  settleReferences(clean, base);
   return clean;
 }
 
@@ -149,28 +149,69 @@ export function commentLine(text: string): string {
 }
 
 /**
- * Every `$ref` in `node` (a cleaned schema under `root`) kept, re-rooted at `base`, only when it is local and names
- * a schema in `root`; otherwise dropped.
+ * Every `$ref` in `root` (a cleaned schema) kept, re-rooted at `base`, only when it is local, names a schema in
+ * `root` and does not lead back to itself through other references alone; otherwise dropped. A kept `$ref` next to
+ * subschemas of its own moves into `allOf` (what it means since 2019-09), so that no reference passes through a
+ * schema that is itself a reference (the generator's resolver cannot follow those).
  */
-function settleReferences(node: unknown, root: unknown, base: string): void {
-  if (!isObject(node)) return;
-  if (typeof node.$ref === "string") {
+function settleReferences(root: unknown, base: string): void {
+  const references = new Map<Record<string, unknown>, { tokens: string[]; target: unknown } | undefined>();
+  eachSchema(root, (node) => {
+    if (typeof node.$ref !== "string") return;
     const tokens = pointerTokens(node.$ref);
-    if (tokens !== undefined && isSchemaAt(root, tokens)) {
-      node.$ref = base + tokens.map((token) => `/${pointerToken(token)}`).join("");
-    } else {
+    const target = tokens === undefined ? undefined : schemaAt(root, tokens);
+    references.set(node, tokens === undefined || target === undefined ? undefined : { tokens, target });
+  });
+  for (const [node, reference] of references) {
+    if (reference === undefined || leadsBack(node, references)) {
       delete node.$ref;
+      references.set(node, undefined);
+      continue;
+    }
+    const $ref = base + reference.tokens.map((token) => `/${pointerToken(token)}`).join("");
+    if (Object.keys(node).some(holdsSchemas)) {
+      delete node.$ref;
+      node.allOf = [...(Array.isArray(node.allOf) ? node.allOf : []), { $ref }];
+    } else {
+      node.$ref = $ref;
     }
   }
-  for (const [keyword, value] of Object.entries(node)) {
+}
+
+/** Whether following references from `start`, through schemas that are references, comes back to `start`. */
+function leadsBack(
+  start: Record<string, unknown>,
+  references: ReadonlyMap<unknown, { target: unknown } | undefined>,
+): boolean {
+  const seen = new Set<unknown>();
+  for (let next = references.get(start)?.target; references.get(next) !== undefined;) {
+    if (next === start) return true;
+    if (seen.has(next)) return false; // a loop that `start` only leads into: its own members break it
+    seen.add(next);
+    next = references.get(next)?.target;
+  }
+  return false;
+}
+
+/** Calls `visit` on `schema` and every schema inside it, through the keywords the cleaning keeps. */
+function eachSchema(schema: unknown, visit: (node: Record<string, unknown>) => void): void {
+  if (!isObject(schema)) return;
+  visit(schema);
+  for (const [keyword, value] of Object.entries(schema)) {
     if (SCHEMA_MAP.has(keyword) && isObject(value)) {
-      for (const member of Object.values(value)) settleReferences(member, root, base);
+      for (const member of Object.values(value)) eachSchema(member, visit);
     } else if (Array.isArray(value) && (SCHEMA_LIST.has(keyword) || keyword === "items")) {
-      for (const member of value) settleReferences(member, root, base);
+      for (const member of value) eachSchema(member, visit);
     } else if (ONE_SCHEMA.has(keyword) || keyword === "items") {
-      settleReferences(value, root, base);
+      eachSchema(value, visit);
     }
   }
+}
+
+function holdsSchemas(keyword: string): boolean {
+  return (
+    SCHEMA_MAP.has(keyword) || SCHEMA_LIST.has(keyword) || ONE_SCHEMA.has(keyword) || keyword === "items"
+  );
 }
 
 /** The tokens of a same-document JSON Pointer reference (`#` or `#/…`); undefined for anything else. */
@@ -188,14 +229,14 @@ function pointerTokens(reference: string): string[] | undefined {
 }
 
 /**
- * Whether `tokens` lead from `root` to a schema through schema-holding keywords only: a reference into an enum, a
- * `required` list, a map of properties itself or anything the cleaning dropped names no schema the generator may
- * read.
+ * The schema `tokens` lead to from `root` through schema-holding keywords only, or undefined: a reference into an
+ * enum, a `required` list, a map of properties itself or anything the cleaning dropped names no schema the
+ * generator may read.
  */
-function isSchemaAt(root: unknown, tokens: readonly string[]): boolean {
+function schemaAt(root: unknown, tokens: readonly string[]): unknown {
   let node = root;
   for (let index = 0; index < tokens.length;) {
-    if (!isObject(node)) return false;
+    if (!isObject(node)) return undefined;
     const keyword = tokens[index] as string;
     const value = own(node, keyword);
     if (
@@ -203,12 +244,12 @@ function isSchemaAt(root: unknown, tokens: readonly string[]): boolean {
       (Array.isArray(value) && (SCHEMA_LIST.has(keyword) || keyword === "items"))
     ) {
       const name = tokens[index + 1];
-      if (name === undefined) return false;
+      if (name === undefined) return undefined;
       if (Array.isArray(value)) {
-        if (!/^(0|[1-9][0-9]*)$/.test(name) || Number(name) >= value.length) return false;
+        if (!/^(0|[1-9][0-9]*)$/.test(name) || Number(name) >= value.length) return undefined;
         node = value[Number(name)];
       } else {
-        if (!isObject(value)) return false;
+        if (!isObject(value)) return undefined;
         node = own(value, name);
       }
       index += 2;
@@ -216,10 +257,10 @@ function isSchemaAt(root: unknown, tokens: readonly string[]): boolean {
       node = value;
       index += 1;
     } else {
-      return false;
+      return undefined;
     }
   }
-  return isSchema(node);
+  return isSchema(node) ? node : undefined;
 }
 
 /** A name as one JSON Pointer token inside a URI fragment. */

@@ -243,6 +243,31 @@ const cases: HostileCase[] = [
     ],
   },
   {
+    // Not code, but a module that is not generated at all: the resolver stops on these.
+    name: "references that loop, or that pass through a schema that is itself a reference",
+    tools: [
+      takes("looping", {
+        type: "object",
+        properties: { self: { $ref: "#/$defs/A" }, mutual: { $ref: "#/$defs/B" }, whole: { $ref: "#" } },
+        $defs: {
+          A: { $ref: "#/$defs/A", type: "string" },
+          B: { $ref: "#/$defs/C" },
+          C: { $ref: "#/$defs/B" },
+        },
+      }),
+      takes("rooted", {
+        $ref: "#/$defs/R",
+        $defs: { R: { type: "object", properties: { x: { type: "string" } } } },
+      }),
+    ],
+    expected: [
+      "  looping: {\n    arguments: Arguments;",
+      "  rooted: {\n    arguments: R;",
+      "export interface Arguments {\n  self?: string;\n  mutual?: unknown;\n  whole?: Arguments;\n}",
+      "export interface R {\n  x?: string;\n}",
+    ],
+  },
+  {
     name: "descriptions, titles, $id, format and deprecated with comment ends and line terminators",
     tools: [
       {
