@@ -111,10 +111,14 @@ function patternEntries(
   entries: ReadonlyArray<readonly [string, unknown]>,
 ): Array<readonly [string, unknown]> {
   const used = new Set<string>();
+  const next = new Map<string, number>(); // the next number to try for a text, so that each key costs O(1)
   return entries.map(([pattern, schema]) => {
     const text = patternText(pattern);
     let key = text;
-    for (let n = 2; used.has(key); n += 1) key = `${text} (${n})`;
+    for (let n = next.get(text) ?? 2; used.has(key); n += 1) {
+      key = `${text} (${n})`;
+      next.set(text, n + 1);
+    }
     used.add(key);
     return [key, schema] as const;
   });
