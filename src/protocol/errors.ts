@@ -22,7 +22,8 @@ function brandOf(errorName: string): symbol {
  * ESM and the CommonJS build loaded in one process, each entry point's bundle, two bundled versions) by brand,
  * since the classes differ between copies. The brand is a string written in the source, never the class's
  * `Function.name`, which a minifier renames. Nothing else is registered anywhere, so there is no second step to
- * forget; test/package/consumer.test.ts checks every exported error class across the ESM and CJS builds.
+ * forget, and the one line cannot be left out: the lint refuses an error class in src/ without it, and
+ * test/package/consumer.test.ts checks every exported error class across the ESM and CJS builds.
  */
 export class McpTasksError extends Error {
   /** This class's name and brand; a subclass that does not declare its own has no brand of its own. */
