@@ -121,7 +121,10 @@ function checkAgainst(toolName: string, validate: (value: unknown) => OutputProb
           ? [{ path: "", message: "structuredContent is missing" }]
           : validate(structured);
     } catch (error) {
-      return unusable("its outputSchema could not be applied", error)(result, method, taskId);
+      const why = pastBudget(error)
+        ? "it is past the validation budget"
+        : "its outputSchema could not be applied";
+      return unusable(why, error)(result, method, taskId);
     }
     if (problems.length === 0) return undefined;
     const kept = problems.slice(0, MAX_PROBLEMS).map((problem) => ({
@@ -143,6 +146,14 @@ function failingCheck(toolName: string, why: string, cause: unknown, advice = ""
     const message = `the result of "${toolName}" could not be checked: ${why} (${textOf(cause)})${advice}`;
     return new OutputSchemaError(message, method, toolName, taskId, result, [], { cause });
   };
+}
+
+/**
+ * The bundled validator's refusal to go on (`bounded-validate.ts`), known by its name: importing the class would
+ * bring the validator into the main entry.
+ */
+function pastBudget(error: unknown): boolean {
+  return error instanceof Error && error.name === "ValidationBudgetError";
 }
 
 /** `outputSchema` is an object schema, as the spec requires; anything else is not one the client can use. */
