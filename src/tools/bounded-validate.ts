@@ -40,6 +40,10 @@ export const DEFAULT_MAX_STEPS = 1_000_000;
 export const MAX_VALIDATION_DEPTH = 1_000;
 /** Characters of pattern per step of weight: one pass of RE2 over a string costs more for a longer program. */
 const PATTERN_CHARS_PER_WEIGHT = 16;
+/** Steps per value written for `uniqueItems` (a text per value, and a sort of keys): it costs more than a visit. */
+const CANONICAL_STEPS = 5;
+/** Characters of a `const` or `enum` a message shows (the error keeps 200). */
+const MESSAGE_CHARS = 240;
 
 /** A check that would cost more than its budget. Its message says which bound and how much it allows. */
 export class ValidationBudgetError extends Error {
@@ -174,24 +178,33 @@ class Run {
       for (const key of keys) if (!hasOwn(right, key) || !this.equal(left[key], right[key])) return false;
       return true;
     }
+    // Comparing two strings of one length reads them.
+    if (typeof a === "string" && a.length === (b as string).length) this.spend(a.length >> 6);
     return a === b;
   }
 
   /** A text that is equal for values `equal` calls equal (keys sorted), one step per value. */
   private canonical(value: unknown): string {
-    this.spend(1);
-    if (Array.isArray(value)) return `[${value.map((item) => this.canonical(item)).join(",")}]`;
+    this.spend(CANONICAL_STEPS);
+    if (Array.isArray(value)) {
+      let text = "[";
+      for (const item of value) text += `${this.canonical(item)},`;
+      return `${text}]`;
+    }
     if (isRecord(value)) {
       const keys = Object.keys(value).sort();
-      this.spend(keys.length);
-      return `{${keys.map((key) => `${JSON.stringify(key)}:${this.canonical(value[key])}`).join(",")}}`;
+      this.spend(keys.length * CANONICAL_STEPS);
+      let text = "{";
+      for (const key of keys) text += `${JSON.stringify(key)}:${this.canonical(value[key])},`;
+      return `${text}}`;
     }
+    if (typeof value === "string") this.spend(value.length >> 6);
     return JSON.stringify(value) ?? "null";
   }
 
-  /** `JSON.stringify` for a message, counted (a long `enum` is read once per failing value). */
+  /** The start of `value` as JSON, for a message: `enum` can be long, and the message keeps 200 characters. */
   private shown(value: unknown): string {
-    const text = JSON.stringify(value) ?? String(value);
+    const text = preview(value, MESSAGE_CHARS);
     this.spend(text.length);
     return text;
   }
@@ -937,6 +950,38 @@ class Run {
 }
 
 const UNTRACKED = new Evaluated();
+
+/** `JSON.stringify(value)`, stopped once it passes `limit` characters (then ending in "…"). */
+function preview(value: unknown, limit: number): string {
+  let text = "";
+  const write = (node: unknown): boolean => {
+    if (text.length > limit) return false;
+    if (Array.isArray(node)) {
+      text += "[";
+      for (let index = 0; index < node.length; index++) {
+        if (index > 0) text += ",";
+        if (!write(node[index])) return false;
+      }
+      text += "]";
+    } else if (isRecord(node)) {
+      text += "{";
+      let first = true;
+      for (const key in node) {
+        text += `${first ? "" : ","}${JSON.stringify(key.slice(0, limit))}:`;
+        first = false;
+        if (!write(node[key])) return false;
+      }
+      text += "}";
+    } else {
+      text +=
+        typeof node === "string"
+          ? JSON.stringify(node.slice(0, limit + 1))
+          : (JSON.stringify(node) ?? "null");
+    }
+    return text.length <= limit;
+  };
+  return write(value) ? text : `${text.slice(0, limit)}…`;
+}
 
 type Result = { valid: boolean; errors: ValidationUnit[] };
 

@@ -53,6 +53,12 @@ describe("the validation budget", () => {
     ]);
   });
 
+  it("shows at most 240 characters of a long enum in its message, whatever its size", () => {
+    const [problem] = check({ enum: ["x".repeat(100_000), 1] }, "y");
+    expect(problem?.message).toMatch(/^Instance does not match any of \["x{200,}…\.$/);
+    expect(problem?.message.length).toBeLessThan(300);
+  });
+
   it("stops a $ref cycle on one value with the budget's error, not a stack overflow", () => {
     expect(() => check({ $defs: { a: { $ref: "#/$defs/a" } }, $ref: "#/$defs/a" }, 1)).toThrow(
       /recurses more than 1,000 levels deep/,
