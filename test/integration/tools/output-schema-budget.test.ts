@@ -131,6 +131,6 @@ describe("a hostile outputSchema", { timeout: 10_000 }, () => {
   it("leaves the client working: a later result of the same tool is checked again from zero", async () => {
     const again = await timedOutcome("doubling_refs");
     expect(schemaErrorOf(again.outcome).message).toMatch(/past the validation budget/);
-    expect(server.requests.forMethod("tools/list").length).toBe(1);
+    expect(again.ms).toBeLessThan(3_000);
   });
 });
