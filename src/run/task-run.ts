@@ -386,8 +386,13 @@ export class TaskRun
     const check = this.outputCheck;
     if (this.rechecked || checks === undefined || check === undefined) return false;
     const result = resultOf(event);
-    if (result === undefined || check(result, Method.toolsCall, this.state.taskId) === undefined)
+    if (result === undefined) return false;
+    if (check(result, Method.toolsCall, this.state.taskId) === undefined) {
+      // It passed: the transition hands this very result on without checking it a second time.
+      this.outputCheck = (other, method, taskId) =>
+        other === result ? undefined : check(other, method, taskId);
       return false;
+    }
     this.rechecked = true;
     const toolName = (this.call?.toolName ?? this.known.toolName) as string;
     this.checking = checks.recheckFor(toolName, this.checkGeneration, check).then(
