@@ -29,7 +29,7 @@ import { withConnectionHeaders, type CheckedHeaders } from "../auth/headers.js";
 import { describeSent, RefusalLog } from "../auth/challenge.js";
 import { authFailure } from "../auth/failures.js";
 import { authFailures, type AuthPlugin } from "../auth/connection-auth.js";
-import { noteStreamFailure } from "./answers.js";
+import { StreamFailures } from "./answers.js";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "./bounded-body.js";
 import type { NodeHttp } from "./http-undici.js";
 
@@ -72,6 +72,7 @@ export async function buildHttpTransport(
   const join = options.join && { id: options.join.id, protocolVersion: options.join.protocolVersion };
 
   if (options.auth !== undefined) {
+    const streamFailures = new StreamFailures();
     const transport = await options.auth.transport({
       url,
       endpoint,
@@ -79,9 +80,13 @@ export async function buildHttpTransport(
       refusals,
       log: options.log ?? silentLogger,
       failures: authFailures,
-      bounds: { maxBytes: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES, noteStreamFailure },
+      bounds: {
+        maxBytes: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+        noteStreamFailure: streamFailures.note,
+      },
       ...(join !== undefined && { join }),
     });
+    Object.assign(transport, { takeStreamFailure: (id: string | number) => streamFailures.take(id) });
     return node === undefined ? transport : closingToo(transport, node);
   }
   const transport = new StreamableHttpTransport(url, {
