@@ -87,7 +87,7 @@ export async function buildHttpTransport(
       ...(join !== undefined && { join }),
     });
     Object.assign(transport, { takeStreamFailure: (id: string | number) => streamFailures.take(id) });
-    return node === undefined ? transport : closingToo(transport, node);
+    return node?.owns(transport) ?? transport;
   }
   const transport = new StreamableHttpTransport(url, {
     fetch: endpoint,
@@ -105,29 +105,12 @@ export async function buildHttpTransport(
       refusals.take(request.id);
     }
   };
-  return node === undefined ? transport : closingToo(transport, node);
+  return node?.owns(transport) ?? transport;
 }
 
 /** The undici path on Node (unless `MCP_TASKS_HTTP=fetch`); undefined elsewhere, where `#http` has none. */
 async function nodePath(maxInFlight: number | undefined): Promise<NodeHttp | undefined> {
-  const { nodeHttp } = await import("#http");
-  return nodeHttp({ connections: maxInFlight ?? DEFAULT_POLL_CONNECTIONS });
-}
-
-/** Without a client's `maxInFlight` (a transport built on its own): the client's default. */
-const DEFAULT_POLL_CONNECTIONS = 64;
-
-/** Closing the transport lets go of the undici path's sockets too, once its requests are aborted. */
-function closingToo(transport: McpTransport, node: NodeHttp): McpTransport {
-  const close = transport.close.bind(transport);
-  transport.close = async () => {
-    try {
-      await close();
-    } finally {
-      await node.close().catch(() => undefined);
-    }
-  };
-  return transport;
+  return (await import("#http")).nodeHttp({ connections: maxInFlight });
 }
 
 /** Calls `ended` on every 404 answer: in a joined session, the server saying the session is over. */

@@ -4,6 +4,6 @@
  */
 import type { NodeHttp } from "./http-undici.js";
 
-export function nodeHttp(_options: { connections: number }): NodeHttp | undefined {
+export function nodeHttp(_options: { connections: number | undefined }): NodeHttp | undefined {
   return undefined;
 }

@@ -38,10 +38,15 @@ export interface NodeHttp {
   webFetch: FetchLike;
   /** Closes every socket; requests still out fail. */
   close(): Promise<void>;
+  /** `transport`, whose `close()` now closes this path's sockets too, once its requests are aborted. */
+  owns<T extends { close(): Promise<void> }>(transport: T): T;
 }
 
+/** Without a client's `maxInFlight` (a transport built on its own): the client's default. */
+const DEFAULT_POLL_CONNECTIONS = 64;
+
 /** The undici path with `connections` pooled for polls, or undefined when `MCP_TASKS_HTTP=fetch` asks for `fetch`. */
-export function nodeHttp(options: { connections: number }): NodeHttp | undefined {
+export function nodeHttp(options: { connections: number | undefined }): NodeHttp | undefined {
   // Bun answers `import "undici"` with a stub of its own (no dispatcher API); its `fetch` is fast anyway. Bun
   // resolves `#http` to the stub file by its `bun` condition; this covers a bundle built with the `node` one.
   if (process.versions.bun !== undefined) return undefined;
@@ -50,15 +55,28 @@ export function nodeHttp(options: { connections: number }): NodeHttp | undefined
   if (chosen !== undefined && chosen !== "" && chosen !== "undici") {
     throw new TypeError(`${HTTP_PATH_VARIABLE} must be "fetch" or "undici", got ${JSON.stringify(chosen)}`);
   }
-  const bounded = Number.isFinite(options.connections) && options.connections >= 1;
-  const polls = new Agent({ connections: bounded ? Math.floor(options.connections) : null });
+  const connections = options.connections ?? DEFAULT_POLL_CONNECTIONS;
+  const bounded = Number.isFinite(connections) && connections >= 1;
+  const polls = new Agent({ connections: bounded ? Math.floor(connections) : null });
   const others = new Agent();
   const fetch: FetchLike = (input, init) => request(input, init, polls, others);
+  const close = async () => {
+    await Promise.all([polls.destroy(), others.destroy()]);
+  };
   return {
     fetch,
     webFetch: async (input, init) => toWebResponse(await fetch(input, init)),
-    close: async () => {
-      await Promise.all([polls.destroy(), others.destroy()]);
+    close,
+    owns(transport) {
+      const closeTransport = transport.close.bind(transport);
+      transport.close = async () => {
+        try {
+          await closeTransport();
+        } finally {
+          await close().catch(() => undefined);
+        }
+      };
+      return transport;
     },
   };
 }
