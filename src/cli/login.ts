@@ -15,7 +15,7 @@ import { oauth } from "../auth/oauth/index.js";
 import { withSdkWarningsTo } from "../auth/oauth/sdk-console.js";
 import { firstLine, type Invocation } from "./args.js";
 import { openInBrowser, unsafeLink } from "./browser.js";
-import { credentialsFileFor, CredentialsProvider } from "./credentials.js";
+import { credentialsFileFor, CredentialsProvider, tokenIssuer, type Credentials } from "./credentials.js";
 import { ExitCode, UsageError } from "./exit-codes.js";
 import { NotPrivateError } from "./private-files.js";
 import { urlServer } from "./connect.js";
@@ -211,7 +211,7 @@ export async function logout(invocation: Invocation, io: Io): Promise<number> {
     io.stderr.write(`no stored credentials for ${url}\n`);
     return ExitCode.completed;
   }
-  const revoked = await revoke(stored.tokens?.refresh_token ?? stored.tokens?.access_token, stored);
+  const revoked = await revoke(stored);
   file.remove();
   io.stderr.write(
     `logged out of ${url}: removed ${file.path}${revoked === undefined ? "" : ` (${revoked})`}\n`,
@@ -227,22 +227,26 @@ function onlyUrl(invocation: Invocation, command: string): string {
 }
 
 /**
- * Asks the authorization server to revoke the grant (RFC 7009), when it has a revocation endpoint; says what
- * happened, or undefined when there was nothing to ask. Never throws: the local file goes either way.
+ * Asks the authorization server that issued the tokens to revoke the grant (RFC 7009), when it has a revocation
+ * endpoint; says what happened, or undefined when there was nothing to ask. Only the issuer ever sees the token:
+ * after the server moved to another authorization server, the stored discovery state is the new one's, and the
+ * old tokens are revoked where they were issued (`issuedBy`), or not at all when that is not known. Never throws:
+ * the local file goes either way.
  */
-async function revoke(
-  token: string | undefined,
-  stored: { client?: { client_id: string }; discovery?: { authorizationServerMetadata?: unknown } },
-): Promise<string | undefined> {
-  const metadata = stored.discovery?.authorizationServerMetadata as
-    { revocation_endpoint?: unknown } | undefined;
-  const endpoint = metadata?.revocation_endpoint;
-  if (token === undefined || typeof endpoint !== "string" || stored.client === undefined) return undefined;
+async function revoke(stored: Credentials): Promise<string | undefined> {
+  const token = stored.tokens?.refresh_token ?? stored.tokens?.access_token;
+  if (token === undefined) return undefined;
+  const issuer = tokenIssuer(stored);
+  if (issuer === undefined) {
+    return "not revoked: which authorization server issued them is not known, and no other may see them";
+  }
+  const endpoint = issuer.revocationEndpoint;
+  if (endpoint === undefined) return undefined;
   try {
     const response = await fetch(endpoint, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ token, client_id: stored.client.client_id }),
+      body: new URLSearchParams({ token, client_id: issuer.clientId }),
       signal: AbortSignal.timeout(5_000),
     });
     await response.body?.cancel();

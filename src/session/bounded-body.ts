@@ -95,8 +95,7 @@ function contentLength(response: Response): number | undefined {
 
 /** Whether the body was sent encoded (`Content-Encoding` other than `identity`), which `fetch` decodes. */
 function isEncoded(response: Response): boolean {
-  const coding = response.headers.get("content-encoding")?.trim().toLowerCase();
-  return coding !== undefined && coding !== "" && coding !== "identity";
+  return !/^\s*(identity\s*)?$/i.test(response.headers.get("content-encoding") ?? "");
 }
 
 /**

@@ -219,6 +219,32 @@ describe("over stdio", () => {
 });
 
 describe("the option", () => {
+  it.each([
+    ["our transport", {}],
+    ["the OAuth path", { auth: oauth(tokenHolder()) }],
+  ] as const)(
+    "defaults to 16 MiB: through %s, an answer of 16 MiB and 1 KiB fails with MessageTooLargeError",
+    async (_path, options) => {
+      const proxy = track(await startFaultProxy(server.url));
+      const client = track(await TaskClient.connect(proxy.url, options));
+      // Compressed, so 16 MiB of text cost a few kB on the loopback.
+      const answer = gzipSync(Buffer.from(" ".repeat(16 * 1024 * 1024 + 1024)));
+      proxy.fault("tools/call", {
+        respond: (res) =>
+          res
+            .writeHead(200, {
+              "content-type": "application/json",
+              "content-encoding": "gzip",
+              "content-length": String(answer.length),
+            })
+            .end(answer),
+      });
+      const failure = await failureOf(client);
+      expect(failure).toBeInstanceOf(MessageTooLargeError);
+      expect(failure).toMatchObject({ limitBytes: 16_777_216 });
+    },
+  );
+
   it("must be a positive whole number of bytes", async () => {
     await expect(TaskClient.connect(server.url, { maxMessageBytes: 0 })).rejects.toThrow(RangeError);
     await expect(TaskClient.connect(server.url, { maxMessageBytes: 1.5 })).rejects.toThrow(RangeError);
