@@ -13,6 +13,8 @@ import { AuthError, TaskClient } from "../index.js";
 import { silentLogger } from "../protocol/logging.js";
 import { oauth } from "../auth/oauth/index.js";
 import { withSdkWarningsTo } from "../auth/oauth/sdk-console.js";
+import { DEFAULT_MAX_MESSAGE_BYTES, limitResponse } from "../session/bounded-body.js";
+import type { FetchLike } from "../protocol/headers.js";
 import { firstLine, type Invocation } from "./args.js";
 import { openInBrowser, unsafeLink } from "./browser.js";
 import { credentialsFileFor, CredentialsProvider, tokenIssuer, type Credentials } from "./credentials.js";
@@ -141,7 +143,7 @@ async function authorizeScope(
   const logger = { ...silentLogger, warn: log.warn };
   try {
     const started = await withSdkWarningsTo(logger, () =>
-      auth(provider, { serverUrl: url, scope, forceReauthorization: true }),
+      auth(provider, { serverUrl: url, scope, forceReauthorization: true, fetchFn: boundedFetch }),
     );
     if (started === "AUTHORIZED") return;
     const { response: callback, asked } = await response();
@@ -157,13 +159,29 @@ async function authorizeScope(
     }
     const iss = callback.searchParams.get("iss") ?? undefined;
     await withSdkWarningsTo(logger, () =>
-      auth(provider, { serverUrl: url, scope, authorizationCode: code!, ...(iss !== undefined && { iss }) }),
+      auth(provider, {
+        serverUrl: url,
+        scope,
+        authorizationCode: code!,
+        fetchFn: boundedFetch,
+        ...(iss !== undefined && { iss }),
+      }),
     );
   } catch (error) {
     if (error instanceof AuthError) throw error;
     fail(error);
   }
 }
+
+/**
+ * `fetch` for the OAuth requests `login --scope` makes itself: every answer is held to `maxMessageBytes`' default
+ * (decoded size, as the client's own OAuth path holds them), so an authorization server cannot fill memory.
+ */
+const boundedFetch: FetchLike = async (input, init) => {
+  const response = await fetch(input, init);
+  const { origin, pathname } = new URL(input instanceof URL ? input.href : String(input));
+  return limitResponse(response, DEFAULT_MAX_MESSAGE_BYTES, `${init?.method ?? "GET"} ${origin}${pathname}`);
+};
 
 /**
  * For a command on a terminal with stored credentials: completes a step-up (or a new login) that a request
