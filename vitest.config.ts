@@ -21,6 +21,7 @@ export default defineConfig({
       { find: /^mcp-tasks\/ai-sdk$/, replacement: source("./src/bridges/ai-sdk.ts") },
       { find: /^mcp-tasks\/langchain$/, replacement: source("./src/bridges/langchain.ts") },
       { find: /^mcp-tasks\/openai-agents$/, replacement: source("./src/bridges/openai-agents.ts") },
+      { find: /^mcp-tasks\/host$/, replacement: source("./src/host/index.ts") },
     ],
   },
   test: {

@@ -10,7 +10,9 @@
  * scenarios, in about 30 s; `--no-bridges` skips it), `--startup-only` (only the start-up figures of
  * bench/startup.ts, which otherwise run last; `--no-startup` skips them), `--scale-out-only` (only the Redis
  * scale-out figures of bench/scale-out.ts, which otherwise run after the store figures; `--no-scale-out` skips
- * them; `--scale-tasks=N`, `--scale-workers=1,2,4`, `--scale-interval=MS` change its size), `--libs=ours,floor`
+ * them; `--scale-tasks=N`, `--scale-workers=1,2,4`, `--scale-interval=MS` change its size), `--validation-only`
+ * (only the validation budget's worst case of bench/validation.ts, which otherwise runs last; `--no-validation`
+ * skips it), `--libs=ours,floor`
  * (only those libraries; the saved figures of the others in that scenario are kept as they were).
  * The libraries take turns within each round, and the order flips every round.
  */
@@ -24,6 +26,7 @@ import type { RunRequest, RunResult } from "./measure.js";
 import { LIBRARY_TITLES, scenarioTable, summarize } from "./report.js";
 import { scenarios, type Scenario } from "./scenarios.js";
 import { measureStartup, startupTable } from "./startup.js";
+import { measureValidation, validationTable } from "./validation.js";
 import type { Spread } from "./stats.js";
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
@@ -36,6 +39,8 @@ interface Flags {
   bridges: "also" | "only" | "skip";
   /** Start-up figures (bench/startup.ts): after the rest, alone (`--startup-only`) or not (`--no-startup`). */
   startup: "also" | "only" | "skip";
+  /** The validation budget's worst case (bench/validation.ts): last, alone (`--validation-only`), or not. */
+  validation: "also" | "only" | "skip";
   /** Redis scale-out (bench/scale-out.ts): after the store figures, alone, or not. */
   scaleOut: "also" | "only" | "skip";
   scaleTasks: number | undefined;
@@ -57,6 +62,11 @@ function parseFlags(argv: string[]): Flags {
   const store = argv.includes("--store-only") ? "only" : argv.includes("--no-store") ? "skip" : "also";
   const bridges = argv.includes("--bridges-only") ? "only" : argv.includes("--no-bridges") ? "skip" : "also";
   const startup = argv.includes("--startup-only") ? "only" : argv.includes("--no-startup") ? "skip" : "also";
+  const validation = argv.includes("--validation-only")
+    ? "only"
+    : argv.includes("--no-validation")
+      ? "skip"
+      : "also";
   const scaleOut = argv.includes("--scale-out-only")
     ? "only"
     : argv.includes("--no-scale-out")
@@ -73,6 +83,7 @@ function parseFlags(argv: string[]): Flags {
     store,
     bridges,
     startup,
+    validation,
     scaleOut,
     scaleTasks,
     scaleWorkers,
@@ -325,6 +336,7 @@ async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2));
   console.log(`Node ${process.version} on ${MACHINE}\n`);
   if (flags.startup === "only") return runStartupBench();
+  if (flags.validation === "only") return runValidationBench();
   if (flags.bridges === "only") return runBridgeBench(flags);
   if (flags.store === "only") return runStoreBench(flags);
   if (flags.scaleOut === "only") return runScaleOutBench(flags);
@@ -354,6 +366,13 @@ async function main(): Promise<void> {
   if (flags.scaleOut === "also") await runScaleOutBench(flags);
   if (flags.bridges === "also") await runBridgeBench(flags);
   if (flags.startup === "also") await runStartupBench();
+  if (flags.validation === "also") await runValidationBench();
+}
+
+/** The validation budget's worst case, from the build (bench/validation.ts). */
+async function runValidationBench(): Promise<void> {
+  console.log("\n## Validation budget: the worst a result can cost (the build; `npm run build` first)\n");
+  console.log(validationTable(await measureValidation()));
 }
 
 /** Start-up figures from the build (bench/startup.ts): the import and the CLI's first request. */

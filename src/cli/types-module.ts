@@ -5,11 +5,13 @@
  * document so the generator names shared definitions once, without clashes between tools.
  *
  * The schemas are the server's, and the module is code someone commits and compiles, so nothing in it is taken
- * as written: the generator's own keywords that splice text into the code (`tsType`, `tsEnumNames`) are dropped,
- * so is every `$ref` that does not point inside the same schema (nothing is fetched or read from disk), and
- * control, line-separator and bidirectional characters are written as escapes.
+ * as written: the generator sees only what types-schema.ts lets through (an allow-list of keywords, local
+ * references to kept schemas, comment text with no comment end), the server's name and version in the header are
+ * one comment line with no comment end, and a last pass writes control, line-separator, zero-width and
+ * bidirectional characters as escapes everywhere in the module.
  */
 import type { ToolInfo } from "../index.js";
+import { cleanToolSchema, commentBlock, commentLine, pointerToken } from "./types-schema.js";
 
 /** json-schema-to-typescript's `compile`, as far as it is used here. */
 export type CompileSchema = (
@@ -58,6 +60,9 @@ const COMPILE_OPTIONS = {
   declareExternallyReferenced: true,
   unknownAny: true,
   strictIndexSignatures: false,
+  // Enums are never declared: their member names would be server text (and `tsEnumNames` never reaches it).
+  inferStringEnumKeysFromValues: false,
+  enableConstEnums: false,
   format: true,
   style: { printWidth: 110, semi: true, singleQuote: false, bracketSpacing: true, trailingComma: "all" },
   // Defence in depth: the schemas reaching it hold local references only.
@@ -71,8 +76,8 @@ export async function typesModule(
   origin: ModuleOrigin = {},
 ): Promise<string> {
   const sorted = [...tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const properties: Record<string, unknown> = {};
-  for (const tool of sorted) properties[tool.name] = entryOf(tool);
+  // Own properties whatever the names (a tool named `__proto__` included).
+  const properties = Object.fromEntries(sorted.map((tool) => [tool.name, entryOf(tool)]));
   const document = {
     type: "object",
     additionalProperties: false,
@@ -85,7 +90,7 @@ export async function typesModule(
 
 function header({ name, version }: ModuleOrigin): string {
   const server = [name, version].filter((part) => typeof part === "string" && part !== "").join(" ");
-  const from = server === "" ? "an MCP server" : commentText(server);
+  const from = server === "" ? "an MCP server" : commentLine(server);
   return [
     "/* eslint-disable */",
     "/**",
@@ -105,102 +110,29 @@ function entryOf(tool: ToolInfo): Record<string, unknown> {
     additionalProperties: false,
     required: ["arguments", "structuredContent"],
     properties: {
-      arguments: cleanSchema(input, `${base}/arguments`, 0),
+      arguments: cleanToolSchema(input, `${base}/arguments`),
       // A tool without an outputSchema promises nothing: its structuredContent is unknown.
       structuredContent: isObject(tool.outputSchema)
-        ? cleanSchema(tool.outputSchema, `${base}/structuredContent`, 0)
+        ? cleanToolSchema(tool.outputSchema, `${base}/structuredContent`)
         : {},
     },
   };
   const description = [tool.title, tool.description].filter(
     (text) => typeof text === "string" && text !== "",
   );
-  if (description.length > 0) entry.description = description.join("\n\n");
+  if (description.length > 0) entry.description = commentBlock(description.join("\n\n"));
   return entry;
 }
 
-/** Keywords whose value is one schema, a list of schemas, or a map of names to schemas. */
-const ONE_SCHEMA = new Set([
-  "items",
-  "additionalItems",
-  "contains",
-  "additionalProperties",
-  "unevaluatedProperties",
-  "unevaluatedItems",
-  "propertyNames",
-  "not",
-  "if",
-  "then",
-  "else",
-]);
-const SCHEMA_LIST = new Set(["allOf", "anyOf", "oneOf", "prefixItems", "items"]);
-const SCHEMA_MAP = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]);
-/** Dropped: what splices text into code, and what names or resolves schemas by URI. */
-const DROPPED = new Set([
-  "tsType",
-  "tsEnumNames",
-  "$id",
-  "id",
-  "$schema",
-  "$anchor",
-  "$dynamicAnchor",
-  "$dynamicRef",
-  "$recursiveRef",
-  "$recursiveAnchor",
-  "$comment",
-]);
-/** Deeper than this, a schema is typed `unknown`. */
-const MAX_DEPTH = 64;
-
 /**
- * A copy of `schema` safe to generate from, placed at `base` in the document: its local references re-rooted
- * there, any other reference and the keywords above dropped.
- */
-function cleanSchema(schema: unknown, base: string, depth: number): unknown {
-  if (typeof schema === "boolean") return schema;
-  if (!isObject(schema) || depth > MAX_DEPTH) return {};
-  const clean: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(schema)) {
-    if (DROPPED.has(key)) continue;
-    if (key === "$ref") {
-      if (typeof value === "string" && (value === "#" || value.startsWith("#/")))
-        clean.$ref = base + value.slice(1);
-      continue;
-    }
-    if (SCHEMA_MAP.has(key) && isObject(value)) {
-      clean[key] = Object.fromEntries(
-        Object.entries(value).map(([name, child]) => [name, cleanSchema(child, base, depth + 1)]),
-      );
-    } else if (SCHEMA_LIST.has(key) && Array.isArray(value)) {
-      clean[key] = value.map((child) => cleanSchema(child, base, depth + 1));
-    } else if (ONE_SCHEMA.has(key)) {
-      clean[key] = cleanSchema(value, base, depth + 1);
-    } else {
-      clean[key] = value;
-    }
-  }
-  return clean;
-}
-
-/** A tool name as one JSON Pointer token inside a URI fragment. */
-function pointerToken(name: string): string {
-  return encodeURIComponent(name.replace(/~/g, "~0").replace(/\//g, "~1"));
-}
-
-/** Server text inside a block comment: one line, no comment end, at most 120 characters. */
-function commentText(text: string): string {
-  const line = text.replace(/\s+/g, " ").replace(/\*\//g, "* /");
-  return line.length > 120 ? `${line.slice(0, 120)}…` : line;
-}
-
-/**
- * Control characters, line and paragraph separators and bidirectional marks, as `\uXXXX`: in a string literal that
- * is the same string, in a comment harmless text, and nowhere can they end a comment early or hide code.
+ * Control characters, line and paragraph separators, zero-width and bidirectional marks, as `\uXXXX`: in a string
+ * literal that is the same string, in a comment harmless text, and nowhere can they end a comment early or hide
+ * code.
  */
 function escapeSpecialCharacters(source: string): string {
   return source.replace(
     // eslint-disable-next-line no-control-regex
-    /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g,
+    /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2069\ufeff]/g,
     (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`,
   );
 }

@@ -262,37 +262,45 @@ export function checkToolCall(name: unknown, args: unknown, options: unknown): v
   if (!isPlainObject(args)) {
     throw new TypeError(`callTool: \`args\` must be a plain object, got ${kindOf(args)}`);
   }
+  checkCallOptions(options, "callTool");
+}
+
+/**
+ * Checks the options of a call (`callTool`) or of a handle for an existing task (`TaskClient.task`, `resume`):
+ * throws a `TypeError` naming `caller` and the option, before anything is registered or sent.
+ */
+export function checkCallOptions(options: unknown, caller: string): void {
   if (typeof options !== "object" || options === null || Array.isArray(options)) {
-    throw new TypeError(`callTool: \`options\` must be an object, got ${kindOf(options)}`);
+    throw new TypeError(`${caller}: \`options\` must be an object, got ${kindOf(options)}`);
   }
   const { timeoutMs, deadline, signal, meta, inputHandlers } = options as Record<string, unknown>;
   if (timeoutMs !== undefined && !isNonNegativeNumber(timeoutMs)) {
-    throw new TypeError("callTool: `timeoutMs` must be a finite number ≥ 0");
+    throw new TypeError(`${caller}: \`timeoutMs\` must be a finite number ≥ 0`);
   }
   if (deadline !== undefined) {
     const at = deadline instanceof Date ? deadline.getTime() : deadline;
     if (!isNonNegativeNumber(at)) {
-      throw new TypeError("callTool: `deadline` must be a valid Date or a finite epoch-ms number ≥ 0");
+      throw new TypeError(`${caller}: \`deadline\` must be a valid Date or a finite epoch-ms number ≥ 0`);
     }
   }
   if (signal !== undefined && !isAbortSignalLike(signal)) {
-    throw new TypeError("callTool: `signal` must be an AbortSignal");
+    throw new TypeError(`${caller}: \`signal\` must be an AbortSignal`);
   }
   if (meta !== undefined && !isPlainObject(meta)) {
-    throw new TypeError(`callTool: \`meta\` must be a plain object, got ${kindOf(meta)}`);
+    throw new TypeError(`${caller}: \`meta\` must be a plain object, got ${kindOf(meta)}`);
   }
-  if (inputHandlers !== undefined) checkInputHandlers(inputHandlers);
-  checkLegacyCallOptions(options as CallToolOptions);
+  if (inputHandlers !== undefined) checkInputHandlers(inputHandlers, caller);
+  checkLegacyCallOptions(options as CallToolOptions, caller);
 }
 
-function checkInputHandlers(handlers: unknown): void {
+function checkInputHandlers(handlers: unknown, caller: string): void {
   if (!isPlainObject(handlers)) {
-    throw new TypeError(`callTool: \`inputHandlers\` must be a plain object, got ${kindOf(handlers)}`);
+    throw new TypeError(`${caller}: \`inputHandlers\` must be a plain object, got ${kindOf(handlers)}`);
   }
   for (const kind of ["elicitation", "sampling", "roots"]) {
     const handler = handlers[kind];
     if (handler !== undefined && typeof handler !== "function") {
-      throw new TypeError(`callTool: \`inputHandlers.${kind}\` must be a function, got ${kindOf(handler)}`);
+      throw new TypeError(`${caller}: \`inputHandlers.${kind}\` must be a function, got ${kindOf(handler)}`);
     }
   }
 }
@@ -373,11 +381,14 @@ export function legacyTasksMode(where: string, value: unknown): LegacyTasksMode 
   throw new RangeError(`${where}: \`legacyTasks\` must be "auto" or "never"`);
 }
 
-export function checkLegacyCallOptions(options: { legacyTasks?: unknown; taskTtlMs?: unknown }): void {
-  legacyTasksMode("callTool", options.legacyTasks);
+export function checkLegacyCallOptions(
+  options: { legacyTasks?: unknown; taskTtlMs?: unknown },
+  caller = "callTool",
+): void {
+  legacyTasksMode(caller, options.legacyTasks);
   const ttl = options.taskTtlMs;
   if (ttl !== undefined && !(typeof ttl === "number" && Number.isSafeInteger(ttl) && ttl > 0)) {
-    throw new TypeError("callTool: `taskTtlMs` must be a positive whole number of milliseconds");
+    throw new TypeError(`${caller}: \`taskTtlMs\` must be a positive whole number of milliseconds`);
   }
 }
 

@@ -29,6 +29,7 @@ import {
 import { taskIsOver } from "../task/outcome.js";
 import {
   callSpec,
+  checkCallOptions,
   checkToolCall,
   deadlineOf,
   type CallToolOptions,
@@ -416,13 +417,15 @@ export class TaskClient<
   /**
    * A handle for a task that already exists: a `TaskRef` (from `await handle.ref`, also stored by another
    * process) or a bare task id. It behaves like one from `callTool` from its next poll on. A ref naming a task
-   * on another server is refused with `TaskRefError`. On a `TaskClient<Tools>`, a ref whose type names a tool
+   * on another server is refused with `TaskRefError`, and options `callTool` would refuse with a `TypeError`,
+   * before a handle exists. On a `TaskClient<Tools>`, a ref whose type names a tool
    * (`await handle.ref` of a typed handle) gives that tool's result type again.
    */
   task<Name extends string = string>(
     task: TaskRef<Name> | string,
     options: Omit<CallToolOptions, "meta"> = {},
   ): TaskHandle<RefResultOf<Tools, Name>, Name> {
+    checkCallOptions(options, "TaskClient.task");
     this.assertOpen();
     const ref = this.refOf(task, "task");
     const run = new TaskRun(
@@ -444,6 +447,7 @@ export class TaskClient<
    * this client already follows is returned as its live handle.
    */
   async resume(options: Omit<CallToolOptions, "meta"> = {}): Promise<TaskHandle<CallToolResult>[]> {
+    checkCallOptions(options, "TaskClient.resume");
     this.assertOpen();
     const store = this.context.store;
     if (store === undefined) throw new McpTasksError("TaskClient.resume: the client has no `store`");

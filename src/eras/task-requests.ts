@@ -80,8 +80,9 @@ export interface Poller {
 }
 
 /**
- * The poll path's request (issue 28): the same `tasks/get` as `get`, with no promise, no closure and no params
- * object per poll. It is its own reply target, made once per run, so a poll allocates only the request itself.
+ * The poll path's request (decision 5: a poll allocates nothing of ours): the same `tasks/get` as `get`, with
+ * no promise, no closure and no params object per poll. It is its own reply target, made once per run, so a
+ * poll allocates only the request itself.
  */
 class TaskPoll implements Poller, ReplyTarget {
   private readonly params: { taskId: string };

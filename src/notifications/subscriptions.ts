@@ -15,8 +15,9 @@
  * method itself (-32601, -32021, or HTTP 404 / 405 for the listen) stops listening on this connection.
  *
  * A stream has to prove itself: it counts as working once it has stayed open `provenAfterMs` (the client's
- * `notificationSafetyNetMs`) after its acknowledgement. An acknowledgement alone proves nothing (issue 26 item 11:
- * a server that acknowledged every listen and closed it at once got re-listens and polls ~2.7 times a second).
+ * `notificationSafetyNetMs`) after its acknowledgement. An acknowledgement alone proves nothing (decision 10:
+ * polling is the safety net; a server that acknowledged every listen and closed it at once would otherwise
+ * get re-listens and polls ~2.7 times a second).
  * When a stream ends on the server's side:
  * - a proven one has its pushed tasks polled at once (what it carried may be lost) and listened for again after
  *   the first backoff;

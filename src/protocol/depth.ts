@@ -2,7 +2,7 @@
  * How deep server JSON may nest, in one place (DESIGN decision 17: every depth a server controls has a documented
  * limit). `JSON.parse` takes any depth, but every recursive walk after it does not: the `Mcp-Param` mirror, the
  * input ledger's fingerprints and comparisons, `JSON.stringify`, a host's schema converter. A `tools/list` entry
- * nested a few thousand levels deep overflowed the stack in `listTools()` and lost every tool (issue 26 item 10).
+ * nested a few thousand levels deep overflowed the stack in `listTools()` and lost every tool.
  * Each place that reads server data checks it here once, so the walks after it never recurse past this bound.
  */
 

@@ -8,47 +8,47 @@ import { redactTaskId } from "./logging.js";
 
 /** Instances carry the brands of every class in their chain under this key (shared by every copy). */
 const BRANDS: unique symbol = Symbol.for("mcp-tasks.error.brands");
-const classBrands = new WeakMap<abstract new (...args: never[]) => unknown, symbol>();
 
-/**
- * Give an error class a brand, `Symbol.for("mcp-tasks.error.<name>")`, so that `instanceof` also recognises
- * instances made by another copy of this library (the ESM and the CommonJS build loaded in one process, or
- * two bundled versions). Every public error class calls this once, in a static block.
- */
-export function brandErrorClass(
-  errorClass: abstract new (...args: never[]) => McpTasksError,
-  name: string,
-): void {
-  classBrands.set(errorClass, Symbol.for(`mcp-tasks.error.${name}`));
+/** The brand of the class named `errorName`: `Symbol.for`, so every copy of this library makes the same one. */
+function brandOf(errorName: string): symbol {
+  return Symbol.for(`mcp-tasks.error.${errorName}`);
 }
 
-/** Base class of every error from mcp-tasks. */
+/**
+ * Base class of every error from mcp-tasks.
+ *
+ * Each error class declares its name once, as `static override readonly errorName: string = "…"`, and that one line is
+ * both its `name` and its brand. `instanceof` recognises an instance made by another copy of this library (the
+ * ESM and the CommonJS build loaded in one process, each entry point's bundle, two bundled versions) by brand,
+ * since the classes differ between copies. The brand is a string written in the source, never the class's
+ * `Function.name`, which a minifier renames. Nothing else is registered anywhere, so there is no second step to
+ * forget, and the one line cannot be left out: the lint refuses an error class in src/ without it, and
+ * test/package/consumer.test.ts checks every exported error class across the ESM and CJS builds.
+ */
 export class McpTasksError extends Error {
-  static {
-    brandErrorClass(this, "McpTasksError");
-  }
-  override name = "McpTasksError";
+  /** This class's name and brand; a subclass that does not declare its own has no brand of its own. */
+  static readonly errorName: string = "McpTasksError";
 
   constructor(message?: string, options?: { cause?: unknown }) {
     super(message, options);
     const brands: symbol[] = [];
     for (let c: unknown = new.target; typeof c === "function" && c !== Error; c = Object.getPrototypeOf(c)) {
-      const mark = classBrands.get(c as abstract new () => unknown);
-      if (mark !== undefined) brands.push(mark);
+      if (Object.hasOwn(c, "errorName")) brands.push(brandOf((c as typeof McpTasksError).errorName));
     }
     Object.defineProperty(this, BRANDS, { value: Object.freeze(brands), enumerable: false });
+    // An own, enumerable property, as a class field would make it (loggers serialise it).
+    this.name = new.target.errorName;
   }
 
   /**
    * `error instanceof TaskFailedError` holds for a `TaskFailedError` from any copy of mcp-tasks, by brand; a
-   * class without a brand of its own (a subclass in user code) falls back to the prototype chain.
+   * class without an `errorName` of its own (a subclass in user code) falls back to the prototype chain.
    */
   static override [Symbol.hasInstance](value: unknown): boolean {
     if (Function.prototype[Symbol.hasInstance].call(this, value)) return true;
-    const mark = classBrands.get(this);
-    if (mark === undefined || typeof value !== "object" || value === null) return false;
+    if (!Object.hasOwn(this, "errorName") || typeof value !== "object" || value === null) return false;
     const brands = (value as { [BRANDS]?: unknown })[BRANDS];
-    return Array.isArray(brands) && brands.includes(mark);
+    return Array.isArray(brands) && brands.includes(brandOf(this.errorName));
   }
 }
 
@@ -58,10 +58,7 @@ export class McpTasksError extends Error {
  * another request. Carries the method and the offending frame.
  */
 export class ProtocolError extends McpTasksError {
-  static {
-    brandErrorClass(this, "ProtocolError");
-  }
-  override name = "ProtocolError";
+  static override readonly errorName: string = "ProtocolError";
   constructor(
     message: string,
     readonly method: string,
@@ -79,10 +76,7 @@ export class ProtocolError extends McpTasksError {
  * exist on the server; `taskId` carries its id when one could be read, so the caller can send `tasks/cancel`.
  */
 export class OrphanedTaskError extends ProtocolError {
-  static {
-    brandErrorClass(this, "OrphanedTaskError");
-  }
-  override name = "OrphanedTaskError";
+  static override readonly errorName: string = "OrphanedTaskError";
   constructor(
     message: string,
     method: string,
@@ -112,10 +106,7 @@ export interface OutputProblem {
  * off with the client option `validateOutput: false`.
  */
 export class OutputSchemaError extends ProtocolError {
-  static {
-    brandErrorClass(this, "OutputSchemaError");
-  }
-  override name = "OutputSchemaError";
+  static override readonly errorName: string = "OutputSchemaError";
   constructor(
     message: string,
     method: string,
@@ -135,10 +126,7 @@ export class OutputSchemaError extends ProtocolError {
 
 /** The server answered a request with a JSON-RPC error. */
 export class RpcError extends McpTasksError {
-  static {
-    brandErrorClass(this, "RpcError");
-  }
-  override name = "RpcError";
+  static override readonly errorName: string = "RpcError";
   constructor(
     readonly method: string,
     /** JSON-RPC error code. */
@@ -156,10 +144,7 @@ export class RpcError extends McpTasksError {
  * tool that only runs as a task when talking to a server that does not get the tasks extension declared.
  */
 export class MissingCapabilityError extends RpcError {
-  static {
-    brandErrorClass(this, "MissingCapabilityError");
-  }
-  override name = "MissingCapabilityError";
+  static override readonly errorName: string = "MissingCapabilityError";
   /** What the server said it requires, as sent in `data.requiredCapabilities`. */
   readonly requiredCapabilities: ClientCapabilities | undefined;
   /** Readable names of what is missing, e.g. `["extensions.io.modelcontextprotocol/tasks", "elicitation"]`. */
@@ -202,10 +187,7 @@ function describeCapabilities(required: ClientCapabilities | undefined): string[
  * closed connection, a request timeout. `transient` says whether trying again may help.
  */
 export class TransportError extends McpTasksError {
-  static {
-    brandErrorClass(this, "TransportError");
-  }
-  override name = "TransportError";
+  static override readonly errorName: string = "TransportError";
   constructor(
     message: string,
     readonly details: {
@@ -236,10 +218,7 @@ export class TransportError extends McpTasksError {
 
 /** No answer arrived within the request's timeout. Transient: the request may be sent again (with a new id). */
 export class RequestTimeoutError extends TransportError {
-  static {
-    brandErrorClass(this, "RequestTimeoutError");
-  }
-  override name = "RequestTimeoutError";
+  static override readonly errorName: string = "RequestTimeoutError";
   constructor(
     readonly method: string,
     readonly timeoutMs: number,
@@ -254,10 +233,7 @@ export class RequestTimeoutError extends TransportError {
  * asking again would most likely bring the same bytes.
  */
 export class MessageTooLargeError extends TransportError {
-  static {
-    brandErrorClass(this, "MessageTooLargeError");
-  }
-  override name = "MessageTooLargeError";
+  static override readonly errorName: string = "MessageTooLargeError";
   constructor(
     /** What was too large, e.g. `tools/call: the HTTP response body`. */
     private readonly what: string,
@@ -294,10 +270,7 @@ export type AuthFailure =
  * No credential text is ever part of it; `challenge` is the server's `WWW-Authenticate` header as sent.
  */
 export class AuthError extends TransportError {
-  static {
-    brandErrorClass(this, "AuthError");
-  }
-  override name = "AuthError";
+  static override readonly errorName: string = "AuthError";
   /** The task the request was about (`tasks/*`), or the task of the handle this error ended. */
   readonly taskId: string | undefined;
   readonly reason: AuthFailure;
@@ -407,10 +380,7 @@ export function redactError<E>(error: E, taskId: string): E {
 
 /** Base of the errors that end a task handle; each carries the task id when one was received. */
 export class TaskError extends McpTasksError {
-  static {
-    brandErrorClass(this, "TaskError");
-  }
-  override name = "TaskError";
+  static override readonly errorName: string = "TaskError";
   constructor(
     message: string,
     /** The full task id, when the server created a task. Never dropped: use it to resume or cancel. */
@@ -427,10 +397,7 @@ export class TaskError extends McpTasksError {
 
 /** The task ended `failed`: the underlying request hit a JSON-RPC error. Carries that error. */
 export class TaskFailedError extends TaskError {
-  static {
-    brandErrorClass(this, "TaskFailedError");
-  }
-  override name = "TaskFailedError";
+  static override readonly errorName: string = "TaskFailedError";
   readonly code: number;
   readonly data: unknown;
   /** The server's error message (untrusted text). */
@@ -452,10 +419,7 @@ export class TaskFailedError extends TaskError {
  * stopped waiting after asking (the server had not reported a final state in time, or no task existed yet).
  */
 export class TaskCancelledError extends TaskError {
-  static {
-    brandErrorClass(this, "TaskCancelledError");
-  }
-  override name = "TaskCancelledError";
+  static override readonly errorName: string = "TaskCancelledError";
   constructor(
     taskId: string | undefined,
     readonly confirmed: boolean,
@@ -470,10 +434,7 @@ export class TaskCancelledError extends TaskError {
 
 /** `tasks/get` answered -32602: the task is unknown to the server, or expired and purged. */
 export class TaskNotFoundError extends TaskError {
-  static {
-    brandErrorClass(this, "TaskNotFoundError");
-  }
-  override name = "TaskNotFoundError";
+  static override readonly errorName: string = "TaskNotFoundError";
   constructor(
     taskId: string,
     readonly rpcMessage: string,
@@ -484,10 +445,7 @@ export class TaskNotFoundError extends TaskError {
 
 /** The task's `createdAt + ttlMs` passed without a terminal status: the client treats it as no longer usable. */
 export class TaskExpiredError extends TaskError {
-  static {
-    brandErrorClass(this, "TaskExpiredError");
-  }
-  override name = "TaskExpiredError";
+  static override readonly errorName: string = "TaskExpiredError";
   constructor(
     taskId: string,
     readonly expiredAt: Date,
@@ -498,10 +456,7 @@ export class TaskExpiredError extends TaskError {
 
 /** The caller's deadline passed before the task ended. The task itself was left running on the server. */
 export class DeadlineExceededError extends TaskError {
-  static {
-    brandErrorClass(this, "DeadlineExceededError");
-  }
-  override name = "DeadlineExceededError";
+  static override readonly errorName: string = "DeadlineExceededError";
   constructor(
     taskId: string | undefined,
     readonly deadline: Date,
@@ -512,10 +467,7 @@ export class DeadlineExceededError extends TaskError {
 
 /** The handle was detached: the client stopped observing; the task was not cancelled. */
 export class TaskDetachedError extends TaskError {
-  static {
-    brandErrorClass(this, "TaskDetachedError");
-  }
-  override name = "TaskDetachedError";
+  static override readonly errorName: string = "TaskDetachedError";
   constructor(taskId: string | undefined) {
     super("detached; the task keeps running on the server", taskId);
   }
@@ -523,10 +475,7 @@ export class TaskDetachedError extends TaskError {
 
 /** The client was closed while the handle was still waiting, or while `client.cancel(ref)` was retrying. */
 export class ClientClosedError extends TaskError {
-  static {
-    brandErrorClass(this, "ClientClosedError");
-  }
-  override name = "ClientClosedError";
+  static override readonly errorName: string = "ClientClosedError";
   constructor(taskId: string | undefined) {
     super("the client was closed before the task ended", taskId);
   }
@@ -537,10 +486,7 @@ export class ClientClosedError extends TaskError {
  * the configured policy is to fail the handle.
  */
 export class InputUnansweredError extends TaskError {
-  static {
-    brandErrorClass(this, "InputUnansweredError");
-  }
-  override name = "InputUnansweredError";
+  static override readonly errorName: string = "InputUnansweredError";
   constructor(
     taskId: string | undefined,
     /** The input key the server used. */
@@ -562,10 +508,7 @@ export class InputUnansweredError extends TaskError {
  * the task (nothing durable could follow it) unless the store said another worker owns it. `taskId` names it.
  */
 export class TaskStoreError extends TaskError {
-  static {
-    brandErrorClass(this, "TaskStoreError");
-  }
-  override name = "TaskStoreError";
+  static override readonly errorName: string = "TaskStoreError";
   constructor(taskId: string, cause: unknown) {
     const why = cause instanceof Error ? cause.message : String(cause);
     super(`the task store did not take its ref (${why}); the task was not reported`, taskId, { cause });
@@ -578,10 +521,7 @@ export class TaskStoreError extends TaskError {
  * it: no poll, no input answer, no `tasks/cancel` from this worker.
  */
 export class LeaseLostError extends McpTasksError {
-  static {
-    brandErrorClass(this, "LeaseLostError");
-  }
-  override name = "LeaseLostError";
+  static override readonly errorName: string = "LeaseLostError";
 }
 
 /**
@@ -601,10 +541,7 @@ export function isTransientError(error: unknown): boolean {
  * anything is sent, instead of retrying a request the server can never answer. `missing` names what is missing.
  */
 export class UnsupportedError extends McpTasksError {
-  static {
-    brandErrorClass(this, "UnsupportedError");
-  }
-  override name = "UnsupportedError";
+  static override readonly errorName: string = "UnsupportedError";
   constructor(
     /** What was asked for, e.g. `TaskClient.task`. */
     readonly operation: string,
@@ -622,10 +559,7 @@ export class UnsupportedError extends McpTasksError {
  * it: the task is the server's, and the caller may still follow it another way.
  */
 export class UnrequestedTaskError extends OrphanedTaskError {
-  static {
-    brandErrorClass(this, "UnrequestedTaskError");
-  }
-  override name = "UnrequestedTaskError";
+  static override readonly errorName: string = "UnrequestedTaskError";
 }
 
 /* ---- Answering input out of band (`handle.respond`) ---------------------------------------------------- */
@@ -643,10 +577,7 @@ export type InputRespondProblem =
 
 /** `respond(key, response)` could not take the answer. Nothing was sent. */
 export class InputRespondError extends McpTasksError {
-  static {
-    brandErrorClass(this, "InputRespondError");
-  }
-  override name = "InputRespondError";
+  static override readonly errorName: string = "InputRespondError";
   constructor(
     /** The key the app tried to answer. */
     readonly key: string,

@@ -28,7 +28,7 @@ export type ParamHeaderScan = { ok: true; headers: readonly ParamHeader[] } | { 
 
 /** Finds a schema's `x-mcp-header` declarations, or the first rule one of them breaks. */
 export function scanParamHeaders(inputSchema: unknown): ParamHeaderScan {
-  // The walk below recurses once per level: bounded first (issue 26 item 10, a RangeError that lost every tool).
+  // The walk below recurses once per level: bounded first (decision 17; a RangeError there lost every tool).
   if (nestedDeeperThan(inputSchema, MAX_JSON_DEPTH)) return { ok: false, reason: `inputSchema ${tooDeep()}` };
   const headers: ParamHeader[] = [];
   const seen = new Map<string, string>();

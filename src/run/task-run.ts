@@ -59,6 +59,9 @@ export class TaskRun
   /** Whether the check was looked up; `checking` is set while the lookup waits for the tool list. */
   private checkLookedUp = false;
   private checking: Promise<void> | undefined;
+  /** The tool list the check came from (`OutputChecks.generation`), and whether a refused result was rechecked. */
+  private checkGeneration = 0;
+  private rechecked = false;
   /*
    * What the cadence owner (src/scheduler/cadence.ts) reads, kept here so a run costs no extra object. Whole
    * milliseconds (rounded up, so a wait is never cut short), so they stay small integers V8 does not box.
@@ -281,7 +284,7 @@ export class TaskRun
    * once) wait in a queue, so every transition sees the state the previous one left.
    */
   private dispatch(event: CallEvent): void {
-    if (carriesResult(event) && this.awaitsCheck()) {
+    if (carriesResult(event) && (this.awaitsCheck() || this.awaitsRecheck(event))) {
       // The result is handed to the transition once the tool's check is known, so it can be checked there.
       void (this.checking as Promise<void>).then(() => this.dispatch(event));
       return;
@@ -373,12 +376,45 @@ export class TaskRun
     return this.checking !== undefined;
   }
 
+  /**
+   * A result the check refuses is checked again, once, against the tool list fetched anew before it is refused:
+   * the server may have changed the tool's schema without this client hearing of it (a 2026-07-28 connection
+   * hears `notifications/tools/list_changed` only on a listen that asks for it). True while that list is fetched.
+   */
+  private awaitsRecheck(event: CallEvent): boolean {
+    const checks = this.context.outputChecks;
+    const check = this.outputCheck;
+    if (this.rechecked || checks === undefined || check === undefined) return false;
+    const result = resultOf(event);
+    if (result === undefined) return false;
+    if (check(result, Method.toolsCall, this.state.taskId) === undefined) {
+      // It passed: the transition hands this very result on without checking it a second time.
+      this.outputCheck = (other, method, taskId) =>
+        other === result ? undefined : check(other, method, taskId);
+      return false;
+    }
+    this.rechecked = true;
+    const toolName = (this.call?.toolName ?? this.known.toolName) as string;
+    this.checking = checks.recheckFor(toolName, this.checkGeneration, check).then(
+      (fresh) => {
+        this.outputCheck = fresh;
+        this.checking = undefined;
+      },
+      (error: unknown) => {
+        this.context.log.error("looking up a tool's output schema again failed", error);
+        this.checking = undefined;
+      },
+    );
+    return true;
+  }
+
   private lookUpCheck(): void {
     if (this.checkLookedUp) return;
     this.checkLookedUp = true;
     const toolName = this.call?.toolName ?? this.known.toolName;
     const checks = this.context.outputChecks;
     if (checks === undefined || toolName === undefined) return;
+    this.checkGeneration = checks.generation;
     const lookup = checks.checkFor(toolName);
     if (!(lookup instanceof Promise)) {
       this.outputCheck = lookup;
@@ -540,6 +576,15 @@ export class TaskRun
 }
 
 /** Whether an event brings a result to check: a complete answer, or a completed snapshot (tool errors exempt). */
+/** The tool result an event carries, as far as a check reads it (`isError`, `structuredContent`). */
+function resultOf(event: CallEvent): CallToolResult | undefined {
+  if (event.type === "callAnswered")
+    return event.answer.kind === "complete" ? (event.answer.result as CallToolResult) : undefined;
+  if (event.type !== "pollAnswered" && event.type !== "observed") return undefined;
+  const result: unknown = event.snapshot.status === "completed" ? event.snapshot.result : undefined;
+  return typeof result === "object" && result !== null ? (result as CallToolResult) : undefined;
+}
+
 function carriesResult(event: CallEvent): boolean {
   switch (event.type) {
     case "callAnswered":

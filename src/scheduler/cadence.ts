@@ -18,8 +18,8 @@
  *   next poll goes out as soon as that one answers (its answer may predate the event).
  * - A one-shot (owed or not) skips the interval only, never a retry's backoff: while a failed `tasks/get` waits for
  *   its retry (the server's `Retry-After` included), the poll a one-shot brings forward still waits the backoff,
- *   measured from that failure. Issue 26 item 14: a listen acknowledged during a poll that then failed with
- *   `Retry-After: 5` had the next `tasks/get` sent at once.
+ *   measured from that failure (decision 5: errors honour `Retry-After`). Otherwise a listen acknowledged
+ *   during a poll that then failed with `Retry-After: 5` would send the next `tasks/get` at once.
  */
 import { MAX_TIMER_DELAY_MS, pollDelay } from "./timing.js";
 import type { PollTiming } from "./types.js";

@@ -66,7 +66,7 @@ class JobSlot implements HeapEntry {
  * Runs each scheduled job once when it comes due, at most `maxInFlight` at a time and never the same job twice
  * at once. A job reschedules itself (typically from inside `run`) for its next poll.
  *
- * After {@link close}, `schedule`, `runSoon` and `unschedule` are silently ignored rather than throwing: jobs
+ * After {@link close}, `schedule` and `unschedule` are silently ignored rather than throwing: jobs
  * still in flight when the client closes call `schedule` as their response arrives, and that must not turn a
  * clean shutdown into errors.
  */
@@ -139,11 +139,6 @@ export class PollScheduler {
     if (!this.draining) this.arm();
   }
 
-  /** Runs `job` as soon as a slot is free (e.g. right after a status change the user should see quickly). */
-  runSoon(job: PollJob): void {
-    this.schedule(job, 0);
-  }
-
   /** Forgets the job's pending run, if any. A run already in progress is not interrupted. */
   unschedule(job: PollJob): void {
     if (this.closed) return;
@@ -154,13 +149,6 @@ export class PollScheduler {
       this.heap.remove(slot);
       if (this.heap.size === 0) this.timer.clear();
     }
-  }
-
-  /** Whether the job has a pending run. */
-  isScheduled(job: PollJob): boolean {
-    if (this.closed) return false;
-    const slot = this.slots.get(job);
-    return slot !== undefined && (slot.index >= 0 || slot.deferred);
   }
 
   /** Drops every pending run and the timer. Runs in progress finish on their own; nothing new starts. */

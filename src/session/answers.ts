@@ -53,8 +53,8 @@ const REQUEST_START = /^\{"jsonrpc":"2\.0","id":("(?:[^"\\]|\\.)*"|-?\d+),"metho
 /**
  * An endpoint response as the SDK's transport (the OAuth path) gets it, held to what ours does: the JSON answer to
  * a request is read within `maxBytes` and checked as above (`answerFrames`); any other body (an SSE stream, an
- * error page) fails once it passes the limit as it is read, and `noteFailure` (the connecting client's
- * `noteStreamFailure`) hears why. Used by the `mcp-tasks/oauth` entry, which bundles its own copy: the main entry
+ * error page) fails once it passes the limit as it is read, and `noteFailure` (the connection's
+ * `StreamFailures`) hears why. Used by the `mcp-tasks/oauth` entry, which bundles its own copy: the main entry
  * keeps only the record of failures, which the session reads.
  */
 export async function boundedSdkAnswer(
@@ -67,7 +67,7 @@ export async function boundedSdkAnswer(
   const json = mediaType(response) === "application/json";
   if (request === undefined || !json || !response.ok || response.status === 202) {
     const what = `${request?.method ?? init?.method ?? "GET"}: the HTTP response`;
-    // The SDK tells the request only that its stream ended; the session asks here why (`streamFailure`).
+    // The SDK tells the request only that its stream ended; the session asks the transport why.
     const onLimit = request === undefined ? undefined : (error: Error) => noteFailure(request.id, error);
     return limitResponse(response, maxBytes, what, onLimit);
   }
@@ -96,26 +96,30 @@ function withBody(response: Response, text: string): Response {
   return new Response(text, { status: response.status, statusText: response.statusText, headers });
 }
 
-/**
- * Why a request's response stream on the SDK's transport failed, when the failure was ours (the size limit): the
- * SDK only says the stream ended. Kept until the session asks (`streamFailure`), at most a few (a request that was
- * answered before its stream failed never asks).
- */
-const streamFailures = new Map<string | number, Error>();
 const MAX_STREAM_FAILURES = 32;
 
-/** Notes why request `id`'s stream failed, for the session to ask (`streamFailure`). */
-export function noteStreamFailure(id: string | number, error: Error): void {
-  if (streamFailures.size >= MAX_STREAM_FAILURES) {
-    const oldest = streamFailures.keys().next();
-    if (oldest.done !== true) streamFailures.delete(oldest.value);
-  }
-  streamFailures.set(id, error);
-}
+/**
+ * Why a request's response stream on the SDK's transport failed, when the failure was ours (the size limit): the
+ * SDK only says the stream ended. One record per connection, kept by the transport that fills it; a failure is
+ * kept until the session asks (`take`), at most a few (a request that was answered before its stream failed
+ * never asks), so one connection's failures never push out another's.
+ */
+export class StreamFailures {
+  private readonly failures = new Map<string | number, Error>();
 
-/** Takes the failure noted for request `id`'s stream, if any. */
-export function streamFailure(id: string | number): Error | undefined {
-  const error = streamFailures.get(id);
-  if (error !== undefined) streamFailures.delete(id);
-  return error;
+  /** Notes why request `id`'s stream failed, for the session to ask. */
+  readonly note = (id: string | number, error: Error): void => {
+    if (this.failures.size >= MAX_STREAM_FAILURES) {
+      const oldest = this.failures.keys().next();
+      if (oldest.done !== true) this.failures.delete(oldest.value);
+    }
+    this.failures.set(id, error);
+  };
+
+  /** Takes the failure noted for request `id`'s stream, if any. */
+  take(id: string | number): Error | undefined {
+    const error = this.failures.get(id);
+    if (error !== undefined) this.failures.delete(id);
+    return error;
+  }
 }

@@ -29,7 +29,7 @@ import { withConnectionHeaders, type CheckedHeaders } from "../auth/headers.js";
 import { describeSent, RefusalLog } from "../auth/challenge.js";
 import { authFailure } from "../auth/failures.js";
 import { authFailures, type AuthPlugin } from "../auth/connection-auth.js";
-import { noteStreamFailure } from "./answers.js";
+import { StreamFailures } from "./answers.js";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "./bounded-body.js";
 
 export interface HttpTransportOptions {
@@ -66,16 +66,18 @@ export async function buildHttpTransport(
   const join = options.join && { id: options.join.id, protocolVersion: options.join.protocolVersion };
 
   if (options.auth !== undefined) {
-    return options.auth.transport({
+    const streamFailures = new StreamFailures();
+    const transport = await options.auth.transport({
       url,
       endpoint,
       base,
       refusals,
       log: options.log ?? silentLogger,
       failures: authFailures,
-      bounds: { maxBytes, noteStreamFailure },
+      bounds: { maxBytes, noteStreamFailure: streamFailures.note },
       ...(join !== undefined && { join }),
     });
+    return Object.assign(transport, { takeStreamFailure: (id: string | number) => streamFailures.take(id) });
   }
   const transport = new StreamableHttpTransport(url, {
     fetch: endpoint,

@@ -5,10 +5,10 @@
  * (`notifications/cancelled` naming its id) aborts the handler's signal and is not answered at all (the core
  * protocol says the receiver should not answer a cancelled request); so is anything still open when the session ends.
  *
- * Open requests are bounded (issue 26 item 7: a server sent 200 at once): past `maxOpen` a request is refused at
- * once with -32000, without reaching the handler; past `maxOpen` refusals still being sent, it is dropped
- * unanswered. Either way nothing queues without end. A request whose params nest deeper than `MAX_JSON_DEPTH` is
- * refused the same way, with -32602, before any handler walks them.
+ * Open requests are bounded (decision 17: a server may send hundreds at once): past `maxOpen` a request is
+ * refused at once with -32000, without reaching the handler; past `maxOpen` refusals still being sent, it is
+ * dropped unanswered. Either way nothing queues without end. A request whose params nest deeper than
+ * `MAX_JSON_DEPTH` is refused the same way, with -32602, before any handler walks them.
  */
 import { ErrorCode } from "../protocol/constants.js";
 import { MAX_JSON_DEPTH, nestedDeeperThan, tooDeep } from "../protocol/depth.js";

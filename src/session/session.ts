@@ -37,7 +37,6 @@ import {
   type TransportKind,
 } from "./negotiate.js";
 import { PendingTable, type PendingRequest } from "./pending.js";
-import { streamFailure } from "./answers.js";
 import { IncomingRequests, paramsOf, type IncomingHandler, type RequestClaim } from "./incoming.js";
 import type {
   McpTransport,
@@ -539,7 +538,7 @@ export class Session implements ReplyChannel {
       // The request's response stream ended (server closed it, network dropped) without an answer; our
       // transport says why when it knows (a drop, an event over the size limit).
       onRequestStreamEnd: (failure?: unknown) => {
-        failure ??= streamFailure(entry.id);
+        failure ??= this.transport.takeStreamFailure?.(entry.id);
         if (this.pending.take(entry.id) !== entry) return;
         entry.fail(
           failure instanceof McpTasksError && !(failure instanceof TransportError && failure.transient)

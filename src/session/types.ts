@@ -168,6 +168,11 @@ export interface McpTransport {
   setProtocolVersion?(version: string): void;
   /** True on the v2 Streamable HTTP transport: one POST and response stream per request. */
   readonly hasPerRequestStream?: boolean;
+  /**
+   * Why request `id`'s response stream failed, when the transport knew but its `onRequestStreamEnd` could not say
+   * (the SDK's transport on the OAuth path, over `maxMessageBytes`); taken once.
+   */
+  takeStreamFailure?(id: string | number): Error | undefined;
   readonly sessionId?: string | undefined;
   /**
    * Streamable HTTP: ends the server's session (`DELETE` with `Mcp-Session-Id`); a 405 (the server keeps

@@ -7,16 +7,13 @@
  */
 import { randomUUID } from "node:crypto";
 import { join, resolve } from "node:path";
-import { McpTasksError, brandErrorClass } from "../protocol/errors.js";
+import { McpTasksError } from "../protocol/errors.js";
 import type { Logger } from "../protocol/logging.js";
 import { isMissing, isTaken, processAlive, unlinkIfThere, withTempFile, type FileIo } from "./file-io.js";
 
 /** Another live process holds the store directory. */
 export class StoreLockedError extends McpTasksError {
-  static {
-    brandErrorClass(this, "StoreLockedError");
-  }
-  override name = "StoreLockedError";
+  static override readonly errorName: string = "StoreLockedError";
 }
 
 export const LOCK = ".lock";

@@ -64,7 +64,7 @@ export function isSessionField(value: unknown): value is string {
 
 /** A malformed ref, or one that names a task on another server. */
 export class TaskRefError extends McpTasksError {
-  override name = "TaskRefError";
+  static override readonly errorName: string = "TaskRefError";
 }
 
 /**

@@ -3,6 +3,7 @@
  * HTTP (prints the endpoint URL on stdout) or over stdio (stdout is the protocol channel, so
  * diagnostics go to stderr).
  */
+import { McpTasksError } from "../protocol/errors.js";
 import { parseArgs } from "node:util";
 import { fixtureTools } from "./fixtures.js";
 import { startTaskServer } from "./http-server.js";
@@ -65,8 +66,8 @@ export function taskServerUsage(tools: readonly ToolDefinition[] = fixtureTools(
 }
 
 /** Thrown for command-line arguments the command cannot use. */
-export class CliUsageError extends Error {
-  override readonly name = "CliUsageError";
+export class CliUsageError extends McpTasksError {
+  static override readonly errorName: string = "CliUsageError";
 }
 
 function numberOption(

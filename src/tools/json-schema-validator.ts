@@ -10,13 +10,14 @@
  *
  * @module mcp-tasks/json-schema
  */
-import * as cfworker from "@cfworker/json-schema";
-import { cfworkerValidator, type CfworkerModule, type JsonSchemaValidator } from "./json-schema.js";
+import { boundedValidator, type JsonSchemaValidator } from "./json-schema.js";
 
 export type { JsonSchemaValidator } from "./json-schema.js";
 export type { OutputProblem } from "../protocol/errors.js";
 
-/** JSON Schema (drafts 4, 7, 2019-09 and 2020-12, the default) over `@cfworker/json-schema`: no `eval`. */
-export const jsonSchemaValidator: JsonSchemaValidator = cfworkerValidator(
-  cfworker as unknown as CfworkerModule,
-);
+/**
+ * JSON Schema (drafts 4, 7, 2019-09 and 2020-12, the default) with `@cfworker/json-schema`'s keywords: no `eval`,
+ * and a budget per check (patterns on RE2, in linear time; every subschema visit counted), so a server's schema
+ * cannot block the event loop.
+ */
+export const jsonSchemaValidator: JsonSchemaValidator = boundedValidator();

@@ -1,9 +1,12 @@
 /**
- * The JSON Schema validator behind `validateOutput`, over `@cfworker/json-schema`: it interprets schemas instead
- * of compiling them to code (no `eval`, no `new Function`, which Workers forbid), supports drafts 4, 7, 2019-09
- * and 2020-12, and weighs about 6 KB gzip. This file only adapts it; `cfworker-validator.ts` loads it.
+ * The JSON Schema validator behind `validateOutput`: `@cfworker/json-schema`'s keywords, run by
+ * `bounded-validate.ts` with a budget. It interprets schemas instead of compiling them to code (no `eval`, no
+ * `new Function`, which Workers forbid) and supports drafts 4, 7, 2019-09 and 2020-12. This file adapts its
+ * errors; `json-schema-validator.ts` (`mcp-tasks/json-schema`) exports it, and the main entry loads that entry on
+ * first need, so none of this (nor RE2) is in the main entry's bundle.
  */
 import type { OutputProblem } from "../protocol/errors.js";
+import { compileBounded, DEFAULT_MAX_STEPS } from "./bounded-validate.js";
 
 /**
  * Checks values against JSON Schemas: what `validateOutput` uses on tools' `outputSchema`. `mcp-tasks/json-schema`
@@ -19,28 +22,16 @@ export interface JsonSchemaValidator {
   compile(schema: Record<string, unknown>): (value: unknown) => OutputProblem[];
 }
 
-/** The part of `@cfworker/json-schema` this adapter uses. */
-export interface CfworkerModule {
-  Validator: new (
-    schema: Record<string, unknown>,
-    draft?: "4" | "7" | "2019-09" | "2020-12",
-    shortCircuit?: boolean,
-  ) => {
-    validate(instance: unknown): {
-      valid: boolean;
-      errors: Array<{ instanceLocation: string; keyword: string; error: string }>;
-    };
-  };
-}
-
-/** A validator over `@cfworker/json-schema`'s `Validator` class (passed in, so loading it stays the caller's). */
-export function cfworkerValidator({ Validator }: CfworkerModule): JsonSchemaValidator {
+/**
+ * The bundled validator: `@cfworker/json-schema`'s keywords and messages, checked with a budget
+ * (`bounded-validate.ts` owns the bound). `maxSteps` is the budget of one check.
+ */
+export function boundedValidator(maxSteps: number = DEFAULT_MAX_STEPS): JsonSchemaValidator {
   return {
     compile(schema) {
-      // The library marks the schema objects it reads; the copy keeps the tool list as the server sent it.
-      const validator = new Validator(structuredClone(schema), draftOf(schema.$schema));
+      const validate = compileBounded(schema, draftOf(schema.$schema), maxSteps);
       return (value) => {
-        const { valid, errors } = validator.validate(value);
+        const { valid, errors } = validate(value);
         if (valid) return [];
         // Keywords that failed on a value come first, in the library's order; then the ones that only say a
         // subschema failed ("Property "x" does not match schema."), which locate the former.

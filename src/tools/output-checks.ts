@@ -1,7 +1,8 @@
 /**
  * Checks a tool's results against its `outputSchema` (MCP: clients SHOULD). The schemas come from the client's
- * tool catalog (`tools/list`, fetched once, when a first result needs it or a first call becomes a task, and
- * dropped on `notifications/tools/list_changed`); each is compiled once per listing, on the validator loaded the
+ * tool catalog (`tools/list`, fetched once, when a first result needs it or a first call becomes a task,
+ * dropped on `notifications/tools/list_changed`, and fetched again once before a result is refused, since a
+ * 2026-07-28 connection hears of no change unless it listens for one); each is compiled once per listing, on the validator loaded the
  * first time a tool has a schema. A run asks for its tool's check before its result is mapped, so the check
  * itself is synchronous and runs once per result, never per poll.
  */
@@ -48,6 +49,36 @@ export class OutputChecks {
   ) {
     this.validator = options.validator;
     this.listsTools = options.listsTools;
+  }
+
+  /** Counts the tool lists fetched again by {@link recheckFor}: a run knows which list its check came from. */
+  generation = 0;
+  private relisting: Promise<void> | undefined;
+
+  /**
+   * The check for `toolName` from the tool list fetched anew, for a result `current` (from list `since`) refused:
+   * the schema may have changed without a `notifications/tools/list_changed` reaching this client. Results
+   * refused together share one fetch, and a list fetched since `since` is used as it is. When the list cannot be
+   * fetched, `current` stays. Never rejects.
+   */
+  recheckFor(toolName: string, since: number, current: OutputCheck): Promise<OutputCheck | undefined> {
+    if (since === this.generation) {
+      this.relisting ??= this.catalog.refresh().finally(() => {
+        this.generation++;
+        this.relisting = undefined;
+      });
+    }
+    const relisted = this.relisting ?? Promise.resolve();
+    return relisted.then(
+      () => this.checkOf(this.catalog.cached(toolName)),
+      (error: unknown) => {
+        this.options.warn(
+          "tools/list failed: this tool result is checked against the schema listed before",
+          error,
+        );
+        return current;
+      },
+    );
   }
 
   /** The check for `toolName`'s results (undefined: nothing to check). Never rejects. */
@@ -121,7 +152,10 @@ function checkAgainst(toolName: string, validate: (value: unknown) => OutputProb
           ? [{ path: "", message: "structuredContent is missing" }]
           : validate(structured);
     } catch (error) {
-      return unusable("its outputSchema could not be applied", error)(result, method, taskId);
+      const why = pastBudget(error)
+        ? "it is past the validation budget"
+        : "its outputSchema could not be applied";
+      return unusable(why, error)(result, method, taskId);
     }
     if (problems.length === 0) return undefined;
     const kept = problems.slice(0, MAX_PROBLEMS).map((problem) => ({
@@ -143,6 +177,14 @@ function failingCheck(toolName: string, why: string, cause: unknown, advice = ""
     const message = `the result of "${toolName}" could not be checked: ${why} (${textOf(cause)})${advice}`;
     return new OutputSchemaError(message, method, toolName, taskId, result, [], { cause });
   };
+}
+
+/**
+ * The bundled validator's refusal to go on (`bounded-validate.ts`), known by its name: importing the class would
+ * bring the validator into the main entry.
+ */
+function pastBudget(error: unknown): boolean {
+  return error instanceof Error && error.name === "ValidationBudgetError";
 }
 
 /** `outputSchema` is an object schema, as the spec requires; anything else is not one the client can use. */

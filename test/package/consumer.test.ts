@@ -164,6 +164,111 @@ describe("with @modelcontextprotocol/server but without @modelcontextprotocol/sd
       expect(legacy).toContain("npm install --save-dev @modelcontextprotocol/sdk");
     },
   );
+
+  it("every error class every entry exports is recognised by instanceof across every copy (ESM, CJS, each entry's bundle), and never a class it is not", async () => {
+    // What each class extends, written out: a class an entry exports that is missing here fails the test, so a new
+    // one cannot ship without its brand being checked.
+    const parents: Record<string, string> = {
+      McpTasksError: "Error",
+      ProtocolError: "McpTasksError",
+      OrphanedTaskError: "ProtocolError",
+      UnrequestedTaskError: "OrphanedTaskError",
+      OutputSchemaError: "ProtocolError",
+      RpcError: "McpTasksError",
+      MissingCapabilityError: "RpcError",
+      TransportError: "McpTasksError",
+      RequestTimeoutError: "TransportError",
+      MessageTooLargeError: "TransportError",
+      AuthError: "TransportError",
+      TaskError: "McpTasksError",
+      TaskFailedError: "TaskError",
+      TaskCancelledError: "TaskError",
+      TaskNotFoundError: "TaskError",
+      TaskExpiredError: "TaskError",
+      DeadlineExceededError: "TaskError",
+      TaskDetachedError: "TaskError",
+      ClientClosedError: "TaskError",
+      InputUnansweredError: "TaskError",
+      TaskStoreError: "TaskError",
+      LeaseLostError: "McpTasksError",
+      UnsupportedError: "McpTasksError",
+      InputRespondError: "McpTasksError",
+      TaskRefError: "McpTasksError",
+      StoreLockedError: "McpTasksError",
+      ToolDefinitionError: "McpTasksError",
+      ScriptError: "McpTasksError",
+      EraOptionError: "McpTasksError",
+      LegacySdkMissingError: "McpTasksError",
+      CliUsageError: "McpTasksError",
+    };
+    const entries = [
+      "",
+      "/schema",
+      "/testing",
+      "/store",
+      "/store/redis",
+      "/oauth",
+      "/telemetry",
+      "/json-schema",
+    ];
+    writeFileSync(
+      join(withServer.dir, "brands.mjs"),
+      `import { createRequire } from "node:module";
+       const require = createRequire(import.meta.url);
+       const parents = ${JSON.stringify(parents)};
+       // Arguments for the constructors that read theirs; the rest take a message.
+       const args = {
+         TaskFailedError: ["t-1", { code: -32000, message: "boom" }],
+         TransportError: ["down", { transient: false }],
+         AuthError: [{ method: "tasks/get", reason: "unauthorized" }],
+         TaskExpiredError: ["t-1", new Date(0)],
+         DeadlineExceededError: ["t-1", new Date(0)],
+       };
+       const copies = [];
+       for (const entry of ${JSON.stringify(entries)}) {
+         for (const [kind, load] of [["esm", () => import("mcp-tasks" + entry)], ["cjs", async () => require("mcp-tasks" + entry)]]) {
+           const module = await load();
+           for (const [name, value] of Object.entries(module)) {
+             if (typeof value === "function" && value.prototype instanceof Error) copies.push({ copy: kind + " mcp-tasks" + entry, name, cls: value });
+           }
+         }
+       }
+       const unknown = [...new Set(copies.map((c) => c.name).filter((name) => !(name in parents)))];
+       const wrong = [];
+       for (const a of copies) {
+         const ancestors = new Set();
+         for (let name = a.name; name in parents; name = parents[name]) ancestors.add(name);
+         let instance;
+         try {
+           instance = new a.cls(...(args[a.name] ?? ["message"]));
+         } catch (error) {
+           wrong.push(a.copy + " " + a.name + " could not be made (give it arguments above): " + error.message);
+           continue;
+         }
+         if (instance.name !== a.name) wrong.push(a.copy + " " + a.name + " is named " + instance.name);
+         if (!(instance instanceof Error)) wrong.push(a.copy + " " + a.name + " is not an Error");
+         for (const b of copies) {
+           if ((instance instanceof b.cls) !== ancestors.has(b.name))
+             wrong.push(a.copy + " " + a.name + (ancestors.has(b.name) ? " is not " : " is ") + "instanceof " + b.copy + " " + b.name);
+         }
+         if (new Error("x") instanceof a.cls || {} instanceof a.cls || null instanceof a.cls) wrong.push("a stranger is instanceof " + a.copy + " " + a.name);
+       }
+       const names = [...new Set(copies.map((c) => c.name))].sort();
+       console.log(JSON.stringify({ copies: copies.length, names, unknown, wrong: wrong.slice(0, 40), wrongCount: wrong.length }));`,
+    );
+    const { stdout } = await exec(process.execPath, ["brands.mjs"], { cwd: withServer.dir, timeout: 30_000 });
+    const result = JSON.parse(stdout) as {
+      copies: number;
+      names: string[];
+      unknown: string[];
+      wrong: string[];
+    };
+    expect(result.unknown).toEqual([]);
+    expect(result.wrong).toEqual([]);
+    // Every class in the table is exported by some entry, and each from both builds.
+    expect(result.names).toEqual(Object.keys(parents).sort());
+    expect(result.copies).toBeGreaterThanOrEqual(2 * result.names.length);
+  });
 });
 
 describe("errors across the ESM and CJS copies", () => {

@@ -1,7 +1,7 @@
 /**
  * What `npm pack` / `npm publish` ship: the build, the server launcher, the README and the licence, and
  * nothing a consumer does not need (sources, tests, benchmarks, sourcemaps, the schema sources that
- * `dist/schema` already declares). Prints the tarball's size; the budget is 430 KB packed.
+ * `dist/schema` already declares). Prints the tarball's size; the budget is 450 KB packed.
  *
  * The budget was 250 KB for the library alone; the `mcp-tasks` command (about 9 KB packed), the 2025-11-25
  * generation in the client and in the test server (about 15 KB) and their README sections took it to about
@@ -9,7 +9,7 @@
  * debugging into it, since no sourcemaps ship. The agent framework bridges (three entries and their shared
  * module, ESM, CJS and declarations: about 10 KB) and their README section (about 4 KB) took it to about 304 KB.
  *
- * Authorization (issue 21) added about 17 KB: `headers`/`authProvider` glue and `AuthError` in both builds of
+ * Authorization added about 17 KB: `headers`/`authProvider` glue and `AuthError` in both builds of
  * the main entry (about 8 KB packed), the reference server's authorization server (about 6 KB, in the ESM build
  * only: the CommonJS build gets it from there), the command's `login`/`logout`/`--header` (about 4 KB) and the
  * README sections (about 5 KB).
@@ -21,8 +21,11 @@
  * that Node loads one file (`dist/index.js` 169 -> 250 KB unpacked, about 40 KB packed for both formats; p-retry,
  * p-limit and dequal are no longer installed beside it).
  *
- * The guides moved out of the README into docs/, which is not packed (issue 27): the README went from 143 KB to
+ * The guides moved out of the README into docs/, which is not packed: the README went from 143 KB to
  * 9 KB, and the tarball from 410 to 370 KB packed.
+ *
+ * By then the tarball had grown back to 430 KB. The `mcp-tasks/host` entry (`TaskHost`: ESM, CJS and both
+ * declaration flavours, about 17 KB packed) took it to 447 KB; the budget is 450 KB.
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -30,7 +33,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { packDryRun, ROOT, type PackResult } from "./packed.js";
 
-const BUDGET_BYTES = 430 * 1024;
+const BUDGET_BYTES = 450 * 1024;
 let pack: PackResult;
 let paths: string[];
 

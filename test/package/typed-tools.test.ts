@@ -1,5 +1,5 @@
 /**
- * Issue 27, item 4: typed tools end to end. The real `mcp-tasks types` command generates `Tools` from the reference
+ * Typed tools end to end. The real `mcp-tasks types` command generates `Tools` from the reference
  * kit's tools (served over Streamable HTTP); a consumer of the packed package, typed with it, compiles its correct
  * use and fails on every misuse marked `@ts-expect-error` (a wrong tool name, argument or result type), and an
  * editor shows the result as `ToolResult<…>` of the tool's output type. In a production install, where the optional

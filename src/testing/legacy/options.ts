@@ -6,14 +6,15 @@
  * (`allowOrigins`, served by the 2026 HTTP front only), and a tool's `createTaskWhenUndeclared` (in 2025 the
  * client asks for a task with `params.task`; the server never decides on its own).
  */
+import { McpTasksError } from "../../protocol/errors.js";
 import { ToolDefinitionError } from "../errors.js";
 import type { ToolDefinition } from "../tool.js";
 
 const REFUSED_OPTIONS = ["listen", "taskShapedPrompt", "allowOrigins"];
 
 /** The error for options that do not apply to the chosen era. */
-export class EraOptionError extends Error {
-  override readonly name = "EraOptionError";
+export class EraOptionError extends McpTasksError {
+  static override readonly errorName: string = "EraOptionError";
 }
 
 /** @throws {EraOptionError} naming every 2026-only option that is set; {@link ToolDefinitionError} for a tool's. */

@@ -4,6 +4,7 @@
  * dynamic import: `mcp-tasks/testing` loads and serves 2026-07-28 without it, and asking for 2025 without it
  * fails with an error that names the package to install.
  */
+import { McpTasksError } from "../../protocol/errors.js";
 import type * as ServerModule from "@modelcontextprotocol/sdk/server/index.js";
 import type * as HttpModule from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type * as StdioModule from "@modelcontextprotocol/sdk/server/stdio.js";
@@ -20,8 +21,8 @@ export interface LegacySdk {
 }
 
 /** Thrown when `era: "2025-11-25"` is asked for and `@modelcontextprotocol/sdk` cannot be loaded. */
-export class LegacySdkMissingError extends Error {
-  override readonly name = "LegacySdkMissingError";
+export class LegacySdkMissingError extends McpTasksError {
+  static override readonly errorName: string = "LegacySdkMissingError";
 }
 
 /** The error to throw for a failed load of the v1 SDK: explained when the package is missing. */

@@ -120,7 +120,7 @@ describe("static headers", () => {
   });
 });
 
-describe("headers in every HeadersInit form (issue 26, item 16)", () => {
+describe("headers in every HeadersInit form", () => {
   /** Connects with `headers`, makes a call that polls, and returns every request the server logged. */
   async function callWith(headers: TaskClientOptions["headers"]) {
     const running = await start();

@@ -1,5 +1,5 @@
 /**
- * Issue 26, item 10: JSON a server nests thousands of levels deep is refused where it is read, one bound for all
+ * Decision 17: JSON a server nests thousands of levels deep is refused where it is read, one bound for all
  * (256 levels, src/protocol/depth.ts), through the real client against the reference server over Streamable
  * HTTP (127.0.0.1). The reference server cannot write such JSON itself (its own `JSON.stringify` overflows first),
  * so the fault proxy in front of it puts 10,000 levels in place of a marker in its answers: a hostile server

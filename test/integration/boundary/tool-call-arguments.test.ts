@@ -1,6 +1,8 @@
 /**
  * Caller mistakes in `callTool` throw a `TypeError` synchronously, before anything is sent: the reference
- * server's request log shows no `tools/call` for any of them.
+ * server's request log shows no `tools/call` for any of them. The same options given to `client.task` (a handle for
+ * an existing task) or `resume` are refused the same way, before a handle is registered: `client.tasks()` never
+ * lists a handle that nothing polls.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TaskClient } from "mcp-tasks";
@@ -61,5 +63,28 @@ describe("callTool refuses caller mistakes before sending anything", () => {
     await expect(client.callTool("greet")).resolves.toMatchObject({
       content: [{ type: "text", text: "Hello, World!" }],
     });
+  });
+});
+
+const badOptions: Array<[string, unknown]> = [
+  ["a signal that is a plain object", { signal: {} }],
+  ["a negative timeoutMs", { timeoutMs: -1 }],
+  ["a string deadline", { deadline: "tomorrow" }],
+  ["an input handler that is not a function", { inputHandlers: { elicitation: "yes" } }],
+  ["null as the options", null],
+];
+
+describe("TaskClient.task and resume refuse bad options before registering a handle", () => {
+  const looseTask = (...args: unknown[]) => (client.task as (...a: unknown[]) => unknown)(...args);
+  const looseResume = (...args: unknown[]) =>
+    (client.resume as (...a: unknown[]) => Promise<unknown>)(...args);
+
+  it.each(badOptions)("%s: TypeError at once, no handle listed, nothing polled", async (_label, options) => {
+    const polls = server.requests.forMethod("tasks/get").length;
+    expect(() => looseTask("task-that-exists-elsewhere", options)).toThrow(TypeError);
+    await expect(looseResume(options)).rejects.toThrow(TypeError);
+    expect(client.tasks()).toEqual([]);
+    expect(client.activeTasks).toBe(0);
+    expect(server.requests.forMethod("tasks/get").length).toBe(polls);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * Issue 27, item 4: `mcp-tasks types`, the built command, against the reference server. The module it prints is
+ * `mcp-tasks types`, the built command, against the reference server. The module it prints is
  * code a user commits, made from a server's schemas: a server cannot put code into it (through `tsType`, a
  * description's comment end, a line separator or a bidirectional mark), nor make the command fetch a URL or read a
  * file (through a `$ref`). It works over stdio too.

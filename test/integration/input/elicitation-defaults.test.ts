@@ -4,7 +4,7 @@
  * reference server in both generations, on every path an elicitation takes: inside a task, before the task exists
  * (a multi round-trip round in 2026-07-28, a request on the `tools/call` stream in 2025-11-25), on a plain call,
  * and answered out of band with `handle.respond()`. Found by the conformance suite's
- * `elicitation-sep1034-client-defaults` client scenario (issue 18, defect 14).
+ * `elicitation-sep1034-client-defaults` client scenario.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TaskClient, type InputHandlers } from "mcp-tasks";

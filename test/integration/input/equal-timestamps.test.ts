@@ -1,5 +1,5 @@
 /**
- * Issue 18, defect 8, through the real client against the reference server over Streamable HTTP: a server whose
+ * Ordering (spec "Task Status"), through the real client against the reference server over Streamable HTTP: a server whose
  * timestamps do not move (its clock is frozen, like a server stamping whole seconds) and whose listen stream
  * delivers a `working` notification after the `input_required` that followed it. Both carry the same
  * `lastUpdatedAt`. The stale `working` must not move the task backwards, abort the running input handler, or

@@ -1,5 +1,5 @@
 /**
- * Issue 26, item 7: requests a server sends directly are bounded, through the real client against the reference
+ * Decision 17: requests a server sends directly are bounded, through the real client against the reference
  * server of the 2025-11-25 generation over Streamable HTTP (127.0.0.1), whose `beforeTask` input round sends every
  * request of the round at once on the `tools/call` stream. The host's handlers run at most `inputConcurrency` at a
  * time, and past `maxServerRequests` open requests the server is refused with -32000 instead of queueing without end.
@@ -108,6 +108,35 @@ describe("requests the server sends directly", () => {
       expect((error as RpcError).rpcMessage).toContain("Too many requests");
       expect(sampler.calls()).toBe(2); // the other 14 open requests wait their turn
       expect(warnings.filter((line) => line.includes("maxServerRequests"))).toHaveLength(1);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("a limit below the default is the one the session keeps: 3 open, the 4th of 5 refused with -32000", async () => {
+    const sampler = countingSampler("forever");
+    const warnings: string[] = [];
+    const client = await TaskClient.connect(server.url, {
+      inputHandlers: sampler.handlers,
+      maxServerRequests: 3,
+      inputConcurrency: 1,
+      logger: { warn: (message: string) => void warnings.push(message) },
+    });
+    try {
+      // Were the limit the default 64, all 5 would wait for the handler and the call would run into its deadline.
+      const outcome = await client.callTool("ask_many", { count: 5 }, { timeoutMs: 10_000 }).outcome();
+      expect(outcome.kind).toBe("error");
+      const error = (outcome as { error: unknown }).error;
+      expect(error).toBeInstanceOf(RpcError);
+      expect((error as RpcError).code).toBe(-32000);
+      // The server relays the client's refusal as its own error.
+      expect((error as RpcError).rpcMessage).toContain(
+        "-32000: Too many requests: the client is answering 3 of this server's requests already",
+      );
+      expect(sampler.calls()).toBe(1);
+      expect(warnings).toContain(
+        "the server has 3 requests open (maxServerRequests); more are refused with -32000 until some are answered",
+      );
     } finally {
       await client.close();
     }

@@ -1,5 +1,5 @@
 /**
- * Defects 2 and 3: `handle.cancel()` after the handle already ended without the server's last word (deadline,
+ * `handle.cancel()` after the handle already ended without the server's last word (deadline,
  * unconfirmed cancel, error, detach) still sends `tasks/cancel` when the task id is known, and resolves with
  * the server's acknowledgement. A real TaskClient against the reference server over Streamable HTTP.
  */

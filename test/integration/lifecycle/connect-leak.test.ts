@@ -1,5 +1,5 @@
 /**
- * Defect 6: a failed `TaskClient.connect()` does not leak its transport. Over stdio, a command that starts but
+ * A failed `TaskClient.connect()` does not leak its transport. Over stdio, a command that starts but
  * never speaks MCP (it prints garbage, then ignores stdin) makes connect fail; the child must be gone after.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";

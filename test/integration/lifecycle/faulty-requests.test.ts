@@ -1,5 +1,5 @@
 /**
- * Defects 8, 9 and 10: requests that fail or hang (injected by a proxy in front of the reference server) never
+ * Decision 9: requests that fail or hang (injected by a proxy in front of the reference server) never
  * keep a time limit from acting, never stretch a cancel beyond `cancelGraceMs`, and never leak an unhandled
  * rejection. Wall-clock timings are checked only as lower bounds (nothing ends before its limit); that each ends
  * at its limit and no later is pinned in fake time by test/unit/run (deadlines.test.ts, cancellation.test.ts),

@@ -15,7 +15,7 @@
  * 5. a listen acknowledged a task it did not push before: an acknowledgement naming a task that no stream pushed
  *    (never acknowledged, or its stream broke, or a later acknowledgement left it out); a task carried into a
  *    merged listen is pushed already and allows nothing; nor does a task whose last stream broke before it proved
- *    itself (issue 26 item 11: it is polled at its interval until a stream has stayed open `provenAfterMs` after
+ *    itself (decision 10: it is polled at its interval until a stream has stayed open `provenAfterMs` after
  *    its acknowledgement, and then it has nothing to catch up on);
  * 6. the listen stream pushing a task broke after it had proved itself: the server's side of a listen whose
  *    acknowledgement named the task ended without its final answer at least `provenAfterMs` after that

@@ -32,13 +32,13 @@
  * clock and are pushed, timestamps in whole seconds (a reordered notification is then a stale state stamped like
  * the current one), and a crowd of pushed tasks that takes the client past its cap of listen streams (merges).
  *
- * The interleavings that issue 9's defects name (interleavings.ts, `namedScenarios`) run first, then RUNS
+ * The named interleavings (interleavings.ts, `namedScenarios`) run first, then RUNS
  * scenarios from the fixed seed (the regression case: the same plans every run), then RUNS from a seed drawn anew
  * for every run of the suite. Seen to fail on purpose with: a deadline error without its task id, a cancel
  * after the end that rejects, a deadline timer outside the alarm clock, an unobserved `tools/call` failure,
- * a run released twice, cancel retries left running after the end; and, re-introduced one at a time, issue 18's
- * defects 2 (carried ids polled at every merge), 5 (a cancel while storing lost the server's confirmation), 6
- * (retries brought polls forward) and 8 (a stale equal-timestamp `working` moved the task back).
+ * a run released twice, cancel retries left running after the end; and, re-introduced one at a time, earlier
+ * defects: carried ids polled at every merge, a cancel while storing that lost the server's confirmation, retries
+ * that brought polls forward, and a stale equal-timestamp `working` that moved the task back.
  *
  * A plan is not an outcome: in real time a task may end before the cancel, the fault or the close it was planned
  * to meet. Every run records what it reached (interleavings-coverage.ts: a cancel while polling or while storing,
@@ -93,8 +93,8 @@ import {
 } from "./interleavings.js";
 
 /**
- * The regression seed: the same plans every run (for a given generator: issue 18's new scenario fields changed the
- * plans this seed draws from those of earlier versions).
+ * The regression seed: the same plans every run (for a given generator: new scenario fields changed the plans this
+ * seed draws from those of earlier versions).
  */
 const FIXED_SEED = 20_260_728;
 /** Drawn anew for every run of the suite, unless `LIFECYCLE_PROPERTY_SEED` replays one. */
@@ -594,7 +594,7 @@ describe("the TaskClient under random interleavings of answers, faults, cancels,
   }, 120_000);
 
   it("reached every interesting state: a cancel while polling or storing, input, faults of requests and of the store, a close with open handles, pushed tasks, re-listens, a broken stream, retried polls and cancels, a stale equal-timestamp state", () => {
-    // Over the named interleavings and every generated run of both seeds: the named ones reach issue 18's rarer
+    // Over the named interleavings and every generated run of both seeds: the named ones reach the rarer
     // states by construction and the fixed seed's plans reach the rest, so a miss here means the generator or the
     // harness stopped reaching a state, not bad luck of a random seed.
     const all = new Coverage();

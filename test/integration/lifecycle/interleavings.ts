@@ -321,13 +321,11 @@ const quietly: Omit<Scenario, "calls" | "faults" | "actions"> = {
 };
 
 /**
- * Interleavings the issues' defects name, run before the random ones (random runs reach them only rarely).
- * Issue 9: a failing `tasks/cancel` whose retries outlast the grace (defect 10), a hanging poll under a deadline
- * (defect 9), an unanswerable input whose `tasks/cancel` is refused (defect 8), and a detach after input was
- * answered, then a cancel (defect 3). Issue 18: a crowd of pushed tasks past the stream cap (defect 2), a cancel
- * while the new ref is being stored (defect 5), a failed poll and a failing cancel under a long interval
- * (defect 6), and a stale `working` stamped like the `input_required` after it, reordered, while the handler
- * runs (defect 8).
+ * Interleavings that once broke the client, run before the random ones (random runs reach them only rarely): a
+ * failing `tasks/cancel` whose retries outlast the grace, a hanging poll under a deadline, an unanswerable input
+ * whose `tasks/cancel` is refused, and a detach after input was answered, then a cancel; a crowd of pushed tasks
+ * past the stream cap, a cancel while the new ref is being stored, a failed poll and a failing cancel under a long
+ * interval, and a stale `working` stamped like the `input_required` after it, reordered, while the handler runs.
  */
 export const namedScenarios: Scenario[] = [
   {

@@ -1,5 +1,5 @@
 /**
- * Defects 5 and 16: a poll waiting out its backoff holds no in-flight slot, and a `detach()` made while input
+ * A poll waiting out its backoff holds no in-flight slot, and a `detach()` made while input
  * rounds run before the task exists stops asking the input handlers. A real TaskClient against the reference
  * server over Streamable HTTP.
  */

@@ -151,7 +151,7 @@ describe("the client's view of its handles", () => {
     ]);
   });
 
-  // Issue 26, item 15: the failed polls are the handle's, reported once, by the handle (its retry events and its
+  // The failed polls are the handle's, reported once, by the handle (its retry events and its
   // outcome); the logger hears of each retry at debug level, and no "transport error" warning repeats them.
   it("a connection that drops under a live task ends its handle with the transport's error; the logger hears the retries", async () => {
     const server = track(await startTaskServer({ tools }));

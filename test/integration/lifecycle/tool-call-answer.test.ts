@@ -1,5 +1,5 @@
 /**
- * Issue 18, defects 1 and 11: `tools/call` is a lifecycle event, not a timed request. A `CreateTaskResult` that
+ * Decision 9: `tools/call` is a lifecycle event, not a timed request. A `CreateTaskResult` that
  * takes longer than `requestTimeoutMs` is still followed; a call whose deadline passes before the answer ends
  * with `deadline_exceeded` at the deadline, and the task the server then creates is cancelled as an orphan and
  * announced, id and all, by the client's `orphan` event (the id never lives only in a request).

@@ -183,7 +183,7 @@ describe("listening for task status notifications over Streamable HTTP", () => {
     expect(pollsOf(server, taskId).length).toBeLessThanOrEqual(3);
   });
 
-  it("backs off and keeps the poll interval when the server acknowledges every listen and ends it at once (issue 26, item 11)", async () => {
+  it("backs off and keeps the poll interval when the server acknowledges every listen and ends it at once (decision 10)", async () => {
     const { server, client } = await setUp(
       { endAfterMs: 5 },
       { retry: { minTimeoutMs: 50, maxTimeoutMs: 400 } },

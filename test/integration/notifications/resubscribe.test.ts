@@ -1,5 +1,5 @@
 /**
- * Issue 18, defects 2 and 12, through the real client against the reference server over Streamable HTTP.
+ * Listen streams (decision 10), through the real client against the reference server over Streamable HTTP.
  *
  * - Past the stream cap, each new batch of ids is merged into an existing stream by a new listen for the union.
  *   Re-subscribing an id that stays acknowledged must never poll it: the `tasks/get` count stays one catch-up

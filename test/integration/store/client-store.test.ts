@@ -1,7 +1,7 @@
 /**
  * The client and its store, through the real `TaskClient` against the reference server: a write the store did
- * not make is never taken for one it made (issue 18, defects 4, 5, 7 and 9). Each test names the defect it
- * guards; each failed on the commit before the store contract was made honest.
+ * not make is never taken for one it made (decision 15). Each test names the case it guards; each failed on the
+ * commit before the store contract was made honest.
  */
 import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -61,7 +61,7 @@ function requestsFor(method: string, taskId: string | undefined): unknown[] {
 const polling = { defaultIntervalMs: 50, minIntervalMs: 20, jitter: 0 };
 const accept = () => Promise.resolve({ action: "accept" as const, content: { ok: true } });
 
-describe("defect 5: a cancel while the new task's ref is being stored", () => {
+describe("a cancel while the new task's ref is being stored", () => {
   it("still gets the server's confirmation, and the ref leaves the store", async () => {
     const inner = memoryStore();
     let cancelWhileStoring: (() => void) | undefined;
@@ -87,7 +87,7 @@ describe("defect 5: a cancel while the new task's ref is being stored", () => {
   });
 });
 
-describe("issue 26, item 13: a task whose handle ends before it knew the id is stored first", () => {
+describe("decision 12: a task whose handle ends before it knew the id is stored first", () => {
   /** A memory store whose puts take 50 ms, recording when each begins and ends. */
   function slowStore(events: string[]): { store: TaskStore; inner: TaskStore } {
     const inner = memoryStore();
@@ -144,7 +144,7 @@ describe("issue 26, item 13: a task whose handle ends before it knew the id is s
   });
 });
 
-describe("defect 7: input answers go out only once they are stored", () => {
+describe("input answers go out only once they are stored", () => {
   it("a store that refuses the answers: no tasks/update is sent, and the policy ends the handle", async () => {
     const inner = memoryStore();
     const refused: TaskRef[] = [];
@@ -203,7 +203,7 @@ describe("defect 7: input answers go out only once they are stored", () => {
   });
 });
 
-describe("defect 9: a failed connect closes the store it opened", () => {
+describe("a failed connect closes the store it opened", () => {
   it("leaves no lock file, and a fresh fileStore on the same directory connects", async () => {
     const dir = mkdtempSync(join(tmpdir(), "mcp-tasks-connect-store-"));
     await expect(
@@ -216,7 +216,7 @@ describe("defect 9: a failed connect closes the store it opened", () => {
   });
 });
 
-describe("defect 4: the adoption loop listing the store while new tasks are stored", () => {
+describe("the adoption loop listing the store while new tasks are stored", () => {
   it("never loses a write: every task a handle reported is in the store", async () => {
     const dir = mkdtempSync(join(tmpdir(), "mcp-tasks-adopt-list-"));
     const client = await TaskClient.connect(server.url, {

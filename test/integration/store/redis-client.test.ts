@@ -1,8 +1,8 @@
 /**
  * `redisStore` through real `TaskClient`s, a real redis-server (started here on a free loopback port) and the
  * reference server. A worker that loses a task's lease stops acting on it — no poll, no input answer, no
- * cancel — and another worker takes it over (issue 19); a handle that ends here while its task may still run
- * hands its lease back at once (issue 18, defect 3); a failed connect leaves no Redis connection (defect 9).
+ * cancel — and another worker takes it over (decision 12); a handle that ends here while its task may still run
+ * hands its lease back at once (decision 15); a failed connect leaves no Redis connection.
  * Timing is real, so only counts and lower bounds are asserted; the fake-clock twins are in
  * test/unit/run/leases.test.ts.
  */
@@ -231,7 +231,7 @@ describe("a worker whose lease is lost while a handle polls", () => {
   }, 60_000);
 });
 
-describe("a handle that ends here while its task may still run (defect 3)", () => {
+describe("a handle that ends here while its task may still run", () => {
   const endings: Array<[string, string, string, Record<string, unknown>, (handle: TaskHandle) => void]> = [
     ["detach()", "detached", "work", {}, (handle) => handle.detach()],
     ["a deadline", "deadline_exceeded", "work", { timeoutMs: 3000 }, () => undefined],
@@ -266,7 +266,7 @@ describe("a handle that ends here while its task may still run (defect 3)", () =
   );
 });
 
-describe("a failed connect with a Redis store (defect 9)", () => {
+describe("a failed connect with a Redis store", () => {
   const connections = async () => (await raw.clientList()).length;
 
   it("leaves no Redis connection open, and a fresh store connects afterwards", async () => {

@@ -1,5 +1,5 @@
 /**
- * Issue 18, defect 6, through the real client against the reference server (behind the fault proxy where a
+ * The cadence (decision 14), through the real client against the reference server (behind the fault proxy where a
  * fault must come from the network): a retry never brings a poll forward. After a failed `tasks/get` the next
  * one waits `max(server interval, backoff)`, and the retries of a failing `tasks/cancel` trigger no poll at
  * all; only the cancel's final answer brings one poll forward. Wall-clock: only lower bounds on gaps, and counts.
@@ -96,7 +96,7 @@ describe("a retry waits at least the server's interval", () => {
   });
 });
 
-describe("a Retry-After outlasts a one-shot poll owed meanwhile (issue 26, item 14)", () => {
+describe("a Retry-After outlasts a one-shot poll owed meanwhile (decision 14)", () => {
   it("a listen acknowledged during a poll that then answers 503 with Retry-After: 1 waits the second", async () => {
     const server = await startTaskServer({
       // A task that moves on the server's clock is acknowledged on a listen (after 200 ms here).

@@ -1,5 +1,5 @@
 /**
- * Issue 27, item 3: results checked against their tool's `outputSchema`, through the real client against the
+ * Results checked against their tool's `outputSchema`, through the real client against the
  * reference server over Streamable HTTP (both protocol generations). A result that is not a tool error and whose
  * `structuredContent` is missing or does not match ends the handle with `OutputSchemaError`, which keeps the
  * result and the task id; `validateOutput: false` checks nothing and asks for no tool list.
@@ -220,11 +220,14 @@ describe("when the tool list is fetched", () => {
 describe("the validator", () => {
   it("can be given: validateOutput takes any JsonSchemaValidator, compiled once per schema", async () => {
     const compiled: unknown[] = [];
+    const checked: unknown[] = [];
     const validator: JsonSchemaValidator = {
       compile(schema) {
         compiled.push(schema);
-        return (value) =>
-          (value as { sum?: unknown }).sum === 42 ? [] : [{ path: "/sum", message: "must be 42" }];
+        return (value) => {
+          checked.push(value);
+          return (value as { sum?: unknown }).sum === 42 ? [] : [{ path: "/sum", message: "must be 42" }];
+        };
       },
     };
     await withClient(modern, { validateOutput: validator }, async (client) => {
@@ -238,7 +241,10 @@ describe("the validator", () => {
         /does not match its outputSchema: \/sum: must be 42$/,
       );
     });
-    expect(compiled).toEqual([SUM_SCHEMA, SUM_SCHEMA]); // one per tool that has a schema
+    // One per tool that has a schema, and add_later's again from the list fetched anew before its refusal.
+    expect(compiled).toEqual([SUM_SCHEMA, SUM_SCHEMA, SUM_SCHEMA]);
+    // A result that matches is checked once; one refused, once against each listing.
+    expect(checked).toEqual([{ sum: 42 }, { sum: 41 }, { sum: 41 }]);
   });
 
   it("that cannot compile a schema fails that tool's results instead of handing them on unchecked", async () => {

@@ -1,5 +1,5 @@
 /**
- * Issue 26, item 15: one owner reports each failure. A failure a handle owns (a poll answered 503 and retried, a
+ * One owner reports each failure. A failure a handle owns (a poll answered 503 and retried, a
  * 401 that ends the handle with `AuthError`) is the handle's to report; the client's `error` event and its
  * "transport error" warning are for faults no handle owns. Over HTTP both our transport and the SDK's (the OAuth
  * path) used to report every failed POST there as well. The real client against the reference server behind the

@@ -1,5 +1,5 @@
 /**
- * Issue 26, item 4: how much one message from the server may hold (`maxMessageBytes`). The real client against the
+ * Decision 17: how much one message from the server may hold (`maxMessageBytes`). The real client against the
  * reference server behind the fault proxy, which answers `tools/call` with bytes no end of which comes: one SSE
  * line that never ends, a JSON body larger than the limit (with and without `Content-Length`); through our
  * transport and through the OAuth path; a compressed body (gzip, deflate, br) whose `Content-Length` fits the limit

@@ -1,5 +1,5 @@
 /**
- * Issue 26, item 12: one HTTP response answers one POST. A `tools/call` (which has no request timeout) answered
+ * One HTTP response answers one POST. A `tools/call` (which has no request timeout) answered
  * HTTP 200 with an error whose `id` is null, or with a body that answers nothing, used to match no request and
  * leave the handle waiting for ever. The real client against the reference server of each generation behind the
  * fault proxy, which writes those answers; our transport and the OAuth path (the SDK's transport). Every call has

@@ -1,5 +1,5 @@
 /**
- * Issue 26, item 3: a redirect never carries the connection's headers or a request's body to another origin. The
+ * Decision 17: a redirect never carries the connection's headers or a request's body to another origin. The
  * real client, the reference server behind the fault proxy (which answers what the test scripts with a redirect),
  * and a server on another origin that records whatever reaches it. Our transport, the 2025-era GET stream, and the
  * OAuth path (the SDK's transport on our fetch chain).

@@ -2,7 +2,7 @@
  * SEP-2575's retry at connect: a server that refuses the first `server/discover` with -32022 "Unsupported protocol
  * version" and lists 2026-07-28 in `data.supported` gets the probe once more, through the real client, against the
  * reference server behind the fault proxy (which answers the refused probe itself). Found by the conformance
- * suite's `request-metadata` client scenario (issue 18, defect 14).
+ * suite's `request-metadata` client scenario.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RpcError, TaskClient } from "mcp-tasks";

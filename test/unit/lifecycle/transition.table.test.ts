@@ -797,7 +797,7 @@ describe("with a store (durable before visible)", () => {
     expect(ended.effects.map(effectToken)).toEqual(["settle(deadline_exceeded)"]);
   });
 
-  describe("a task that may outlive its handle is stored before anything reports it (issue 26, item 13)", () => {
+  describe("a task that may outlive its handle is stored before anything reports it (decision 12)", () => {
     const task = created("working");
     const answer = { type: "callAnswered", answer: { kind: "task", task } } as const;
     const calling = initialState(undefined);

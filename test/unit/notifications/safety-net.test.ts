@@ -263,7 +263,7 @@ describe("the safety net while a task is pushed", () => {
   });
 });
 
-describe("a one-shot poll owed during a failed poll (issue 26, item 14)", () => {
+describe("a one-shot poll owed during a failed poll (decision 14)", () => {
   it("waits the server's Retry-After, not the owed poll's 'at once'", async () => {
     const { server, listens } = listeningServer(1000);
     const unavailable = new TransportError("tasks/get: the server answered HTTP 503", {

@@ -274,7 +274,7 @@ describe("Subscriptions", () => {
     }
   });
 
-  it("an acknowledgement alone proves nothing: streams closed at once back off and stop (issue 26, item 11)", async () => {
+  it("an acknowledgement alone proves nothing: streams closed at once back off and stop (decision 10)", async () => {
     const { channel, adopt, runOf } = setUp();
     adopt("a");
     await vi.advanceTimersByTimeAsync(10);

@@ -349,7 +349,7 @@ describe("advisory fields are read liberally, identity and outcome strictly", ()
   });
 });
 
-describe("JSON nested deeper than 256 levels (issue 26, item 10)", () => {
+describe("JSON nested deeper than 256 levels (decision 17)", () => {
   /** `{ a: { a: … 1 } }`, `levels` objects deep, as `JSON.parse` builds it. */
   const deep = (levels: number): unknown => JSON.parse(`${'{"a":'.repeat(levels)}1${"}".repeat(levels)}`);
 

@@ -1,5 +1,5 @@
 /**
- * The one bound on how deep server JSON may nest (issue 26, item 10): 256 levels of objects and arrays, counted as
+ * The one bound on how deep server JSON may nest (decision 17): 256 levels of objects and arrays, counted as
  * docs/calling-tools.md says (`{}` is one level), checked without recursing past the bound itself, on JSON as
  * `JSON.parse` builds it from a string (which takes any depth).
  */

@@ -1,7 +1,7 @@
 /**
  * The cadence owner, `nextPollDelay`, on its own. Expected values are literals from the option docs: polling
  * defaults 1000 / 100 / 60,000 ms with up to +10 % jitter, `notificationSafetyNetMs` 30,000 and "at most one
- * poll per max(notificationSafetyNetMs, 10 × the task's poll interval)" while pushed, and issue 18's rule that a
+ * poll per max(notificationSafetyNetMs, 10 × the task's poll interval)" while pushed, and the rule (decision 14) that a
  * retry waits max(server interval, backoff). Jitter is drawn as 0 unless a case is about it.
  */
 import { describe, expect, it } from "vitest";
@@ -89,7 +89,7 @@ describe("while a listen pushes the task", () => {
 });
 
 describe("after a failed tasks/get", () => {
-  it("waits the server's interval when the backoff is shorter (issue 18: 236 ms backoff, interval 2000)", () => {
+  it("waits the server's interval when the backoff is shorter (236 ms backoff, interval 2000)", () => {
     expect(delay("retry", task({ serverIntervalMs: 2000, retryDelayMs: 236 }))).toBe(2000);
   });
 
@@ -118,7 +118,7 @@ describe("one-shot polls: the only ones sooner than the interval", () => {
   });
 });
 
-describe("a one-shot skips the interval, never a retry's backoff (issue 26, item 14)", () => {
+describe("a one-shot skips the interval, never a retry's backoff (decision 14)", () => {
   it("an owed poll after a failed tasks/get with Retry-After: 5 waits the 5 s, measured from the failure", () => {
     // A listen acknowledgement came during the poll (owed), then the poll failed: 503, Retry-After: 5.
     expect(delay("retry", task({ pollOwed: true, retryDelayMs: 5000 }))).toBe(5000);

@@ -65,12 +65,12 @@ describe("PollScheduler timing", () => {
     expect(earlier.times).toEqual([50]);
   });
 
-  it("runs a job soon when asked, ahead of its scheduled time", async () => {
+  it("runs a job at once when scheduled again with no delay, ahead of its earlier time", async () => {
     const scheduler = new PollScheduler();
     const job = recordingJob([], "a", start);
     scheduler.schedule(job, 5000);
     await vi.advanceTimersByTimeAsync(10);
-    scheduler.runSoon(job);
+    scheduler.schedule(job, 0);
     await vi.advanceTimersByTimeAsync(0);
     expect(job.times).toEqual([10]);
     await vi.advanceTimersByTimeAsync(10_000);
@@ -91,16 +91,13 @@ describe("PollScheduler timing", () => {
     const dropped = recordingJob([], "dropped", start);
     scheduler.schedule(kept, 100);
     scheduler.schedule(dropped, 100);
-    expect(scheduler.isScheduled(dropped)).toBe(true);
     scheduler.unschedule(dropped);
     scheduler.unschedule(dropped);
     scheduler.unschedule(recordingJob([], "never scheduled", start));
-    expect(scheduler.isScheduled(dropped)).toBe(false);
     expect(scheduler.size).toBe(1);
     await vi.advanceTimersByTimeAsync(200);
     expect(kept.times).toEqual([100]);
     expect(dropped.times).toEqual([]);
-    expect(scheduler.isScheduled(kept)).toBe(false);
     expect(scheduler.size).toBe(0);
   });
 
@@ -158,7 +155,7 @@ describe("PollScheduler in-flight cap", () => {
       blockingJob("early", started),
       blockingJob("mid", started),
     ];
-    scheduler.runSoon(blocker.job);
+    scheduler.schedule(blocker.job, 0);
     await vi.advanceTimersByTimeAsync(0);
     scheduler.schedule(late.job, 30);
     scheduler.schedule(early.job, 10);
@@ -179,12 +176,11 @@ describe("PollScheduler in-flight cap", () => {
     const scheduler = new PollScheduler();
     const started: string[] = [];
     const { job, runs } = blockingJob("a", started);
-    scheduler.runSoon(job);
+    scheduler.schedule(job, 0);
     await vi.advanceTimersByTimeAsync(0);
-    scheduler.runSoon(job);
+    scheduler.schedule(job, 0);
     await vi.advanceTimersByTimeAsync(100);
     expect(started).toEqual(["a"]);
-    expect(scheduler.isScheduled(job)).toBe(true);
     expect(scheduler.size).toBe(1);
 
     runs[0]?.resolve();
@@ -201,12 +197,11 @@ describe("PollScheduler in-flight cap", () => {
     const scheduler = new PollScheduler();
     const started: string[] = [];
     const { job, runs } = blockingJob("a", started);
-    scheduler.runSoon(job);
+    scheduler.schedule(job, 0);
     await vi.advanceTimersByTimeAsync(0);
     scheduler.schedule(job, 10);
     await vi.advanceTimersByTimeAsync(20);
     scheduler.unschedule(job);
-    expect(scheduler.isScheduled(job)).toBe(false);
     expect(scheduler.size).toBe(0);
     runs[0]?.resolve();
     await vi.advanceTimersByTimeAsync(100);
@@ -289,9 +284,8 @@ describe("PollScheduler timers", () => {
     scheduler.close();
     expect(vi.getTimerCount()).toBe(0);
     expect(scheduler.size).toBe(0);
-    expect(scheduler.isScheduled(job)).toBe(false);
     scheduler.schedule(job, 10);
-    scheduler.runSoon(job);
+    scheduler.schedule(job, 0);
     expect(vi.getTimerCount()).toBe(0);
     await vi.advanceTimersByTimeAsync(1000);
     expect(job.times).toEqual([]);
@@ -303,8 +297,8 @@ describe("PollScheduler timers", () => {
     const started: string[] = [];
     const a = blockingJob("a", started);
     const b = blockingJob("b", started);
-    scheduler.runSoon(a.job);
-    scheduler.runSoon(b.job);
+    scheduler.schedule(a.job, 0);
+    scheduler.schedule(b.job, 0);
     await vi.advanceTimersByTimeAsync(0);
     scheduler.close();
     a.runs[0]?.resolve();

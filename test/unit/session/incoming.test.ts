@@ -130,7 +130,7 @@ describe("server requests", () => {
     expect(transport.sent.filter((message) => "id" in message && message.id === 3)).toEqual([]);
   });
 
-  describe("a bound on open requests (issue 26, item 7)", () => {
+  describe("a bound on open requests (decision 17)", () => {
     /** A handler that holds every request until `releaseAll()`. */
     function holding(session: Session) {
       const held: Array<() => void> = [];
@@ -224,7 +224,7 @@ describe("server requests", () => {
     });
   });
 
-  it("refuses a request whose params nest deeper than 256 levels with -32602, before any handler (issue 26, item 10)", async () => {
+  it("refuses a request whose params nest deeper than 256 levels with -32602, before any handler (decision 17)", async () => {
     const { session, transport } = await connected();
     let calls = 0;
     session.serveRequests(async () => {

@@ -232,6 +232,20 @@ describe("fileStore permissions", () => {
     );
     expect(statSync(dir).mode & 0o777).toBe(0o755);
 
+    // The group's bits count as much as everybody's.
+    for (const [shown, bits] of [
+      ["0750", 0o750],
+      ["0770", 0o770],
+    ] as const) {
+      const groupDir = tempDir();
+      chmodSync(groupDir, bits);
+      const heard = vi.fn();
+      await store(groupDir, { logger: { warn: heard } }).put(ref("g"));
+      expect(heard).toHaveBeenCalledWith(
+        `fileStore: other users may read ${groupDir} (mode ${shown}); its refs hold task ids, server URLs and input answers: make it private (chmod 700)`,
+      );
+    }
+
     const quiet = vi.fn();
     const privateDir = tempDir(); // mkdtemp makes it 0700
     mkdirSync(join(privateDir, "sub"), { mode: 0o700 });
