@@ -98,6 +98,12 @@ export interface TaskClientOptions {
   /** Allowance for clock skew before the `createdAt + ttlMs` backstop ends waiting. Default 5000. */
   ttlGraceMs?: number;
   /**
+   * How long `close()` waits, at most, for the store's writes in flight and for the store to close (hand back
+   * its leases, disconnect). A store that takes longer (a frozen Redis) is left behind with a logger warning; its
+   * leases lapse by themselves after `leaseMs`. Default 5000.
+   */
+  closeTimeoutMs?: number;
+  /**
    * Where the client reports what no single handle owns: transport errors, a dropped connection, scheduler
    * faults, retries, a task created after its handle ended, and (`warn`) the warnings of the SDK's OAuth code
    * (with `auth`).
@@ -205,6 +211,7 @@ export interface ResolvedClientOptions {
   requestTimeoutMs: number;
   cancelGraceMs: number;
   ttlGraceMs: number;
+  closeTimeoutMs: number;
   notifications: "auto" | "off";
   notificationSafetyNetMs: number;
   legacyTasks: LegacyTasksMode;
@@ -225,6 +232,7 @@ export function resolveClientOptions(options: TaskClientOptions): ResolvedClient
     requestTimeoutMs: positiveInteger("requestTimeoutMs", options.requestTimeoutMs, 60_000),
     cancelGraceMs: nonNegative("cancelGraceMs", options.cancelGraceMs, 10_000),
     ttlGraceMs: nonNegative("ttlGraceMs", options.ttlGraceMs, 5_000),
+    closeTimeoutMs: nonNegative("closeTimeoutMs", options.closeTimeoutMs, 5_000),
     notifications: notificationsMode(options.notifications),
     notificationSafetyNetMs: positiveInteger(
       "notificationSafetyNetMs",
