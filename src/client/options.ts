@@ -138,8 +138,9 @@ export interface TaskClientOptions {
   /**
    * With a store shared by workers (`redisStore`): every `everyMs` (default 1000), take over the store's tasks of
    * this server whose lease nobody holds (their owner stopped renewing it, or released it when its handle ended),
-   * this worker's own released tasks included. Adopted handles are announced by the client's `task` event. A tick
-   * is skipped while the previous adoption still runs; a failed one is logged.
+   * this worker's own released tasks included. Adopted handles are announced by the client's `task` event; a task
+   * this client cannot follow (another protocol generation) is handed back at once. A tick is skipped while the
+   * previous adoption still runs; a failed one is logged. `close()` stops the loop first.
    */
   adopt?: boolean | { everyMs: number };
   /**

@@ -447,7 +447,8 @@ export class TaskClient<
   /**
    * A handle for every unfinished task the client's store holds for this server: the tasks a process that
    * stopped (or crashed) was following. Answered input keys come with them, so nobody is asked twice. A task
-   * this client already follows is returned as its live handle.
+   * this client already follows is returned as its live handle. A stored task this client cannot follow (another
+   * protocol generation) is skipped with a logger warning, and its claim handed back at once.
    */
   async resume(options: Omit<CallToolOptions, "meta"> = {}): Promise<TaskHandle<CallToolResult>[]> {
     this.assertOpen();
