@@ -24,7 +24,7 @@ import {
   type TaskRef,
   type TaskSession,
 } from "../task/ref.js";
-import { Adoption, closeStore, followClaimed, type FollowerDeps } from "../run/ref-life.js";
+import { closeStore, followClaimed, startAdoption, taskIsOver, type FollowerDeps } from "../run/ref-life.js";
 import {
   callSpec,
   checkToolCall,
@@ -115,9 +115,8 @@ export class TaskClient<
   private readonly shutdown = new AbortController();
   /** Task status notifications; undefined with `notifications: "off"` or on a 2025-era server. */
   private readonly subscriptions: Subscriptions | undefined;
-  /** The adoption loop (`adopt: true`): takes lapsed tasks of the store over now and then (../run/ref-life.ts). */
-  private adoption: Adoption | undefined;
-  private readonly closeTimeoutMs: number;
+  /** Stops the adoption loop (`adopt: true`), which takes lapsed tasks of the store over (../run/ref-life.ts). */
+  private adoption: (() => void) | undefined;
   private readonly serverRequests: ServerRequestRouter;
   /** What depends on the server's protocol generation (src/eras/era-parts.ts). */
   private readonly era: EraParts;
@@ -215,7 +214,7 @@ export class TaskClient<
         this.runs.delete(run);
         this.era.legacy?.forget(run.taskId);
         const outcome = run.outcome;
-        if (run.taskId !== undefined && run.over) {
+        if (run.taskId !== undefined && taskIsOver(run.ending)) {
           this.followable.delete(run.taskId);
         }
         if (outcome !== undefined) this.emit("settled", run.handle, outcome);
@@ -263,10 +262,16 @@ export class TaskClient<
       // Another worker follows this task now: stop here without cancelling it.
       for (const run of this.runs) if (run.taskId === ref.taskId) run.detach();
     });
-    this.closeTimeoutMs = settings.options.closeTimeoutMs;
     if (settings.adoptEveryMs !== undefined && settings.store !== undefined) {
-      const deps = { ...this.followerDeps(settings.store), server: () => this.serverRef() };
-      this.adoption = new Adoption({ ...deps, resume: () => this.resume() }, settings.adoptEveryMs);
+      this.adoption = startAdoption(
+        {
+          ...this.follower(settings.store, {}),
+          server: () => this.serverRef(),
+          followed: () => new Set([...this.runs].map((run) => run.taskId)),
+          resume: () => this.resume(),
+        },
+        settings.adoptEveryMs,
+      );
     }
     session.onError((error) => {
       log.warn("transport error", error);
@@ -461,19 +466,13 @@ export class TaskClient<
       if (taskId !== undefined) live.set(taskId, run);
     }
     // With leases, follow only what this worker could claim (the latest ref, answered keys included).
-    const claims = refs.map((ref) =>
-      live.has(ref.taskId) ? undefined : store.claim ? store.claim(ref) : ref,
-    );
-    const claimed = (await Promise.all(claims)).filter((ref) => ref !== undefined);
-    // A claim this client cannot follow (or one landing after close()) is handed back at once.
-    const made = new Map<string, TaskHandle<CallToolResult>>();
-    const deps = this.followerDeps(store);
-    const follow = (ref: TaskRef) => void made.set(ref.taskId, this.task(ref, options));
-    followClaimed({ ...deps, follow }, claimed, () => this.closed);
+    const claims = refs.map((ref) => live.get(ref.taskId) ?? (store.claim ? store.claim(ref) : ref));
     const handles: TaskHandle<CallToolResult>[] = [];
-    for (const ref of refs) {
-      const handle = live.get(ref.taskId)?.handle ?? made.get(ref.taskId);
-      if (handle !== undefined) handles.push(handle);
+    // A claim this client cannot follow (or one landing after close()) is handed back at once.
+    const deps = this.follower(store, options, handles);
+    for (const claim of await Promise.all(claims)) {
+      if (claim instanceof TaskRun) handles.push(claim.handle);
+      else if (claim !== undefined) followClaimed(deps, claim);
     }
     return handles;
   }
@@ -521,7 +520,7 @@ export class TaskClient<
     this.closed = true;
     this.shutdown.abort(new McpTasksError("TaskClient is closed"));
     // Adoption stops first: no new claim, and a claim in flight is handed back as it lands.
-    this.adoption?.stop();
+    this.adoption?.();
     this.closing ??= (async () => {
       for (const run of [...this.runs]) run.closeForClient();
       this.subscriptions?.close();
@@ -535,7 +534,8 @@ export class TaskClient<
           : undefined;
       await this.session.close(endSession);
       this.telemetry?.close();
-      await closeStore(this.context.store, this.writes, this.closeTimeoutMs, this.context.log);
+      const { store, options, log } = this.context;
+      await closeStore(store, this.writes, options.closeTimeoutMs, log);
     })();
     return this.closing;
   }
@@ -546,13 +546,16 @@ export class TaskClient<
   }
 
   /** What following claimed refs needs of this client (../run/ref-life.ts). */
-  private followerDeps(store: NonNullable<RunContext["store"]>): FollowerDeps {
+  private follower(
+    store: NonNullable<RunContext["store"]>,
+    options: Omit<CallToolOptions, "meta">,
+    made: TaskHandle<CallToolResult>[] = [],
+  ): FollowerDeps {
     return {
       store,
       log: this.context.log,
-      redact: redactTaskId,
-      follow: (ref) => void this.task(ref),
-      followed: () => new Set([...this.runs].map((run) => run.taskId)),
+      follow: (ref) => void made.push(this.task(ref, options)),
+      closed: () => this.closed,
     };
   }
 

@@ -61,9 +61,9 @@ export function cancelWithRetries(
 export function cancelAfterEnd(
   context: RunContext,
   taskId: string | undefined,
-  /** Whether the server has said its last word on the task (./ref-life.ts): then nothing is left to cancel. */
-  lastWord: boolean,
+  /** Whether the task is over for good (./ref-life.ts): then nothing is left to cancel. */
+  over: boolean,
 ): Promise<CancelReply> | undefined {
-  if (taskId === undefined || lastWord) return undefined;
+  if (taskId === undefined || over) return undefined;
   return cancelQuietly(context, taskId);
 }

@@ -32,18 +32,15 @@ import type { Logger } from "../protocol/logging.js";
 import type { TaskRef } from "../task/ref.js";
 import type { TaskStore } from "../store/types.js";
 
-/** The server has said its last word on the task: a terminal status or "not found". Nothing is left to cancel. */
-export function serverSaidLastWord(ending: Ending | undefined): boolean {
-  if (ending === undefined) return false;
-  return ending.kind === "snapshot" || (ending.kind === "local" && ending.reason === "not_found");
-}
-
 /**
- * Whether following the task is over for good: the server has said its last word, or the task's time to live
- * has ended. Its ref leaves the store, and `close()` may end the HTTP session it was made in.
+ * Whether following the task is over for good: the server has said its last word (a terminal status, or "not
+ * found"), or the task's time to live has ended (the server has forgotten it). Its ref leaves the store,
+ * `close()` may end the HTTP session it was made in, and a `cancel()` after the end has nothing left to stop.
  */
 export function taskIsOver(ending: Ending | undefined): boolean {
-  return serverSaidLastWord(ending) || (ending?.kind === "local" && ending.reason === "expired");
+  if (ending?.kind === "snapshot") return true;
+  const reason = (ending as { reason?: unknown } | undefined)?.reason; // a local ending's
+  return reason === "not_found" || reason === "expired";
 }
 
 /** One task run's writes to the client's store, in order; the run's view of the rules above. */
@@ -70,14 +67,22 @@ export class RefKeeper {
   ended(ending: Ending | undefined, ref: TaskRef | undefined): void {
     if (this.done || ref === undefined || ending === undefined) return;
     this.done = true;
-    if (taskIsOver(ending)) {
-      void this.queue(() => this.store.remove(ref), "removing a finished task's ref failed", ref, false);
-    } else if (this.store.release !== undefined) {
-      void this.queue(() => releaseRef(this.store, ref), "releasing a task's ref failed", ref, false);
-    }
+    const over = taskIsOver(ending);
+    const store = this.store;
+    void this.queue(
+      () => (over ? store.remove(ref) : store.release?.(ref)),
+      `${over ? "removing" : "releasing"} a task's ref failed`,
+      ref,
+      false,
+    );
   }
 
-  private queue(write: () => Promise<void>, failure: string, ref: TaskRef, reject: boolean): Promise<void> {
+  private queue(
+    write: () => Promise<void> | undefined,
+    failure: string,
+    ref: TaskRef,
+    reject: boolean,
+  ): Promise<void> {
     const result = this.tail.then(write).catch((error: unknown) => {
       this.log.error(`task store: ${failure}`, { taskId: this.redact(ref.taskId) }, error);
       if (reject) throw error;
@@ -88,114 +93,66 @@ export class RefKeeper {
   }
 }
 
-function releaseRef(store: TaskStore, ref: TaskRef): Promise<void> {
-  return store.release ? store.release(ref) : Promise.resolve();
-}
-
 /** What the adoption loop and `resume()` need of the client. */
 export interface FollowerDeps {
   store: TaskStore;
   log: Logger;
-  redact: (taskId: string) => string;
   /** Makes a live handle for a claimed ref; throws when this client cannot follow it. */
   follow(ref: TaskRef): void;
-  /** Task ids a live handle of this client follows now. */
-  followed(): Set<string | undefined>;
-  /** Task ids already reported as not followable here: a later claim of one is logged at debug level only. */
-  unfollowable?: Set<string>;
+  /** Whether the client is closing: a claim that lands then is handed back. */
+  closed(): boolean;
 }
-
-/** Task ids the adoption loop remembers as not followable here (it claims them again each round). */
-const MAX_UNFOLLOWABLE = 10_000;
 
 /**
- * Follows every claimed ref, or hands its claim back at once when it cannot be followed (or `stopped` says the
- * client is closing): a lease is held only while a live handle follows. Answers the refs followed.
+ * Follows a claimed ref, or hands the claim back at once (durably: src/store/redis.ts retries a failed release)
+ * when this client cannot follow it or is closing: a lease is held only while a live handle follows.
  */
-export function followClaimed(deps: FollowerDeps, refs: TaskRef[], stopped: () => boolean): TaskRef[] {
-  const followed = deps.followed();
-  const taken: TaskRef[] = [];
-  for (const ref of refs) {
-    if (followed.has(ref.taskId)) continue; // a live handle here already follows it, lease included
-    if (stopped()) {
-      handBack(deps, ref, "the client is closing");
-      continue;
-    }
-    try {
-      deps.follow(ref);
-      taken.push(ref);
-    } catch (error) {
-      const known = deps.unfollowable;
-      const message = "a stored task this client cannot follow is left to other workers";
-      if (known?.has(ref.taskId) === true) deps.log.debug(message, error);
-      else deps.log.warn(message, error);
-      if (known !== undefined && known.size >= MAX_UNFOLLOWABLE) known.clear();
-      known?.add(ref.taskId);
-      handBack(deps, ref, "it cannot be followed here");
-    }
+export function followClaimed(deps: FollowerDeps, ref: TaskRef): void {
+  try {
+    if (!deps.closed()) return deps.follow(ref);
+  } catch (error) {
+    deps.log.warn("cannot follow a stored task", error);
   }
-  return taken;
-}
-
-function handBack(deps: FollowerDeps, ref: TaskRef, why: string): void {
-  releaseRef(deps.store, ref).catch((error: unknown) =>
-    deps.log.error(
-      `task store: handing back a claimed task (${why}) failed; the store retries it`,
-      { taskId: deps.redact(ref.taskId) },
-      error,
-    ),
-  );
+  deps.store.release?.(ref).catch((error: unknown) => deps.log.warn("handing a task back failed", error));
 }
 
 /**
  * The adoption loop (`adopt: true`): every `everyMs`, takes over the store's tasks of this server whose lease
- * nobody holds, one round at a time. `stop()` ends it for good; a claim in flight when it stops is handed back
- * as it lands.
+ * nobody holds, one round at a time, skipping those a live handle here already follows. The function it answers
+ * stops it for good; a claim in flight then is handed back as it lands.
  */
-export class Adoption {
-  private timer: ReturnType<typeof setInterval> | undefined;
-  private running: Promise<unknown> | undefined;
-  private stopped = false;
-
-  private readonly deps: FollowerDeps & { server: () => TaskRef["server"]; resume: () => Promise<unknown> };
-
-  constructor(
-    deps: FollowerDeps & {
-      server: () => TaskRef["server"];
-      /** For a store without `claimLapsed`: the client's `resume()`. */
-      resume: () => Promise<unknown>;
-    },
-    everyMs: number,
-  ) {
-    this.deps = { ...deps, unfollowable: new Set() };
-    this.timer = setInterval(() => this.tick(), everyMs);
-  }
-
-  stop(): void {
-    this.stopped = true;
-    if (this.timer !== undefined) clearInterval(this.timer);
-    this.timer = undefined;
-  }
-
-  private tick(): void {
-    if (this.stopped || this.running) return;
-    const { store } = this.deps;
+export function startAdoption(
+  deps: FollowerDeps & {
+    server: () => TaskRef["server"];
+    /** Task ids live handles of this client follow now. */
+    followed: () => Set<string | undefined>;
+    /** For a store without `claimLapsed`: the client's `resume()`. */
+    resume: () => Promise<unknown>;
+  },
+  everyMs: number,
+): () => void {
+  const { store, log } = deps;
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return; // stopped by close() before anything else
+    running = true;
     const round = store.claimLapsed
-      ? store
-          .claimLapsed(this.deps.server())
-          .then((refs) => followClaimed(this.deps, refs, () => this.stopped))
-      : this.deps.resume();
-    this.running = round
-      .catch((error: unknown) => this.deps.log.warn("adopting stored tasks failed", error))
-      .finally(() => (this.running = undefined));
-  }
+      ? store.claimLapsed(deps.server()).then((refs) => {
+          const followed = deps.followed();
+          for (const ref of refs) if (!followed.has(ref.taskId)) followClaimed(deps, ref);
+        })
+      : deps.resume();
+    round
+      .catch((error: unknown) => log.warn("adopting stored tasks failed", error))
+      .finally(() => (running = false));
+  }, everyMs);
+  return () => clearInterval(timer);
 }
 
 /**
  * The end of `close()` for the store: waits for the writes in flight, then closes the store, for at most
- * `timeoutMs` in all. A store that does not finish in time is left to finish (or not) on its own: `close()` goes
- * on, with a warning; leases it could not hand back lapse after their `leaseMs`. A store whose close rejects
- * in time rejects `close()` with its error, as before.
+ * `timeoutMs` in all. A store that does not finish in time is left behind with a warning (its leases lapse
+ * after `leaseMs`); a store whose close rejects in time rejects `close()` with its error.
  */
 export async function closeStore(
   store: TaskStore | undefined,
@@ -203,22 +160,15 @@ export async function closeStore(
   timeoutMs: number,
   log: Logger,
 ): Promise<void> {
-  if (store === undefined) return;
+  let timer: ReturnType<typeof setTimeout> | undefined;
   const closing = (async () => {
     while (writes.size > 0) await Promise.allSettled([...writes]);
-    await store.close?.();
+    await store?.close?.();
   })();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), timeoutMs)));
+  // The race handles a late rejection of `closing` too.
+  const late = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, timeoutMs, true)));
   try {
-    const ended = await Promise.race([closing, late]);
-    if (ended === "late") {
-      log.warn(
-        `closing the task store took longer than closeTimeoutMs (${timeoutMs} ms); closing without it: ` +
-          "leases it still holds lapse by themselves",
-      );
-      closing.catch(() => undefined);
-    }
+    if (await Promise.race([closing, late])) log.warn("closing the store timed out");
   } finally {
     clearTimeout(timer);
   }

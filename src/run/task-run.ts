@@ -26,7 +26,7 @@ import { pollFault, settle } from "./endings.js";
 import { inputCoordinatorFor, inputRoundsFor, taskInboxFor } from "./input.js";
 import type { TaskInbox } from "../input/task-inbox.js";
 import { NO_REF, refNow } from "./ref-keeper.js";
-import { RefKeeper, serverSaidLastWord, taskIsOver } from "./ref-life.js";
+import { RefKeeper, taskIsOver } from "./ref-life.js";
 import { cancelAfterEnd, cancelOrphan, cancelWithRetries, type CancelReply } from "./cancel.js";
 import type { OutputCheck } from "../tools/output-checks.js";
 
@@ -56,7 +56,7 @@ export class TaskRun
   /** Writes to the client's store, in order (only with a store). */
   private readonly refs: RefKeeper | undefined;
   /** How the handle ended (why, not what it reports): what ./ref-life.ts decides the task's fate from. */
-  private ending: Ending | undefined;
+  ending: Ending | undefined;
   /** The check of this call's result against its tool's output schema, once looked up (undefined: none). */
   private outputCheck: OutputCheck | undefined;
   /** Whether the check was looked up; `checking` is set while the lookup waits for the tool list. */
@@ -113,11 +113,6 @@ export class TaskRun
     return this.state.taskId;
   }
 
-  /** Whether the task is over for good (./ref-life.ts): the server said its last word, or its time to live ended. */
-  get over(): boolean {
-    return taskIsOver(this.ending);
-  }
-
   /** How the handle ended, once it has. */
   get outcome(): TaskOutcome<CallToolResult> | undefined {
     return this.sink.outcome;
@@ -127,8 +122,7 @@ export class TaskRun
 
   cancel(reason?: unknown): Promise<CancelResult<CallToolResult>> {
     if (this.state.phase !== "ended") this.dispatch({ type: "cancelRequested", reason });
-    else
-      this.cancelReply ??= cancelAfterEnd(this.context, this.state.taskId, serverSaidLastWord(this.ending));
+    else this.cancelReply ??= cancelAfterEnd(this.context, this.state.taskId, taskIsOver(this.ending));
     // The reply is read after the end: a cancel made before the task id existed is sent only when it arrives.
     return this.sink.settled.then(async (outcome) => {
       const { ack, error } = (await this.cancelReply) ?? {};
