@@ -12,12 +12,16 @@ import { createClient } from "redis";
 
 export interface RedisServer {
   url: string;
+  /** The `redis-server` process (the fleet test freezes it with SIGSTOP). */
+  pid: number | undefined;
   stop(): Promise<void>;
 }
 
 export interface RedisCluster {
   /** Every node's `redis://127.0.0.1:port`; give any of them to `createCluster({ rootNodes })`. */
   urls: string[];
+  /** Every node's `redis-server` process, in the order of `urls`. */
+  pids: Array<number | undefined>;
   stop(): Promise<void>;
 }
 
@@ -59,6 +63,7 @@ async function startNode(extra: string[] = []): Promise<RedisServer & { port: nu
   return {
     port,
     url: `redis://127.0.0.1:${port}`,
+    pid: proc.pid,
     stop: async () => {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGTERM");
       await exited;
@@ -132,5 +137,5 @@ export async function startRedisCluster(nodes = 3): Promise<RedisCluster> {
     await stop();
     throw error;
   }
-  return { urls: started.map((node) => node.url), stop };
+  return { urls: started.map((node) => node.url), pids: started.map((node) => node.pid), stop };
 }
