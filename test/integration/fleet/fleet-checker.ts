@@ -4,7 +4,7 @@
  * times. It owns the invariants; the run (fleet.ts) only produces the log.
  *
  * 1. Every created task (a worker stored its ref) reaches its end on the server and is reported — a handle settled
- *    `completed`, `failed` or `cancelled` — by exactly one worker.
+ *    `completed`, `failed` or `cancelled`, or ended by `OutputSchemaError` — by exactly one worker.
  * 2. No two workers follow one task at once for longer than the takeover bound: a worker that lost its lease (it
  *    was stopped, or cut off from Redis) may poll on until its next renewal tells it so, no more. A worker's polls
  *    of a task, joined where they are less than `gapMs` apart, make its spans of following; two workers' spans may
@@ -45,6 +45,11 @@ export interface CheckLimits {
 
 const REPORTS = new Set(["completed", "failed", "cancelled"]);
 const TERMINAL = new Set(["completed", "failed", "cancelled"]);
+
+/** A handle's end that reports what the server said last: a terminal status, or a result its schema refused. */
+export function isReport(event: Of<"settled">): boolean {
+  return REPORTS.has(event.kind) || (event.kind === "error" && event.error === "OutputSchemaError");
+}
 
 type Of<K extends FleetEvent["ev"]> = Extract<FleetEvent, { ev: K }>;
 
@@ -103,7 +108,7 @@ export function checkFleet(log: readonly FleetEvent[], limits: CheckLimits): str
   const created = only(events, "created");
   const serverStatus = new Map(only(events, "serverTask").map((task) => [task.taskId, task.status]));
   const reports = groupBy(
-    only(events, "settled").filter((event) => event.taskId !== undefined && REPORTS.has(event.kind)),
+    only(events, "settled").filter((event) => event.taskId !== undefined && isReport(event)),
     (event) => event.taskId as string,
   );
   for (const { taskId, job, w } of created) {
@@ -123,8 +128,12 @@ export function checkFleet(log: readonly FleetEvent[], limits: CheckLimits): str
         );
       problems.push(`task ${taskId} (job ${String(job)}) was reported by no worker [${trail.join("; ")}]`);
     } else if (workers.length > 1) {
-      const list = by.map((event) => `${event.w} (${event.kind} at ${at(event.t)})`).join(", ");
-      problems.push(`task ${taskId} was reported by ${String(workers.length)} workers: ${list}`);
+      const list = by
+        .slice(0, 4)
+        .map((event) => `${event.w} (${event.kind} at ${at(event.t)})`)
+        .join(", ");
+      const more = by.length > 4 ? `, … ${String(by.length)} reports in all` : "";
+      problems.push(`task ${taskId} was reported by ${String(workers.length)} workers: ${list}${more}`);
     }
   }
 

@@ -6,7 +6,7 @@
  * `request` (every HTTP request, from the headers function, which the client calls before each one), `redis`
  * (every store command), `closing` and `closed` (around `client.close()`).
  *
- * Commands arrive on stdin, one a line: `call <job>` calls the tool `work`; `close` closes the client, then the
+ * Commands arrive on stdin, one a line: `call <job> <tool>` calls the tool; `close` closes the client, then the
  * worker lingers (anything of the client that still runs then shows in the log) and exits.
  */
 import { appendFileSync } from "node:fs";
@@ -92,8 +92,8 @@ client.on("settled", (_handle, outcome) => {
   log({ ev: "settled", taskId: outcome.taskId, kind: outcome.kind, error: error?.name });
 });
 
-function call(job: number): void {
-  const handle = client.callTool("work", { job });
+function call(job: number, tool: string): void {
+  const handle = client.callTool(tool, { job });
   handle.ref.then(
     (ref) =>
       // No ref: the call made no task (it failed, or the client closed first).
@@ -115,8 +115,8 @@ async function close(): Promise<void> {
 }
 
 createInterface({ input: process.stdin }).on("line", (line) => {
-  const [command, argument] = line.trim().split(" ");
-  if (command === "call") call(Number(argument));
+  const [command, job, tool] = line.trim().split(" ");
+  if (command === "call") call(Number(job), tool ?? "work");
   else if (command === "close") void close();
 });
 console.log("ready");

@@ -11,7 +11,11 @@
  * - `redis`: SIGSTOP a Redis node for 1.5 leases, then SIGCONT;
  * - `http`: for two leases the proxy answers a share of requests 503 or drops their connections;
  * - `unfollowable`: from the start, one more worker whose server lacks the tasks extension adopts too: it cannot
- *   follow any task, so it must never keep one.
+ *   follow any task, so it must never keep one;
+ * - `badOutput`: a fifth of the tasks (drawn from the seed) complete with a result that fails the tool's
+ *   `outputSchema`: the server said its last word, so the task must be reported once (as `OutputSchemaError`) and
+ *   its ref removed, not followed again.
+ * A `redis` fault also closes a worker, half the time, while Redis is frozen (its `close()` must stay bounded).
  * Which request a proxy fault hits depends on timing as well as on the seed: a seed replays the schedule, and the
  * same faults in the same proportions, not the same requests.
  */
@@ -19,15 +23,22 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { defineTool, elicitForm, startTaskServer, step, textResult } from "mcp-tasks/testing";
+import {
+  defineTool,
+  elicitForm,
+  startTaskServer,
+  step,
+  structuredResult,
+  textResult,
+} from "mcp-tasks/testing";
 import { bundleChild, type ChildBundle } from "../store/child-bundle.js";
 import { startRedis, startRedisCluster } from "../store/redis-server.js";
-import { checkFleet, type CheckLimits, type FleetEvent } from "./fleet-checker.js";
+import { checkFleet, isReport, type CheckLimits, type FleetEvent } from "./fleet-checker.js";
 import { startFleetProxy } from "./fleet-proxy.js";
 import { seeded } from "./fleet-random.js";
 import type { WorkerConfig } from "./fleet-worker.js";
 
-export const FAULT_KINDS = ["kill", "stop", "close", "redis", "http", "unfollowable"] as const;
+export const FAULT_KINDS = ["kill", "stop", "close", "redis", "http", "unfollowable", "badOutput"] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export interface FleetOptions {
@@ -66,7 +77,7 @@ export interface FleetResult {
 
 interface ScheduledFault {
   at: number;
-  kind: Exclude<FaultKind, "unfollowable">;
+  kind: Exclude<FaultKind, "unfollowable" | "badOutput">;
   slot: number;
 }
 
@@ -103,7 +114,9 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Draws the schedule from the seed: faults spread over the middle of the run, each at a worker slot. */
 export function schedule(options: FleetOptions): ScheduledFault[] {
   const random = seeded(options.seed);
-  const kinds = options.faults.filter((kind): kind is ScheduledFault["kind"] => kind !== "unfollowable");
+  const kinds = options.faults.filter(
+    (kind): kind is ScheduledFault["kind"] => kind !== "unfollowable" && kind !== "badOutput",
+  );
   if (kinds.length === 0) return [];
   const faults: ScheduledFault[] = [];
   for (let index = 0; index < options.faultCount; index++) {
@@ -148,6 +161,17 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
           step.complete((call) => textResult(`job ${JSON.stringify(call.arguments["job"])}`)),
         ],
       }),
+      defineTool({
+        name: "shaped",
+        task: "required",
+        pollIntervalMs: 100,
+        outputSchema: { type: "object", properties: { n: { type: "number" } }, required: ["n"] },
+        steps: [
+          step.working("starting"),
+          step.idle(3),
+          step.complete(structuredResult({ n: "not a number" })),
+        ],
+      }),
     ],
   });
   const unfollowing = options.faults.includes("unfollowable") ? new Set(["old.1"]) : new Set<string>();
@@ -161,7 +185,7 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
   const workers: Worker[] = [];
   let began = Date.now();
   /** Calls that found every slot being replaced: the next worker to start takes them. */
-  const waiting: number[] = [];
+  const waiting: string[] = [];
   const generation = new Map<number, number>();
   const stopped = new Set<number>(); // pids under SIGSTOP
   const frozen = new Set<number>();
@@ -195,7 +219,7 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
     await ready;
     const entry: Worker = { name: workerName, slot, proc, closing: false, exited };
     workers.push(entry);
-    if (name === undefined) for (const job of waiting.splice(0)) proc.stdin?.write(`call ${String(job)}\n`);
+    if (name === undefined) for (const command of waiting.splice(0)) proc.stdin?.write(command);
     return entry;
   };
   const current = (slot: number) => workers.filter((entry) => entry.slot === slot && !entry.closing).at(-1);
@@ -223,6 +247,7 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
       at: Math.floor((options.durationMs * 0.7 * job) / options.tasks),
       job,
       slot: random.int(0, options.workers - 1),
+      tool: options.faults.includes("badOutput") && random.chance(0.2) ? "shaped" : "work",
     }));
     const timeline = [
       ...calls.map((call) => ({
@@ -234,13 +259,20 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
             (_, index) => (call.slot + index) % options.workers,
           );
           const to = slots.map(current).find((entry) => entry !== undefined);
-          if (to === undefined) waiting.push(call.job);
-          else to.proc.stdin?.write(`call ${String(call.job)}\n`);
+          if (to === undefined) waiting.push(`call ${String(call.job)} ${call.tool}\n`);
+          else to.proc.stdin?.write(`call ${String(call.job)} ${call.tool}\n`);
         },
       })),
       ...plan.map((planned) => ({ at: planned.at, run: () => applyFault(planned) })),
     ].sort((a, b) => a.at - b.at);
 
+    const closeWorker = (target: Worker, slot: number): void => {
+      if (target.closing) return;
+      fault("close", target.name);
+      target.closing = true;
+      target.proc.stdin?.write("close\n");
+      timers.push(spawnWorker(slot).then(() => undefined));
+    };
     const applyFault = (planned: ScheduledFault): void => {
       const target = current(planned.slot);
       if (planned.kind === "http") {
@@ -256,6 +288,10 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
         fault("redis", `node${String(node)}`, Date.now() + 1.5 * leaseMs);
         frozen.add(pid);
         signal(pid, "SIGSTOP");
+        if (target !== undefined && random.chance(0.5)) {
+          // close() while the store cannot answer: it must still resolve within its bound.
+          timers.push(pause(200).then(() => closeWorker(target, planned.slot)));
+        }
         timers.push(
           pause(1.5 * leaseMs).then(() => {
             signal(pid, "SIGCONT");
@@ -283,10 +319,7 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
           }),
         );
       } else {
-        fault("close", target.name);
-        target.closing = true;
-        target.proc.stdin?.write("close\n");
-        timers.push(spawnWorker(planned.slot).then(() => undefined));
+        closeWorker(target, planned.slot);
       }
     };
 
@@ -307,9 +340,7 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
       const created = new Set(logged.flatMap((event) => (event.ev === "created" ? [event.taskId] : [])));
       const reported = new Set(
         logged.flatMap((event) =>
-          event.ev === "settled" && event.kind === "completed" && event.taskId !== undefined
-            ? [event.taskId]
-            : [],
+          event.ev === "settled" && isReport(event) && event.taskId !== undefined ? [event.taskId] : [],
         ),
       );
       if ([...created].every((taskId) => reported.has(taskId)) || Date.now() > settleBy) break;
@@ -368,7 +399,7 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
     // A lease, the renewal that tells its old holder it lost it (a third of a lease), and scheduling slack.
     boundMs: leaseMs + Math.ceil(leaseMs / 3) + 500,
     gapMs: 2 * leaseMs,
-    slackMs: 250,
+    slackMs: 2_000,
     closeBoundMs: 2_000 + leaseMs,
   };
   const problems = checkFleet(events, limits);
@@ -385,7 +416,7 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
   const createdIds = new Set(events.flatMap((event) => (event.ev === "created" ? [event.taskId] : [])));
   const reportedIds = new Set(
     events.flatMap((event) =>
-      event.ev === "settled" && event.kind === "completed" && event.taskId ? [event.taskId] : [],
+      event.ev === "settled" && isReport(event) && event.taskId ? [event.taskId] : [],
     ),
   );
   return {
