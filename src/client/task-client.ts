@@ -24,7 +24,7 @@ import {
   type TaskRef,
   type TaskSession,
 } from "../task/ref.js";
-import { taskIsOver } from "../task/outcome.js";
+import { Adoption, closeStore, followClaimed, type FollowerDeps } from "../run/ref-life.js";
 import {
   callSpec,
   checkToolCall,
@@ -99,7 +99,7 @@ export class TaskClient<
   Tools extends ToolTypes<Tools> = UntypedTools,
 > extends EventEmitter<TaskClientEvents> {
   private readonly runs = new Set<TaskRun>();
-  /** Store writes in flight; `close()` waits for them before it closes the store. */
+  /** Store writes in flight; `close()` waits for them (at most `closeTimeoutMs`) before it closes the store. */
   private readonly writes = new Set<Promise<void>>();
   private readonly context: RunContext;
   private readonly catalog: ToolCatalog;
@@ -115,9 +115,9 @@ export class TaskClient<
   private readonly shutdown = new AbortController();
   /** Task status notifications; undefined with `notifications: "off"` or on a 2025-era server. */
   private readonly subscriptions: Subscriptions | undefined;
-  /** The adoption loop (`adopt: true`): resumes lapsed tasks of the store now and then. */
-  private adoption: ReturnType<typeof setInterval> | undefined;
-  private resuming: Promise<unknown> | undefined;
+  /** The adoption loop (`adopt: true`): takes lapsed tasks of the store over now and then (../run/ref-life.ts). */
+  private adoption: Adoption | undefined;
+  private readonly closeTimeoutMs: number;
   private readonly serverRequests: ServerRequestRouter;
   /** What depends on the server's protocol generation (src/eras/era-parts.ts). */
   private readonly era: EraParts;
@@ -215,7 +215,7 @@ export class TaskClient<
         this.runs.delete(run);
         this.era.legacy?.forget(run.taskId);
         const outcome = run.outcome;
-        if (run.taskId !== undefined && outcome !== undefined && taskIsOver(outcome)) {
+        if (run.taskId !== undefined && run.over) {
           this.followable.delete(run.taskId);
         }
         if (outcome !== undefined) this.emit("settled", run.handle, outcome);
@@ -263,7 +263,11 @@ export class TaskClient<
       // Another worker follows this task now: stop here without cancelling it.
       for (const run of this.runs) if (run.taskId === ref.taskId) run.detach();
     });
-    if (settings.adoptEveryMs !== undefined) this.startAdoption(settings.adoptEveryMs);
+    this.closeTimeoutMs = settings.options.closeTimeoutMs;
+    if (settings.adoptEveryMs !== undefined && settings.store !== undefined) {
+      const deps = { ...this.followerDeps(settings.store), server: () => this.serverRef() };
+      this.adoption = new Adoption({ ...deps, resume: () => this.resume() }, settings.adoptEveryMs);
+    }
     session.onError((error) => {
       log.warn("transport error", error);
       this.emit("error", error);
@@ -443,7 +447,8 @@ export class TaskClient<
   /**
    * A handle for every unfinished task the client's store holds for this server: the tasks a process that
    * stopped (or crashed) was following. Answered input keys come with them, so nobody is asked twice. A task
-   * this client already follows is returned as its live handle.
+   * this client already follows is returned as its live handle. A stored task this client cannot follow (another
+   * protocol generation) is skipped with a logger warning, and its claim handed back at once.
    */
   async resume(options: Omit<CallToolOptions, "meta"> = {}): Promise<TaskHandle<CallToolResult>[]> {
     this.assertOpen();
@@ -456,11 +461,19 @@ export class TaskClient<
       if (taskId !== undefined) live.set(taskId, run);
     }
     // With leases, follow only what this worker could claim (the latest ref, answered keys included).
-    const claims = refs.map((ref) => live.get(ref.taskId) ?? (store.claim ? store.claim(ref) : ref));
+    const claims = refs.map((ref) =>
+      live.has(ref.taskId) ? undefined : store.claim ? store.claim(ref) : ref,
+    );
+    const claimed = (await Promise.all(claims)).filter((ref) => ref !== undefined);
+    // A claim this client cannot follow (or one landing after close()) is handed back at once.
+    const made = new Map<string, TaskHandle<CallToolResult>>();
+    const deps = this.followerDeps(store);
+    const follow = (ref: TaskRef) => void made.set(ref.taskId, this.task(ref, options));
+    followClaimed({ ...deps, follow }, claimed, () => this.closed);
     const handles: TaskHandle<CallToolResult>[] = [];
-    for (const claim of await Promise.all(claims)) {
-      if (claim instanceof TaskRun) handles.push(claim.handle);
-      else if (claim !== undefined && !this.closed) handles.push(this.task(claim, options));
+    for (const ref of refs) {
+      const handle = live.get(ref.taskId)?.handle ?? made.get(ref.taskId);
+      if (handle !== undefined) handles.push(handle);
     }
     return handles;
   }
@@ -501,15 +514,15 @@ export class TaskClient<
    * unless a task created in it may still be followed: one not known to be over (detached, stored, still open
    * now, or cancelled without the server confirming). A server that refuses (405) is fine; any other failure is
    * logged, and the close goes on. A `tasks/cancel` still retrying a transient fault stops: no timer of the
-   * client's outlives `close()`.
+   * client's outlives `close()`. The store's writes and its close get at most `closeTimeoutMs` (default 5000):
+   * a frozen store cannot hold `close()` (../run/ref-life.ts says how a ref's lease ends).
    */
   close(): Promise<void> {
     this.closed = true;
     this.shutdown.abort(new McpTasksError("TaskClient is closed"));
+    // Adoption stops first: no new claim, and a claim in flight is handed back as it lands.
+    this.adoption?.stop();
     this.closing ??= (async () => {
-      if (this.adoption !== undefined) clearInterval(this.adoption);
-      // An adoption still running is not waited for (a hung store would hang close): it makes no handle once
-      // `closing` is set, and the store's close hands back whatever it claims.
       for (const run of [...this.runs]) run.closeForClient();
       this.subscriptions?.close();
       this.stopLegacyStatus?.();
@@ -522,8 +535,7 @@ export class TaskClient<
           : undefined;
       await this.session.close(endSession);
       this.telemetry?.close();
-      while (this.writes.size > 0) await Promise.allSettled([...this.writes]);
-      await this.context.store?.close?.();
+      await closeStore(this.context.store, this.writes, this.closeTimeoutMs, this.context.log);
     })();
     return this.closing;
   }
@@ -533,21 +545,15 @@ export class TaskClient<
     await this.close();
   }
 
-  /** Every `everyMs`, takes over the store's tasks whose owner stopped renewing their lease. */
-  private startAdoption(everyMs: number): void {
-    this.adoption = setInterval(() => {
-      if (this.closed || this.resuming) return;
-      const store = this.context.store;
-      const adopting = store?.claimLapsed
-        ? store.claimLapsed(this.serverRef()).then((refs) => {
-            const live = new Set([...this.runs].map((run) => run.taskId));
-            for (const ref of refs) if (!this.closed && !live.has(ref.taskId)) this.task(ref);
-          })
-        : this.resume();
-      this.resuming = adopting
-        .catch((error: unknown) => this.context.log.warn("adopting stored tasks failed", error))
-        .finally(() => (this.resuming = undefined));
-    }, everyMs);
+  /** What following claimed refs needs of this client (../run/ref-life.ts). */
+  private followerDeps(store: NonNullable<RunContext["store"]>): FollowerDeps {
+    return {
+      store,
+      log: this.context.log,
+      redact: redactTaskId,
+      follow: (ref) => void this.task(ref),
+      followed: () => new Set([...this.runs].map((run) => run.taskId)),
+    };
   }
 
   /** The live run following `taskId`, if any. */
