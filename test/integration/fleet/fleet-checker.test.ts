@@ -5,7 +5,13 @@
 import { describe, expect, it } from "vitest";
 import { checkFleet, type CheckLimits, type FleetEvent } from "./fleet-checker.js";
 
-const limits: CheckLimits = { boundMs: 2_500, gapMs: 3_000, slackMs: 250, closeBoundMs: 3_500 };
+const limits: CheckLimits = {
+  boundMs: 2_500,
+  gapMs: 3_000,
+  slackMs: 250,
+  closeBoundMs: 3_500,
+  crashWindowMs: 1_000,
+};
 
 /** Polls of `taskId` by `w` every 100 ms from `from` to `to`. */
 function polls(w: string, taskId: string, from: number, to: number): FleetEvent[] {
@@ -54,6 +60,15 @@ describe("the fleet checker", () => {
     );
     expect(problems).toEqual([
       "task t1 was reported by 2 workers: b (completed at +3500ms), a (completed at +3600ms)",
+    ]);
+  });
+
+  it("allows a second report when the first reporter was killed just after its report, before the ref's removal", () => {
+    const first: FleetEvent = { ev: "settled", w: "a", t: 900, taskId: "t1", kind: "completed" };
+    expect(checkFleet([...good, first], limits)).toEqual([]);
+    const killedLater = good.map((event) => (event.ev === "fault" ? { ...event, t: 1_950 } : event));
+    expect(checkFleet([...killedLater, first], limits)).toEqual([
+      "task t1 was reported by 2 workers: a (completed at +900ms), b (completed at +3500ms)",
     ]);
   });
 

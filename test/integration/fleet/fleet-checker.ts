@@ -4,7 +4,8 @@
  * times. It owns the invariants; the run (fleet.ts) only produces the log.
  *
  * 1. Every created task (a worker stored its ref) reaches its end on the server and is reported — a handle settled
- *    `completed`, `failed` or `cancelled`, or ended by `OutputSchemaError` — by exactly one worker.
+ *    `completed`, `failed` or `cancelled`, or ended by `OutputSchemaError` — by exactly one worker; by two only
+ *    when the first was SIGKILLed within `crashWindowMs` of its report, before the ref's removal could land.
  * 2. No two workers follow one task at once for longer than the takeover bound: a worker that lost its lease (it
  *    was stopped, or cut off from Redis) may poll on until its next renewal tells it so, no more. A worker's polls
  *    of a task, joined where they are less than `gapMs` apart, make its spans of following; two workers' spans may
@@ -41,6 +42,8 @@ export interface CheckLimits {
   slackMs: number;
   /** Longest `close()` allowed. */
   closeBoundMs: number;
+  /** A task reported again after its first reporter was SIGKILLed within this long of reporting is no fault. */
+  crashWindowMs: number;
 }
 
 const REPORTS = new Set(["completed", "failed", "cancelled"]);
@@ -95,6 +98,22 @@ function longestOverlap(
   return best;
 }
 
+/**
+ * Whether the worker of this report was SIGKILLed within `windowMs` after it: between reporting a task and the
+ * ref's removal reaching Redis a crash is possible, and then the adopter reports the task again. A report is an
+ * event in a process; no order of report and removal makes it exactly once across a crash.
+ */
+function killedJustAfter(report: Of<"settled">, events: readonly FleetEvent[], windowMs: number): boolean {
+  return events.some(
+    (event) =>
+      event.ev === "fault" &&
+      event.kind === "kill" &&
+      event.target === report.w &&
+      event.t >= report.t &&
+      event.t - report.t <= windowMs,
+  );
+}
+
 /** Every broken promise in the log, one sentence each; empty when the run kept them all. */
 export function checkFleet(log: readonly FleetEvent[], limits: CheckLimits): string[] {
   const events = [...log].sort((a, b) => a.t - b.t);
@@ -127,6 +146,11 @@ export function checkFleet(log: readonly FleetEvent[], limits: CheckLimits): str
           (event) => `${event.ev}${"kind" in event ? `:${event.kind}` : ""} by ${event.w} at ${at(event.t)}`,
         );
       problems.push(`task ${taskId} (job ${String(job)}) was reported by no worker [${trail.join("; ")}]`);
+    } else if (
+      workers.length === 2 &&
+      killedJustAfter(by[0] as Of<"settled">, events, limits.crashWindowMs)
+    ) {
+      // Its first reporter died before it could remove the ref: reporting is at least once across a SIGKILL.
     } else if (workers.length > 1) {
       const list = by
         .slice(0, 4)

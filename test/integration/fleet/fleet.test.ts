@@ -2,7 +2,7 @@
  * The fleet test (fleet.ts): worker processes sharing one Redis follow a reference server's tasks through a seeded
  * schedule of faults, and the checker (fleet-checker.ts) reads the whole event log. A short run on one Redis node
  * and one on a 3-node Cluster; `npm run bench -- --fleet-only` soaks longer. Replay a run with `FLEET_SEED=<seed>`;
- * choose the fault kinds with `FLEET_FAULTS=kill,stop,close,redis,http,unfollowable,badOutput`.
+ * choose the fault kinds with `FLEET_FAULTS=kill,stop,close,redis,redisRestart,http,unfollowable,badOutput`.
  */
 import { describe, expect, it } from "vitest";
 import { fleetFaults, fleetSeed, runFleet, type FaultKind } from "./fleet.js";
@@ -11,12 +11,11 @@ import { fleetFaults, fleetSeed, runFleet, type FaultKind } from "./fleet.js";
  * The fault kinds every run applies unless `FLEET_FAULTS` says otherwise. Opt-in for now, each because it still
  * breaks a promise (docs/contributing.md, "The fleet test"): `stop` (a worker woken after its lease was taken polls
  * and reports before its next renewal tells it, so a task is reported twice), `redis` (a task finished while Redis
- * is frozen is reported by its owner and, after the lease lapses, by the worker that adopts it), `unfollowable`
- * (a worker that cannot follow a task adopts it anyway and keeps its lease: the task is never finished),
- * `badOutput` (a result that fails its `outputSchema` releases the ref instead of removing it: adopted and reported
- * again and again).
+ * is frozen is reported by its owner and, after the lease lapses, by the worker that adopts it; a store closed
+ * while Redis is frozen sends commands after `close()` resolved), `redisRestart` (the same double report
+ * with Redis down instead of frozen).
  */
-const DEFAULT_FAULTS: FaultKind[] = ["kill", "close", "http"];
+const DEFAULT_FAULTS: FaultKind[] = ["kill", "close", "http", "unfollowable", "badOutput"];
 
 describe("a fleet of workers under faults keeps the lease promise", () => {
   it.each(["node", "cluster"] as const)(

@@ -9,6 +9,7 @@
  * - `stop`: SIGSTOP a worker for 2.5 leases, then SIGCONT (its leases lapse and are adopted while it sleeps);
  * - `close`: `client.close()` at that moment, wherever its tasks are (a new worker takes the slot);
  * - `redis`: SIGSTOP a Redis node for 1.5 leases, then SIGCONT;
+ * - `redisRestart` (one node only): SIGKILL Redis, and half a lease later start it again from its append-only file;
  * - `http`: for two leases the proxy answers a share of requests 503 or drops their connections;
  * - `unfollowable`: from the start, one more worker whose server lacks the tasks extension adopts too: it cannot
  *   follow any task, so it must never keep one;
@@ -32,13 +33,22 @@ import {
   textResult,
 } from "mcp-tasks/testing";
 import { bundleChild, type ChildBundle } from "../store/child-bundle.js";
-import { startRedis, startRedisCluster } from "../store/redis-server.js";
+import { startRedisCluster, startRestartableRedis } from "../store/redis-server.js";
 import { checkFleet, isReport, type CheckLimits, type FleetEvent } from "./fleet-checker.js";
 import { startFleetProxy } from "./fleet-proxy.js";
 import { seeded } from "./fleet-random.js";
 import type { WorkerConfig } from "./fleet-worker.js";
 
-export const FAULT_KINDS = ["kill", "stop", "close", "redis", "http", "unfollowable", "badOutput"] as const;
+export const FAULT_KINDS = [
+  "kill",
+  "stop",
+  "close",
+  "redis",
+  "redisRestart",
+  "http",
+  "unfollowable",
+  "badOutput",
+] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export interface FleetOptions {
@@ -144,7 +154,14 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
   const worker = await bundle;
   const redis =
     options.redis === "node"
-      ? await startRedis().then((node) => ({ urls: [node.url], pids: [node.pid], stop: node.stop }))
+      ? await startRestartableRedis().then((node) => ({
+          urls: [node.url],
+          get pids() {
+            return [node.pid];
+          },
+          restart: (downMs: number) => node.restart(downMs),
+          stop: () => node.stop(),
+        }))
       : await startRedisCluster();
   const server = await startTaskServer({
     tools: [
@@ -189,6 +206,7 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
   const generation = new Map<number, number>();
   const stopped = new Set<number>(); // pids under SIGSTOP
   const frozen = new Set<number>();
+  let restarting = false;
   const spawnWorker = async (slot: number, name?: string): Promise<Worker> => {
     const gen = (generation.get(slot) ?? 0) + 1;
     generation.set(slot, gen);
@@ -279,6 +297,14 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
         fault("http", "proxy", Date.now() + 2 * leaseMs);
         proxy.faults = true;
         timers.push(pause(2 * leaseMs).then(() => void (proxy.faults = false)));
+        return;
+      }
+      if (planned.kind === "redisRestart") {
+        // One node only: a Cluster's node restarted from its files is another story (failover, slot moves).
+        if (!("restart" in redis) || restarting) return;
+        fault("redisRestart", "node0", Date.now() + leaseMs / 2);
+        restarting = true;
+        timers.push(redis.restart(leaseMs / 2).then(() => void (restarting = false)));
         return;
       }
       if (planned.kind === "redis") {
@@ -401,6 +427,7 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
     gapMs: 2 * leaseMs,
     slackMs: 2_000,
     closeBoundMs: 2_000 + leaseMs,
+    crashWindowMs: 1_000,
   };
   const problems = checkFleet(events, limits);
   const eventsFile = join(dir, "events.jsonl");
