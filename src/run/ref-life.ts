@@ -101,7 +101,12 @@ export interface FollowerDeps {
   follow(ref: TaskRef): void;
   /** Task ids a live handle of this client follows now. */
   followed(): Set<string | undefined>;
+  /** Task ids already reported as not followable here: a later claim of one is logged at debug level only. */
+  unfollowable?: Set<string>;
 }
+
+/** Task ids the adoption loop remembers as not followable here (it claims them again each round). */
+const MAX_UNFOLLOWABLE = 10_000;
 
 /**
  * Follows every claimed ref, or hands its claim back at once when it cannot be followed (or `stopped` says the
@@ -120,7 +125,12 @@ export function followClaimed(deps: FollowerDeps, refs: TaskRef[], stopped: () =
       deps.follow(ref);
       taken.push(ref);
     } catch (error) {
-      deps.log.warn("a stored task this client cannot follow is left to other workers", error);
+      const known = deps.unfollowable;
+      const message = "a stored task this client cannot follow is left to other workers";
+      if (known?.has(ref.taskId) === true) deps.log.debug(message, error);
+      else deps.log.warn(message, error);
+      if (known !== undefined && known.size >= MAX_UNFOLLOWABLE) known.clear();
+      known?.add(ref.taskId);
       handBack(deps, ref, "it cannot be followed here");
     }
   }
@@ -147,14 +157,17 @@ export class Adoption {
   private running: Promise<unknown> | undefined;
   private stopped = false;
 
+  private readonly deps: FollowerDeps & { server: () => TaskRef["server"]; resume: () => Promise<unknown> };
+
   constructor(
-    private readonly deps: FollowerDeps & {
+    deps: FollowerDeps & {
       server: () => TaskRef["server"];
       /** For a store without `claimLapsed`: the client's `resume()`. */
       resume: () => Promise<unknown>;
     },
     everyMs: number,
   ) {
+    this.deps = { ...deps, unfollowable: new Set() };
     this.timer = setInterval(() => this.tick(), everyMs);
   }
 

@@ -148,6 +148,20 @@ class RedisStore implements TaskStore {
    * A failed connection is closed, and `open` may be tried again.
    */
   async open(): Promise<void> {
+    if (this.closed) {
+      // Opened again after close() (a retried connect): a fresh start, with a new connection when it made one.
+      this.closed = false;
+      this.opening = undefined;
+      this.client = undefined;
+      this.registered.clear();
+      for (const shard of this.shards.values()) Object.assign(shard, { held: 0, touched: false });
+    }
+    await this.connected();
+  }
+
+  /** Waits for the connection; refused once the store is closed (only `open()` starts it again). */
+  private async connected(): Promise<void> {
+    if (this.closed) throw new McpTasksError("redisStore: the store is closed");
     this.opening ??= this.connect();
     const opening = this.opening;
     try {
@@ -196,7 +210,7 @@ class RedisStore implements TaskStore {
   }
 
   async list(server?: TaskRef["server"]): Promise<TaskRef[]> {
-    await this.open();
+    await this.connected();
     const client = this.client as RedisLike;
     const servers =
       server === undefined
@@ -346,8 +360,7 @@ class RedisStore implements TaskStore {
 
   /** Runs a shard script with the caller's owner id and lease first among its arguments; refused once closed. */
   private async script(script: string, shard: Shard, ...args: string[]): Promise<unknown> {
-    if (this.closed) throw new McpTasksError("redisStore: the store is closed");
-    await this.open();
+    await this.connected();
     if (this.closed) throw new McpTasksError("redisStore: the store is closed");
     const answer = this.eval(script, shard, ...args);
     this.inFlight.add(answer);
@@ -370,7 +383,7 @@ class RedisStore implements TaskStore {
   private register(server: string): Promise<unknown> {
     let registering = this.registered.get(server);
     if (registering === undefined) {
-      registering = this.open().then(() =>
+      registering = this.connected().then(() =>
         (this.client as RedisLike).eval(REGISTER_SERVER, {
           keys: [`${this.prefix}:servers`],
           arguments: [server],
