@@ -21,7 +21,7 @@ export type FleetEvent =
   | { ev: "start"; w: string; t: number; pid: number }
   | { ev: "created"; w: string; t: number; job: number; taskId: string }
   | { ev: "callFailed"; w: string; t: number; job: number; error?: string }
-  | { ev: "adopted"; w: string; t: number; taskId: string }
+  | { ev: "adopted" | "leaseLost"; w: string; t: number; taskId: string }
   | { ev: "answered"; w: string; t: number; taskId?: string; key: string }
   | { ev: "settled"; w: string; t: number; taskId?: string; kind: string; error?: string }
   | { ev: "request" | "redis"; w: string; t: number; after: boolean }

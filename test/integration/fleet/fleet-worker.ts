@@ -4,7 +4,7 @@
  * event log, one JSON line per event, written synchronously so a SIGKILL loses none of them: `start`, `created`
  * (a call's ref is stored), `adopted`, `answered` (an input handler ran), `settled` (every handle's end),
  * `request` (every HTTP request, from the headers function, which the client calls before each one), `redis`
- * (every store command), `closing` and `closed` (around `client.close()`).
+ * (every store command), `leaseLost` (a renewal found a task taken), `closing` and `closed` (around `client.close()`).
  *
  * Commands arrive on stdin, one a line: `call <job> <tool>` calls the tool; `close` closes the client, then the
  * worker lingers (anything of the client that still runs then shows in the log) and exits.
@@ -66,6 +66,7 @@ const logged: RedisLike = {
   },
 };
 const store = redisStore({ client: logged, owner: name, leaseMs: config.leaseMs, logger: quiet });
+store.onLeaseLost((ref) => log({ ev: "leaseLost", taskId: ref.taskId }));
 const client = await TaskClient.connect(config.url, {
   clientInfo: { name, version: "1.0.0" },
   headers: () => {
