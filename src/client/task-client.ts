@@ -26,7 +26,7 @@ import {
   type TaskRef,
   type TaskSession,
 } from "../task/ref.js";
-import { taskIsOver } from "../task/outcome.js";
+import { closeStore, followClaimed, startAdoption, taskIsOver, type FollowerDeps } from "../run/ref-life.js";
 import {
   callSpec,
   checkCallOptions,
@@ -102,7 +102,7 @@ export class TaskClient<
   Tools extends ToolTypes<Tools> = UntypedTools,
 > extends EventEmitter<TaskClientEvents> {
   private readonly runs = new Set<TaskRun>();
-  /** Store writes in flight; `close()` waits for them before it closes the store. */
+  /** Store writes in flight; `close()` waits for them (at most `closeTimeoutMs`) before it closes the store. */
   private readonly writes = new Set<Promise<void>>();
   private readonly context: RunContext;
   private readonly catalog: ToolCatalog;
@@ -118,9 +118,8 @@ export class TaskClient<
   private readonly shutdown = new AbortController();
   /** Task status notifications; undefined with `notifications: "off"` or on a 2025-era server. */
   private readonly subscriptions: Subscriptions | undefined;
-  /** The adoption loop (`adopt: true`): resumes lapsed tasks of the store now and then. */
-  private adoption: ReturnType<typeof setInterval> | undefined;
-  private resuming: Promise<unknown> | undefined;
+  /** Stops the adoption loop (`adopt: true`), which takes lapsed tasks of the store over (../run/ref-life.ts). */
+  private adoption: (() => void) | undefined;
   private readonly serverRequests: ServerRequestRouter;
   /** What depends on the server's protocol generation (src/eras/era-parts.ts). */
   private readonly era: EraParts;
@@ -220,7 +219,7 @@ export class TaskClient<
         this.runs.delete(run);
         this.era.legacy?.forget(run.taskId);
         const outcome = run.outcome;
-        if (run.taskId !== undefined && outcome !== undefined && taskIsOver(outcome)) {
+        if (run.taskId !== undefined && taskIsOver(run.ending)) {
           this.followable.delete(run.taskId);
         }
         if (outcome !== undefined) this.emit("settled", run.handle, outcome);
@@ -268,7 +267,17 @@ export class TaskClient<
       // Another worker follows this task now: stop here without cancelling it.
       for (const run of this.runs) if (run.taskId === ref.taskId) run.detach();
     });
-    if (settings.adoptEveryMs !== undefined) this.startAdoption(settings.adoptEveryMs);
+    if (settings.adoptEveryMs !== undefined && settings.store !== undefined) {
+      this.adoption = startAdoption(
+        {
+          ...this.follower(settings.store, {}),
+          server: () => this.storedRefsServer(),
+          followed: () => new Set([...this.runs].map((run) => run.taskId)),
+          resume: () => this.resume(),
+        },
+        settings.adoptEveryMs,
+      );
+    }
     session.onError((error) => {
       log.warn("transport error", error);
       this.emit("error", error);
@@ -444,7 +453,8 @@ export class TaskClient<
   /**
    * A handle for every unfinished task the client's store holds for this server: the tasks a process that
    * stopped (or crashed) was following. Answered input keys come with them, so nobody is asked twice. A task
-   * this client already follows is returned as its live handle.
+   * this client already follows is returned as its live handle. A stored task this client cannot follow (another
+   * protocol generation) is skipped with a logger warning, and its claim handed back at once.
    */
   async resume(options: Omit<CallToolOptions, "meta"> = {}): Promise<TaskHandle<CallToolResult>[]> {
     checkCallOptions(options, "TaskClient.resume");
@@ -462,9 +472,11 @@ export class TaskClient<
     // With leases, follow only what this worker could claim (the latest ref, answered keys included).
     const claims = refs.map((ref) => live.get(ref.taskId) ?? (store.claim ? store.claim(ref) : ref));
     const handles: TaskHandle<CallToolResult>[] = [];
+    // A claim this client cannot follow (or one landing after close()) is handed back at once.
+    const deps = this.follower(store, options, handles);
     for (const claim of await Promise.all(claims)) {
       if (claim instanceof TaskRun) handles.push(claim.handle);
-      else if (claim !== undefined && !this.closed) handles.push(this.task(claim, options));
+      else if (claim !== undefined) followClaimed(deps, claim);
     }
     return handles;
   }
@@ -505,15 +517,15 @@ export class TaskClient<
    * unless a task created in it may still be followed: one not known to be over (detached, stored, still open
    * now, or cancelled without the server confirming). A server that refuses (405) is fine; any other failure is
    * logged, and the close goes on. A `tasks/cancel` still retrying a transient fault stops: no timer of the
-   * client's outlives `close()`.
+   * client's outlives `close()`. The store's writes and its close get at most `closeTimeoutMs` (default 5000):
+   * a frozen store cannot hold `close()` (../run/ref-life.ts says how a ref's lease ends).
    */
   close(): Promise<void> {
     this.closed = true;
     this.shutdown.abort(new McpTasksError("TaskClient is closed"));
+    // Adoption stops first: no new claim, and a claim in flight is handed back as it lands.
+    this.adoption?.();
     this.closing ??= (async () => {
-      if (this.adoption !== undefined) clearInterval(this.adoption);
-      // An adoption still running is not waited for (a hung store would hang close): it makes no handle once
-      // `closing` is set, and the store's close hands back whatever it claims.
       for (const run of [...this.runs]) run.closeForClient();
       this.subscriptions?.close();
       this.stopLegacyStatus?.();
@@ -526,8 +538,8 @@ export class TaskClient<
           : undefined;
       await this.session.close(endSession);
       this.telemetry?.close();
-      while (this.writes.size > 0) await Promise.allSettled([...this.writes]);
-      await this.context.store?.close?.();
+      const { store, options, log } = this.context;
+      await closeStore(store, this.writes, options.closeTimeoutMs, log);
     })();
     return this.closing;
   }
@@ -537,23 +549,18 @@ export class TaskClient<
     await this.close();
   }
 
-  /** Every `everyMs`, takes over the store's tasks whose owner stopped renewing their lease. */
-  private startAdoption(everyMs: number): void {
-    this.adoption = setInterval(() => {
-      if (this.closed || this.resuming) return;
-      const server = this.storedRefsServer();
-      if (server === undefined) return;
-      const store = this.context.store;
-      const adopting = store?.claimLapsed
-        ? store.claimLapsed(server).then((refs) => {
-            const live = new Set([...this.runs].map((run) => run.taskId));
-            for (const ref of refs) if (!this.closed && !live.has(ref.taskId)) this.task(ref);
-          })
-        : this.resume();
-      this.resuming = adopting
-        .catch((error: unknown) => this.context.log.warn("adopting stored tasks failed", error))
-        .finally(() => (this.resuming = undefined));
-    }, everyMs);
+  /** What following claimed refs needs of this client (../run/ref-life.ts). */
+  private follower(
+    store: NonNullable<RunContext["store"]>,
+    options: Omit<CallToolOptions, "meta">,
+    made: TaskHandle<CallToolResult>[] = [],
+  ): FollowerDeps {
+    return {
+      store,
+      log: this.context.log,
+      follow: (ref) => void made.push(this.task(ref, options)),
+      closed: () => this.closed,
+    };
   }
 
   /** The live run following `taskId`, if any. */

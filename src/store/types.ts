@@ -3,7 +3,7 @@
  * where a client keeps the refs of its unfinished tasks so another process can pick them up. The client writes
  * a ref before the handle reports the task, rewrites it before input answers leave and when they are
  * acknowledged, removes it when the server has said its last word, and releases it when the handle ends
- * locally while the task may still run. This file is runtime-neutral: the file store lives behind the
+ * locally while the task may still run: src/run/ref-life.ts owns these rules. This file is runtime-neutral: the file store lives behind the
  * Node-only entry `mcp-tasks/store`.
  */
 import { serverIdentity, type TaskRef } from "../task/ref.js";
@@ -17,7 +17,9 @@ import { serverIdentity, type TaskRef } from "../task/ref.js";
  * - input answers whose `put` rejects are not sent (the `tasks/update` waits for the next snapshot that still
  *   lists the keys, and counts as a failed update);
  * - a `LeaseLostError` from a later write ends the handle as `detached` at once: another worker owns the task;
- * - a failed `remove` or `release` is logged: the ref stays, which loses nothing.
+ * - a failed `remove` or `release` is logged: the ref stays, which loses nothing. A store with leases forgets a
+ *   lease only once its release or removal is written, and writes a failed one again (`redisStore`: at each
+ *   renewal), so a task is never stranded under a lease nobody hands back.
  */
 export interface TaskStore {
   /**
@@ -46,7 +48,10 @@ export interface TaskStore {
    * `open` leaves nothing open. When `connect` fails after `open` resolved, the client calls `close`.
    */
   open?(): Promise<void>;
-  /** Lets go of what the store holds (a lock, a connection, every lease). */
+  /**
+   * Lets go of what the store holds (a lock, a connection, every lease). Afterwards nothing of the store runs (no
+   * timer) and a claim that lands late is not held; `open` may start it again.
+   */
   close?(): Promise<void>;
   /**
    * Stores shared by many workers: take the task's lease if nobody holds it, and resolve with its latest ref
