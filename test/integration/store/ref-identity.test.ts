@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { TaskClient, type TaskClientOptions, type TaskRef, type TaskStore } from "mcp-tasks";
 import { memoryStore } from "mcp-tasks/store";
 import { startTaskServer, type HttpTaskServer } from "mcp-tasks/testing";
+import { serverKey } from "../../../src/store/types.js";
 import { FAST, closesAfterEach } from "../lifecycle/helpers.js";
 
 const track = closesAfterEach();
@@ -66,9 +67,13 @@ const OTHERS = [
   stored("task-of-another-anonymous-server", { protocolVersion: "2026-07-28" }),
 ];
 
-/** A memory store holding `OTHERS`, counting what asks it for refs. */
-async function storeOfOthers(): Promise<{ store: TaskStore; asked: string[] }> {
-  const store = memoryStore();
+/**
+ * A memory store holding `OTHERS`, counting what asks it for refs. With `leases`, it also has `claimLapsed`, which
+ * hands over every ref filed under the server's key, as a store sharded by server does (a server without an
+ * identity is filed under the key every such server shares).
+ */
+async function storeOfOthers(leases = false): Promise<{ store: TaskStore; asked: string[] }> {
+  const store: TaskStore = memoryStore();
   for (const ref of OTHERS) await store.put(ref);
   const asked: string[] = [];
   const list = store.list.bind(store);
@@ -76,6 +81,12 @@ async function storeOfOthers(): Promise<{ store: TaskStore; asked: string[] }> {
     asked.push("list");
     return list(server);
   };
+  if (leases) {
+    store.claimLapsed = (server) => {
+      asked.push("claimLapsed");
+      return Promise.resolve(OTHERS.filter((ref) => serverKey(ref.server) === serverKey(server)));
+    };
+  }
   return { store, asked };
 }
 
@@ -108,16 +119,22 @@ describe("a server without a URL that sends no serverInfo", () => {
     expect(polledHere().length).toBe(before);
   });
 
-  it("is handed no stored ref by adoption, which says why and never asks the store", async () => {
-    const { store, asked } = await storeOfOthers();
-    const before = polledHere().length;
-    const { client, warnings } = await connectAnonymous(store, { adopt: { everyMs: 10 } });
-    await vi.waitFor(() => expect(warnings.some((warning) => NO_IDENTITY.test(warning))).toBe(true), {
-      timeout: 5_000,
-      interval: 10,
-    });
-    expect(asked).toEqual([]);
-    expect(client.activeTasks).toBe(0);
-    expect(polledHere().length).toBe(before);
-  });
+  it.each([
+    ["listing", false],
+    ["claiming lapsed leases", true],
+  ])(
+    "is handed no stored ref by adoption (a store %s), which says why and never asks the store",
+    async (_how, leases) => {
+      const { store, asked } = await storeOfOthers(leases);
+      const before = polledHere().length;
+      const { client, warnings } = await connectAnonymous(store, { adopt: { everyMs: 10 } });
+      await vi.waitFor(() => expect(warnings.some((warning) => NO_IDENTITY.test(warning))).toBe(true), {
+        timeout: 5_000,
+        interval: 10,
+      });
+      expect(asked).toEqual([]);
+      expect(client.activeTasks).toBe(0);
+      expect(polledHere().length).toBe(before);
+    },
+  );
 });
