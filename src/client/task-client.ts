@@ -12,7 +12,8 @@ import { PollScheduler } from "../scheduler/scheduler.js";
 import { AlarmClock } from "../scheduler/alarm-clock.js";
 import { retryDelay } from "../scheduler/retry.js";
 import { Session } from "../session/session.js";
-import { resolveTransport, type ConnectTarget } from "../session/targets.js";
+import type { ConnectTarget } from "../session/targets.js";
+import { openTransport } from "./connection.js";
 import type { McpTransport, ServerInfo } from "../session/types.js";
 import type { TaskHandle } from "../task/handle.js";
 import type { TaskOutcome } from "../task/types.js";
@@ -21,6 +22,7 @@ import {
   foreignServer,
   isSessionField,
   readTaskRef,
+  serverIdentity,
   type TaskRef,
   type TaskSession,
 } from "../task/ref.js";
@@ -130,6 +132,8 @@ export class TaskClient<
   private readonly calls = new WeakSet<TaskRun>();
   /** Tasks created in this client's session that may still be followed: while any is, `close()` keeps the session. */
   private readonly followable = new Set<string>();
+  /** Whether the warning that this connection has no identity for stored refs was given. */
+  private saidNoIdentity = false;
 
   private constructor(
     private readonly session: Session,
@@ -267,7 +271,7 @@ export class TaskClient<
       this.adoption = startAdoption(
         {
           ...this.follower(settings.store, {}),
-          server: () => this.serverRef(),
+          server: () => this.storedRefsServer(),
           followed: () => new Set([...this.runs].map((run) => run.taskId)),
           resume: () => this.resume(),
         },
@@ -313,12 +317,7 @@ export class TaskClient<
     let telemetry: ReturnType<NonNullable<typeof telemetryFor>> | undefined;
     try {
       const requestHeaders = new RequestHeaders();
-      const transportOptions = {
-        ...settings.http,
-        requestHeaders,
-        maxMessageBytes: settings.options.maxMessageBytes,
-      };
-      session = sessionFor(await resolveTransport(target, transportOptions), settings);
+      session = sessionFor(await openTransport(target, settings, { requestHeaders }), settings);
       // Observing from the first request on: the probe and the handshake get spans too.
       telemetry = telemetryFor?.({ session, url });
       if (telemetry !== undefined) session.observe(telemetry);
@@ -326,8 +325,7 @@ export class TaskClient<
       const ownsHttp = url !== undefined;
       const rights: ConnectionRights = { endsSession: true };
       if (ownsHttp) {
-        rights.join = (joined, ended) =>
-          resolveTransport(target, { ...settings.http, join: { ...joined, ended } });
+        rights.join = (joined, ended) => openTransport(target, settings, { join: { ...joined, ended } });
       }
       return new TaskClient<Tools>(
         session,
@@ -463,7 +461,9 @@ export class TaskClient<
     this.assertOpen();
     const store = this.context.store;
     if (store === undefined) throw new McpTasksError("TaskClient.resume: the client has no `store`");
-    const refs = await store.list(this.serverRef());
+    const server = this.storedRefsServer();
+    if (server === undefined) return [];
+    const refs = await store.list(server);
     const live = new Map<string, TaskRun>();
     for (const run of this.runs) {
       const taskId = run.taskId;
@@ -643,6 +643,23 @@ export class TaskClient<
 
   private assertOpen(): void {
     if (this.closed) throw new McpTasksError("TaskClient is closed");
+  }
+
+  /**
+   * This server as stored refs are matched to it (`serverIdentity`), or undefined when the connection has no
+   * identity (no URL, and no `serverInfo` name): it cannot be told from any other server, so `resume()` and
+   * adoption hand it no stored ref, and say so once.
+   */
+  private storedRefsServer(): TaskRef["server"] | undefined {
+    const server = this.serverRef();
+    if (serverIdentity(server) !== undefined) return server;
+    if (!this.saidNoIdentity) {
+      this.saidNoIdentity = true;
+      this.context.log.warn(
+        "no URL and no serverInfo to match stored refs by: resume() and adoption follow none",
+      );
+    }
+    return undefined;
   }
 
   private serverRef(): TaskRef["server"] {

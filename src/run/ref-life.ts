@@ -123,7 +123,8 @@ export function followClaimed(deps: FollowerDeps, ref: TaskRef): void {
  */
 export function startAdoption(
   deps: FollowerDeps & {
-    server: () => TaskRef["server"];
+    /** This server as stored refs are matched to it; undefined when it has no identity (nothing is adopted). */
+    server: () => TaskRef["server"] | undefined;
     /** Task ids live handles of this client follow now. */
     followed: () => Set<string | undefined>;
     /** For a store without `claimLapsed`: the client's `resume()`. */
@@ -135,9 +136,11 @@ export function startAdoption(
   let running = false;
   const timer = setInterval(() => {
     if (running) return; // stopped by close() before anything else
+    const server = deps.server();
+    if (server === undefined) return;
     running = true;
     const round = store.claimLapsed
-      ? store.claimLapsed(deps.server()).then((refs) => {
+      ? store.claimLapsed(server).then((refs) => {
           const followed = deps.followed();
           for (const ref of refs) if (!followed.has(ref.taskId)) followClaimed(deps, ref);
         })

@@ -6,7 +6,7 @@
  * locally while the task may still run: src/run/ref-life.ts owns these rules. This file is runtime-neutral: the file store lives behind the
  * Node-only entry `mcp-tasks/store`.
  */
-import type { TaskRef } from "../task/ref.js";
+import { serverIdentity, type TaskRef } from "../task/ref.js";
 
 /**
  * Where a client keeps task refs. Every method may reject; the client decides what a failure means, and never
@@ -38,7 +38,10 @@ export interface TaskStore {
    * without ownership leave it out.
    */
   release?(ref: TaskRef): Promise<void>;
-  /** Every stored ref, or those of one server. Refs past `createdAt + ttlMs` (plus the store's grace) are pruned. */
+  /**
+   * Every stored ref, or those of one server: those with its identity (`serverIdentity`), none for a server that
+   * has no identity. Refs past `createdAt + ttlMs` (plus the store's grace) are pruned.
+   */
   list(server?: TaskRef["server"]): Promise<TaskRef[]>;
   /**
    * Takes what the store needs (a directory lock, a connection); called by `TaskClient.connect`. A rejected
@@ -79,14 +82,7 @@ export function refKey(ref: TaskRef): string {
   return `${serverKey(ref.server)}\n${ref.taskId}`;
 }
 
-/** One string per server: its URL when known, else its name. */
+/** One string per server: its identity (`serverIdentity`: its URL when known, else its name), or `name:`. */
 export function serverKey(server: TaskRef["server"]): string {
-  if (server.url !== undefined) {
-    try {
-      return new URL(server.url).href;
-    } catch {
-      return server.url;
-    }
-  }
-  return `name:${server.name ?? ""}`;
+  return serverIdentity(server) ?? "name:";
 }
