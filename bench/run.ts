@@ -12,10 +12,11 @@
  * scale-out figures of bench/scale-out.ts, which otherwise run after the store figures; `--no-scale-out` skips
  * them; `--scale-tasks=N`, `--scale-workers=1,2,4`, `--scale-interval=MS` change its size), `--validation-only`
  * (only the validation budget's worst case of bench/validation.ts, which otherwise runs last; `--no-validation`
- * skips it), `--libs=ours,floor`
- * (only those libraries; the saved figures of the others in that scenario are kept as they were), `--http-only`
- * (only the client over real HTTP against raw undici and raw fetch loops, bench/http-wire.ts, which otherwise runs
- * after the store figures; `--no-http` skips it).
+ * skips it), `--fleet-only` (only the fleet soak of bench/fleet.ts, which otherwise runs after the scale-out
+ * figures; `--no-fleet` skips it; `--fleet-runs=N` and `--fleet-seed=S` choose the runs and the first seed),
+ * `--libs=ours,floor` (only those libraries; the saved figures of the others in that scenario are kept as they
+ * were), `--http-only` (only the client over real HTTP against raw undici and raw fetch loops, bench/http-wire.ts,
+ * which otherwise runs after the store figures; `--no-http` skips it).
  * The libraries take turns within each round, and the order flips every round.
  */
 import { execFileSync, spawn } from "node:child_process";
@@ -50,6 +51,10 @@ interface Flags {
   scaleTasks: number | undefined;
   scaleWorkers: string | undefined;
   scaleIntervalMs: number | undefined;
+  /** The fleet soak (bench/fleet.ts): after the scale-out figures, alone, or not. */
+  fleet: "also" | "only" | "skip";
+  fleetRuns: number | undefined;
+  fleetSeed: number | undefined;
   jsonWire: boolean;
   only: number[] | undefined;
   /** Only these libraries (`--libs=ours,floor`); undefined runs every library of a scenario. */
@@ -80,6 +85,9 @@ function parseFlags(argv: string[]): Flags {
   const scaleTasks = value("scale-tasks") === undefined ? undefined : Number(value("scale-tasks"));
   const scaleWorkers = value("scale-workers");
   const scaleIntervalMs = value("scale-interval") === undefined ? undefined : Number(value("scale-interval"));
+  const fleet = argv.includes("--fleet-only") ? "only" : argv.includes("--no-fleet") ? "skip" : "also";
+  const fleetRuns = value("fleet-runs") === undefined ? undefined : Number(value("fleet-runs"));
+  const fleetSeed = value("fleet-seed") === undefined ? undefined : Number(value("fleet-seed"));
   const libs = value("libs")?.split(",") as LibraryName[] | undefined;
   const unknown = libs?.filter((library) => !(library in LIBRARY_TITLES));
   if (unknown?.length) throw new Error(`--libs: unknown ${unknown.join(", ")} (ours, ext-tasks, floor)`);
@@ -94,6 +102,9 @@ function parseFlags(argv: string[]): Flags {
     scaleTasks,
     scaleWorkers,
     scaleIntervalMs,
+    fleet,
+    fleetRuns,
+    fleetSeed,
     jsonWire: argv.includes("--json-wire"),
     only,
     libs,
@@ -341,6 +352,28 @@ function runScaleOutBench(flags: Flags): Promise<void> {
   );
 }
 
+/**
+ * The fleet soak (bench/fleet.ts): worker processes sharing one Redis under a seeded schedule of faults, each run
+ * judged by the fleet test's checker. Six runs of 40 s (three on one node, three on a Cluster); `--quick` two.
+ * Prints every run's seed and what broke; records nothing (a soak has no figures, only broken promises).
+ */
+function runFleetSoak(flags: Flags): Promise<void> {
+  const runs = flags.fleetRuns ?? (flags.quick ? 2 : 6);
+  const args = ["--import", "tsx", join(BENCH_DIR, "fleet.ts"), String(runs)];
+  if (flags.fleetSeed !== undefined) args.push(String(flags.fleetSeed));
+  console.log("\n## Fleet soak: worker processes, one Redis, seeded faults\n");
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: "inherit" });
+    child.on("close", (code) => {
+      if (code !== 0) {
+        console.log(`Fleet soak: FAILED (exit ${String(code)})`);
+        process.exitCode = 1;
+      }
+      resolve();
+    });
+  });
+}
+
 /** The bridges' overhead per tool call (bench/bridges.ts). */
 function runBridgeBench(flags: Flags): Promise<void> {
   return runSideBench(
@@ -364,6 +397,7 @@ async function main(): Promise<void> {
   if (flags.store === "only") return runStoreBench(flags);
   if (flags.scaleOut === "only") return runScaleOutBench(flags);
   if (flags.http === "only") return runHttpBench(flags);
+  if (flags.fleet === "only") return runFleetSoak(flags);
   const oursAvailable = existsSync(join(REPO_ROOT, "src", "index.ts"));
   if (!oursAvailable) console.log("note: src/index.ts does not exist yet; mcp-tasks runs are skipped.\n");
   const selected = scenarios(flags.quick).filter(
@@ -389,6 +423,7 @@ async function main(): Promise<void> {
   if (flags.store === "also") await runStoreBench(flags);
   if (flags.http === "also") await runHttpBench(flags);
   if (flags.scaleOut === "also") await runScaleOutBench(flags);
+  if (flags.fleet === "also") await runFleetSoak(flags);
   if (flags.bridges === "also") await runBridgeBench(flags);
   if (flags.startup === "also") await runStartupBench();
   if (flags.validation === "also") await runValidationBench();

@@ -30,7 +30,22 @@ export interface Credentials {
   client?: OAuthClientInformationMixed;
   tokens?: OAuthTokens;
   discovery?: OAuthDiscoveryState;
+  /**
+   * Who issued `tokens`, recorded when they were issued: `logout` revokes them there and nowhere else. The
+   * discovery state and the client move to another authorization server when the resource names a new one
+   * (SEP-2352), while the old tokens stay until a login replaces them.
+   */
+  issuedBy?: TokenIssuer;
   savedAt?: string;
+}
+
+/** The authorization server that issued the stored tokens, and what revoking them there takes. */
+export interface TokenIssuer {
+  issuer: string;
+  /** The client the tokens were issued to (`client_id` of the revocation request). */
+  clientId: string;
+  /** Its revocation endpoint (RFC 7009), when its metadata named one. */
+  revocationEndpoint?: string;
 }
 
 /** `$XDG_CONFIG_HOME/mcp-tasks/credentials`, or the platform's configuration directory. */
@@ -147,7 +162,14 @@ export class CredentialsProvider implements OAuthClientProvider {
   }
 
   saveTokens(tokens: OAuthTokens): void {
-    this.update({ tokens });
+    // The SDK saves tokens again to stamp them, without a new grant: who issued them is what was recorded then.
+    const reissued = !sameGrant(this.data.tokens, tokens);
+    const issuedBy = reissued ? issuerOf(this.data, tokens) : this.data.issuedBy;
+    const next: Credentials = { ...this.data, tokens };
+    if (issuedBy === undefined) delete next.issuedBy;
+    else next.issuedBy = issuedBy;
+    this.data = next;
+    this.file.save(next);
   }
 
   redirectToAuthorization(url: URL): void {
@@ -174,7 +196,10 @@ export class CredentialsProvider implements OAuthClientProvider {
 
   invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): void {
     const next: Credentials = { ...this.data };
-    if (scope === "all" || scope === "tokens") delete next.tokens;
+    if (scope === "all" || scope === "tokens") {
+      delete next.tokens;
+      delete next.issuedBy;
+    }
     if (scope === "all" || scope === "client") delete next.client;
     if (scope === "all" || scope === "discovery") delete next.discovery;
     if (scope === "all" || scope === "verifier") this.verifier = undefined;
@@ -186,4 +211,54 @@ export class CredentialsProvider implements OAuthClientProvider {
     this.data = { ...this.data, ...change };
     this.file.save(this.data);
   }
+}
+
+/** Whether two token sets are one grant (the same access and refresh tokens). */
+function sameGrant(before: OAuthTokens | undefined, after: OAuthTokens): boolean {
+  return (
+    before !== undefined &&
+    before.access_token === after.access_token &&
+    before.refresh_token === after.refresh_token
+  );
+}
+
+/**
+ * Who issued the stored tokens: as recorded when they were issued, or, in a file written before that was
+ * recorded, the stored authorization server when the SDK's `issuer` stamps on the tokens and the client both name
+ * it (tokens without a stamp are not taken to be its). Undefined when it is not known.
+ */
+export function tokenIssuer(stored: Credentials): TokenIssuer | undefined {
+  if (stored.issuedBy !== undefined) return stored.issuedBy;
+  const tokens = stored.tokens;
+  if (tokens === undefined || (tokens as { issuer?: unknown }).issuer === undefined) return undefined;
+  return issuerOf(stored, tokens);
+}
+
+/**
+ * The issuer of tokens just issued: the authorization server of the discovery state the SDK used for them (it
+ * saves that state first), with the client registered there. Undefined when what is stored does not agree on one
+ * issuer (the SDK's `issuer` stamps on the tokens and the client say which they belong to).
+ */
+function issuerOf(data: Credentials, tokens: OAuthTokens): TokenIssuer | undefined {
+  const discovery = data.discovery;
+  const client = data.client;
+  if (discovery === undefined || client === undefined) return undefined;
+  const metadata = discovery.authorizationServerMetadata as
+    { issuer?: unknown; revocation_endpoint?: unknown } | undefined;
+  const issuer = typeof metadata?.issuer === "string" ? metadata.issuer : discovery.authorizationServerUrl;
+  if (!stampAgrees(tokens, issuer) || !stampAgrees(client, issuer)) return undefined;
+  const endpoint = metadata?.revocation_endpoint;
+  return {
+    issuer,
+    clientId: client.client_id,
+    ...(typeof endpoint === "string" && { revocationEndpoint: endpoint }),
+  };
+}
+
+/** Whether a credential's SDK `issuer` stamp, if it has one, names `issuer` (one trailing "/" aside, as the SDK). */
+function stampAgrees(credential: object, issuer: string): boolean {
+  const stamp = (credential as { issuer?: unknown }).issuer;
+  if (stamp === undefined) return true;
+  if (typeof stamp !== "string") return false;
+  return stamp.replace(/\/$/, "") === issuer.replace(/\/$/, "");
 }

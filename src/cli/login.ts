@@ -13,9 +13,11 @@ import { AuthError, TaskClient } from "../index.js";
 import { silentLogger } from "../protocol/logging.js";
 import { oauth } from "../auth/oauth/index.js";
 import { withSdkWarningsTo } from "../auth/oauth/sdk-console.js";
+import { DEFAULT_MAX_MESSAGE_BYTES, limitResponse } from "../session/bounded-body.js";
+import type { FetchLike } from "../protocol/headers.js";
 import { firstLine, type Invocation } from "./args.js";
 import { openInBrowser, unsafeLink } from "./browser.js";
-import { credentialsFileFor, CredentialsProvider } from "./credentials.js";
+import { credentialsFileFor, CredentialsProvider, tokenIssuer, type Credentials } from "./credentials.js";
 import { ExitCode, UsageError } from "./exit-codes.js";
 import { NotPrivateError } from "./private-files.js";
 import { urlServer } from "./connect.js";
@@ -141,7 +143,7 @@ async function authorizeScope(
   const logger = { ...silentLogger, warn: log.warn };
   try {
     const started = await withSdkWarningsTo(logger, () =>
-      auth(provider, { serverUrl: url, scope, forceReauthorization: true }),
+      auth(provider, { serverUrl: url, scope, forceReauthorization: true, fetchFn: boundedFetch }),
     );
     if (started === "AUTHORIZED") return;
     const { response: callback, asked } = await response();
@@ -157,13 +159,29 @@ async function authorizeScope(
     }
     const iss = callback.searchParams.get("iss") ?? undefined;
     await withSdkWarningsTo(logger, () =>
-      auth(provider, { serverUrl: url, scope, authorizationCode: code!, ...(iss !== undefined && { iss }) }),
+      auth(provider, {
+        serverUrl: url,
+        scope,
+        authorizationCode: code!,
+        fetchFn: boundedFetch,
+        ...(iss !== undefined && { iss }),
+      }),
     );
   } catch (error) {
     if (error instanceof AuthError) throw error;
     fail(error);
   }
 }
+
+/**
+ * `fetch` for the OAuth requests `login --scope` makes itself: every answer is held to `maxMessageBytes`' default
+ * (decoded size, as the client's own OAuth path holds them), so an authorization server cannot fill memory.
+ */
+const boundedFetch: FetchLike = async (input, init) => {
+  const response = await fetch(input, init);
+  const { origin, pathname } = new URL(input instanceof URL ? input.href : String(input));
+  return limitResponse(response, DEFAULT_MAX_MESSAGE_BYTES, `${init?.method ?? "GET"} ${origin}${pathname}`);
+};
 
 /**
  * For a command on a terminal with stored credentials: completes a step-up (or a new login) that a request
@@ -211,7 +229,7 @@ export async function logout(invocation: Invocation, io: Io): Promise<number> {
     io.stderr.write(`no stored credentials for ${url}\n`);
     return ExitCode.completed;
   }
-  const revoked = await revoke(stored.tokens?.refresh_token ?? stored.tokens?.access_token, stored);
+  const revoked = await revoke(stored);
   file.remove();
   io.stderr.write(
     `logged out of ${url}: removed ${file.path}${revoked === undefined ? "" : ` (${revoked})`}\n`,
@@ -227,22 +245,26 @@ function onlyUrl(invocation: Invocation, command: string): string {
 }
 
 /**
- * Asks the authorization server to revoke the grant (RFC 7009), when it has a revocation endpoint; says what
- * happened, or undefined when there was nothing to ask. Never throws: the local file goes either way.
+ * Asks the authorization server that issued the tokens to revoke the grant (RFC 7009), when it has a revocation
+ * endpoint; says what happened, or undefined when there was nothing to ask. Only the issuer ever sees the token:
+ * after the server moved to another authorization server, the stored discovery state is the new one's, and the
+ * old tokens are revoked where they were issued (`issuedBy`), or not at all when that is not known. Never throws:
+ * the local file goes either way.
  */
-async function revoke(
-  token: string | undefined,
-  stored: { client?: { client_id: string }; discovery?: { authorizationServerMetadata?: unknown } },
-): Promise<string | undefined> {
-  const metadata = stored.discovery?.authorizationServerMetadata as
-    { revocation_endpoint?: unknown } | undefined;
-  const endpoint = metadata?.revocation_endpoint;
-  if (token === undefined || typeof endpoint !== "string" || stored.client === undefined) return undefined;
+async function revoke(stored: Credentials): Promise<string | undefined> {
+  const token = stored.tokens?.refresh_token ?? stored.tokens?.access_token;
+  if (token === undefined) return undefined;
+  const issuer = tokenIssuer(stored);
+  if (issuer === undefined) {
+    return "not revoked: which authorization server issued them is not known, and no other may see them";
+  }
+  const endpoint = issuer.revocationEndpoint;
+  if (endpoint === undefined) return undefined;
   try {
     const response = await fetch(endpoint, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ token, client_id: stored.client.client_id }),
+      body: new URLSearchParams({ token, client_id: issuer.clientId }),
       signal: AbortSignal.timeout(5_000),
     });
     await response.body?.cancel();

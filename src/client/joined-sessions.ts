@@ -38,7 +38,10 @@ type NotificationListener = (method: string, params: Record<string, unknown>) =>
 
 /** What a client lends its joined sessions. */
 export interface JoinDeps {
-  /** The unstarted transport of a joined session; `ended` hears of the server's 404. */
+  /**
+   * The unstarted transport of a joined session, built with the client's own options (./connection.ts); `ended`
+   * hears of the server's 404.
+   */
   transport(session: TaskSession, ended: () => void): Promise<McpTransport>;
   /** A `Session` over that transport, with the client's settings. */
   session(transport: McpTransport): Session;

@@ -98,6 +98,12 @@ export interface TaskClientOptions {
   /** Allowance for clock skew before the `createdAt + ttlMs` backstop ends waiting. Default 5000. */
   ttlGraceMs?: number;
   /**
+   * How long `close()` waits, at most, for the store's writes in flight and for the store to close (hand back
+   * its leases, disconnect). A store that takes longer (a frozen Redis) is left behind with a logger warning; its
+   * leases lapse by themselves after `leaseMs`. Default 5000.
+   */
+  closeTimeoutMs?: number;
+  /**
    * Where the client reports what no single handle owns: transport errors, a dropped connection, scheduler
    * faults, retries, a task created after its handle ended, and (`warn`) the warnings of the SDK's OAuth code
    * (with `auth`).
@@ -132,8 +138,9 @@ export interface TaskClientOptions {
   /**
    * With a store shared by workers (`redisStore`): every `everyMs` (default 1000), take over the store's tasks of
    * this server whose lease nobody holds (their owner stopped renewing it, or released it when its handle ended),
-   * this worker's own released tasks included. Adopted handles are announced by the client's `task` event. A tick
-   * is skipped while the previous adoption still runs; a failed one is logged.
+   * this worker's own released tasks included. Adopted handles are announced by the client's `task` event; a task
+   * this client cannot follow (another protocol generation) is handed back at once. A tick is skipped while the
+   * previous adoption still runs; a failed one is logged. `close()` stops the loop first.
    */
   adopt?: boolean | { everyMs: number };
   /**
@@ -205,6 +212,7 @@ export interface ResolvedClientOptions {
   requestTimeoutMs: number;
   cancelGraceMs: number;
   ttlGraceMs: number;
+  closeTimeoutMs: number;
   notifications: "auto" | "off";
   notificationSafetyNetMs: number;
   legacyTasks: LegacyTasksMode;
@@ -225,6 +233,7 @@ export function resolveClientOptions(options: TaskClientOptions): ResolvedClient
     requestTimeoutMs: positiveInteger("requestTimeoutMs", options.requestTimeoutMs, 60_000),
     cancelGraceMs: nonNegative("cancelGraceMs", options.cancelGraceMs, 10_000),
     ttlGraceMs: nonNegative("ttlGraceMs", options.ttlGraceMs, 5_000),
+    closeTimeoutMs: nonNegative("closeTimeoutMs", options.closeTimeoutMs, 5_000),
     notifications: notificationsMode(options.notifications),
     notificationSafetyNetMs: positiveInteger(
       "notificationSafetyNetMs",

@@ -12,7 +12,8 @@ import { PollScheduler } from "../scheduler/scheduler.js";
 import { AlarmClock } from "../scheduler/alarm-clock.js";
 import { retryDelay } from "../scheduler/retry.js";
 import { Session } from "../session/session.js";
-import { resolveTransport, type ConnectTarget } from "../session/targets.js";
+import type { ConnectTarget } from "../session/targets.js";
+import { openTransport } from "./connection.js";
 import type { McpTransport, ServerInfo } from "../session/types.js";
 import type { TaskHandle } from "../task/handle.js";
 import type { TaskOutcome } from "../task/types.js";
@@ -21,10 +22,11 @@ import {
   foreignServer,
   isSessionField,
   readTaskRef,
+  serverIdentity,
   type TaskRef,
   type TaskSession,
 } from "../task/ref.js";
-import { taskIsOver } from "../task/outcome.js";
+import { closeStore, followClaimed, startAdoption, taskIsOver, type FollowerDeps } from "../run/ref-life.js";
 import {
   callSpec,
   checkCallOptions,
@@ -100,7 +102,7 @@ export class TaskClient<
   Tools extends ToolTypes<Tools> = UntypedTools,
 > extends EventEmitter<TaskClientEvents> {
   private readonly runs = new Set<TaskRun>();
-  /** Store writes in flight; `close()` waits for them before it closes the store. */
+  /** Store writes in flight; `close()` waits for them (at most `closeTimeoutMs`) before it closes the store. */
   private readonly writes = new Set<Promise<void>>();
   private readonly context: RunContext;
   private readonly catalog: ToolCatalog;
@@ -116,9 +118,8 @@ export class TaskClient<
   private readonly shutdown = new AbortController();
   /** Task status notifications; undefined with `notifications: "off"` or on a 2025-era server. */
   private readonly subscriptions: Subscriptions | undefined;
-  /** The adoption loop (`adopt: true`): resumes lapsed tasks of the store now and then. */
-  private adoption: ReturnType<typeof setInterval> | undefined;
-  private resuming: Promise<unknown> | undefined;
+  /** Stops the adoption loop (`adopt: true`), which takes lapsed tasks of the store over (../run/ref-life.ts). */
+  private adoption: (() => void) | undefined;
   private readonly serverRequests: ServerRequestRouter;
   /** What depends on the server's protocol generation (src/eras/era-parts.ts). */
   private readonly era: EraParts;
@@ -131,6 +132,8 @@ export class TaskClient<
   private readonly calls = new WeakSet<TaskRun>();
   /** Tasks created in this client's session that may still be followed: while any is, `close()` keeps the session. */
   private readonly followable = new Set<string>();
+  /** Whether the warning that this connection has no identity for stored refs was given. */
+  private saidNoIdentity = false;
 
   private constructor(
     private readonly session: Session,
@@ -216,7 +219,7 @@ export class TaskClient<
         this.runs.delete(run);
         this.era.legacy?.forget(run.taskId);
         const outcome = run.outcome;
-        if (run.taskId !== undefined && outcome !== undefined && taskIsOver(outcome)) {
+        if (run.taskId !== undefined && taskIsOver(run.ending)) {
           this.followable.delete(run.taskId);
         }
         if (outcome !== undefined) this.emit("settled", run.handle, outcome);
@@ -264,7 +267,17 @@ export class TaskClient<
       // Another worker follows this task now: stop here without cancelling it.
       for (const run of this.runs) if (run.taskId === ref.taskId) run.detach();
     });
-    if (settings.adoptEveryMs !== undefined) this.startAdoption(settings.adoptEveryMs);
+    if (settings.adoptEveryMs !== undefined && settings.store !== undefined) {
+      this.adoption = startAdoption(
+        {
+          ...this.follower(settings.store, {}),
+          server: () => this.storedRefsServer(),
+          followed: () => new Set([...this.runs].map((run) => run.taskId)),
+          resume: () => this.resume(),
+        },
+        settings.adoptEveryMs,
+      );
+    }
     session.onError((error) => {
       log.warn("transport error", error);
       this.emit("error", error);
@@ -304,13 +317,7 @@ export class TaskClient<
     let telemetry: ReturnType<NonNullable<typeof telemetryFor>> | undefined;
     try {
       const requestHeaders = new RequestHeaders();
-      const transportOptions = {
-        ...settings.http,
-        requestHeaders,
-        maxMessageBytes: settings.options.maxMessageBytes,
-        maxInFlight: settings.options.maxInFlight,
-      };
-      session = sessionFor(await resolveTransport(target, transportOptions), settings);
+      session = sessionFor(await openTransport(target, settings, { requestHeaders }), settings);
       // Observing from the first request on: the probe and the handshake get spans too.
       telemetry = telemetryFor?.({ session, url });
       if (telemetry !== undefined) session.observe(telemetry);
@@ -318,12 +325,7 @@ export class TaskClient<
       const ownsHttp = url !== undefined;
       const rights: ConnectionRights = { endsSession: true };
       if (ownsHttp) {
-        rights.join = (joined, ended) =>
-          resolveTransport(target, {
-            ...settings.http,
-            maxInFlight: settings.options.maxInFlight,
-            join: { ...joined, ended },
-          });
+        rights.join = (joined, ended) => openTransport(target, settings, { join: { ...joined, ended } });
       }
       return new TaskClient<Tools>(
         session,
@@ -451,14 +453,17 @@ export class TaskClient<
   /**
    * A handle for every unfinished task the client's store holds for this server: the tasks a process that
    * stopped (or crashed) was following. Answered input keys come with them, so nobody is asked twice. A task
-   * this client already follows is returned as its live handle.
+   * this client already follows is returned as its live handle. A stored task this client cannot follow (another
+   * protocol generation) is skipped with a logger warning, and its claim handed back at once.
    */
   async resume(options: Omit<CallToolOptions, "meta"> = {}): Promise<TaskHandle<CallToolResult>[]> {
     checkCallOptions(options, "TaskClient.resume");
     this.assertOpen();
     const store = this.context.store;
     if (store === undefined) throw new McpTasksError("TaskClient.resume: the client has no `store`");
-    const refs = await store.list(this.serverRef());
+    const server = this.storedRefsServer();
+    if (server === undefined) return [];
+    const refs = await store.list(server);
     const live = new Map<string, TaskRun>();
     for (const run of this.runs) {
       const taskId = run.taskId;
@@ -467,9 +472,11 @@ export class TaskClient<
     // With leases, follow only what this worker could claim (the latest ref, answered keys included).
     const claims = refs.map((ref) => live.get(ref.taskId) ?? (store.claim ? store.claim(ref) : ref));
     const handles: TaskHandle<CallToolResult>[] = [];
+    // A claim this client cannot follow (or one landing after close()) is handed back at once.
+    const deps = this.follower(store, options, handles);
     for (const claim of await Promise.all(claims)) {
       if (claim instanceof TaskRun) handles.push(claim.handle);
-      else if (claim !== undefined && !this.closed) handles.push(this.task(claim, options));
+      else if (claim !== undefined) followClaimed(deps, claim);
     }
     return handles;
   }
@@ -510,15 +517,15 @@ export class TaskClient<
    * unless a task created in it may still be followed: one not known to be over (detached, stored, still open
    * now, or cancelled without the server confirming). A server that refuses (405) is fine; any other failure is
    * logged, and the close goes on. A `tasks/cancel` still retrying a transient fault stops: no timer of the
-   * client's outlives `close()`.
+   * client's outlives `close()`. The store's writes and its close get at most `closeTimeoutMs` (default 5000):
+   * a frozen store cannot hold `close()` (../run/ref-life.ts says how a ref's lease ends).
    */
   close(): Promise<void> {
     this.closed = true;
     this.shutdown.abort(new McpTasksError("TaskClient is closed"));
+    // Adoption stops first: no new claim, and a claim in flight is handed back as it lands.
+    this.adoption?.();
     this.closing ??= (async () => {
-      if (this.adoption !== undefined) clearInterval(this.adoption);
-      // An adoption still running is not waited for (a hung store would hang close): it makes no handle once
-      // `closing` is set, and the store's close hands back whatever it claims.
       for (const run of [...this.runs]) run.closeForClient();
       this.subscriptions?.close();
       this.stopLegacyStatus?.();
@@ -531,8 +538,8 @@ export class TaskClient<
           : undefined;
       await this.session.close(endSession);
       this.telemetry?.close();
-      while (this.writes.size > 0) await Promise.allSettled([...this.writes]);
-      await this.context.store?.close?.();
+      const { store, options, log } = this.context;
+      await closeStore(store, this.writes, options.closeTimeoutMs, log);
     })();
     return this.closing;
   }
@@ -542,21 +549,18 @@ export class TaskClient<
     await this.close();
   }
 
-  /** Every `everyMs`, takes over the store's tasks whose owner stopped renewing their lease. */
-  private startAdoption(everyMs: number): void {
-    this.adoption = setInterval(() => {
-      if (this.closed || this.resuming) return;
-      const store = this.context.store;
-      const adopting = store?.claimLapsed
-        ? store.claimLapsed(this.serverRef()).then((refs) => {
-            const live = new Set([...this.runs].map((run) => run.taskId));
-            for (const ref of refs) if (!this.closed && !live.has(ref.taskId)) this.task(ref);
-          })
-        : this.resume();
-      this.resuming = adopting
-        .catch((error: unknown) => this.context.log.warn("adopting stored tasks failed", error))
-        .finally(() => (this.resuming = undefined));
-    }, everyMs);
+  /** What following claimed refs needs of this client (../run/ref-life.ts). */
+  private follower(
+    store: NonNullable<RunContext["store"]>,
+    options: Omit<CallToolOptions, "meta">,
+    made: TaskHandle<CallToolResult>[] = [],
+  ): FollowerDeps {
+    return {
+      store,
+      log: this.context.log,
+      follow: (ref) => void made.push(this.task(ref, options)),
+      closed: () => this.closed,
+    };
   }
 
   /** The live run following `taskId`, if any. */
@@ -639,6 +643,23 @@ export class TaskClient<
 
   private assertOpen(): void {
     if (this.closed) throw new McpTasksError("TaskClient is closed");
+  }
+
+  /**
+   * This server as stored refs are matched to it (`serverIdentity`), or undefined when the connection has no
+   * identity (no URL, and no `serverInfo` name): it cannot be told from any other server, so `resume()` and
+   * adoption hand it no stored ref, and say so once.
+   */
+  private storedRefsServer(): TaskRef["server"] | undefined {
+    const server = this.serverRef();
+    if (serverIdentity(server) !== undefined) return server;
+    if (!this.saidNoIdentity) {
+      this.saidNoIdentity = true;
+      this.context.log.warn(
+        "no URL and no serverInfo to match stored refs by: resume() and adoption follow none",
+      );
+    }
+    return undefined;
   }
 
   private serverRef(): TaskRef["server"] {

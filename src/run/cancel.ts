@@ -1,7 +1,4 @@
 /** `tasks/cancel` sent on behalf of a handle that has already ended: nobody waits on these but the caller. */
-import type { CallToolResult } from "../schema/index.js";
-import { serverIsDone } from "../task/outcome.js";
-import type { TaskOutcome } from "../task/types.js";
 import type { RunContext } from "./context.js";
 
 /** What came of a handle's `tasks/cancel`: the acknowledgement, or why there is none. */
@@ -64,8 +61,9 @@ export function cancelWithRetries(
 export function cancelAfterEnd(
   context: RunContext,
   taskId: string | undefined,
-  outcome: TaskOutcome<CallToolResult> | undefined,
+  /** Whether the task is over for good (./ref-life.ts): then nothing is left to cancel. */
+  over: boolean,
 ): Promise<CancelReply> | undefined {
-  if (taskId === undefined || outcome === undefined || serverIsDone(outcome)) return undefined;
+  if (taskId === undefined || over) return undefined;
   return cancelQuietly(context, taskId);
 }

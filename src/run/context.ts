@@ -28,6 +28,8 @@ export interface RunOptions {
   inputConcurrency: number;
   maxInputRounds: number;
   notificationSafetyNetMs: number;
+  /** Read by the client's `close()` (./ref-life.ts `closeStore`). */
+  closeTimeoutMs: number;
 }
 
 export interface RunContext {

@@ -19,13 +19,14 @@ import type { TaskRef } from "../task/ref.js";
 import { InputRespondError, type InputCoordinator, type InputRounds } from "../input/index.js";
 import type { TaskInputTarget } from "../input/server-requests.js";
 import { alarmEvent, initialState, nextAlarm, pollDueEvent, transition } from "../lifecycle/transition.js";
-import type { CallAnswer, CallEvent, CallState, Effect } from "../lifecycle/types.js";
+import type { CallAnswer, CallEvent, CallState, Effect, Ending } from "../lifecycle/types.js";
 import type { RunContext } from "./context.js";
 import type { CallSpec } from "../eras/dialect.js";
 import { pollFault, settle } from "./endings.js";
 import { inputCoordinatorFor, inputRoundsFor, taskInboxFor } from "./input.js";
 import type { TaskInbox } from "../input/task-inbox.js";
-import { NO_REF, RefKeeper, refNow } from "./ref-keeper.js";
+import { NO_REF, refNow } from "./ref-keeper.js";
+import { RefKeeper, taskIsOver } from "./ref-life.js";
 import { cancelAfterEnd, cancelOrphan, cancelWithRetries, type CancelReply } from "./cancel.js";
 import type { OutputCheck } from "../tools/output-checks.js";
 
@@ -54,6 +55,8 @@ export class TaskRun
   private removeAbortListener: (() => void) | undefined;
   /** Writes to the client's store, in order (only with a store). */
   private readonly refs: RefKeeper | undefined;
+  /** How the handle ended (why, not what it reports): what ./ref-life.ts decides the task's fate from. */
+  ending: Ending | undefined;
   /** The check of this call's result against its tool's output schema, once looked up (undefined: none). */
   private outputCheck: OutputCheck | undefined;
   /** Whether the check was looked up; `checking` is set while the lookup waits for the tool list. */
@@ -122,7 +125,7 @@ export class TaskRun
 
   cancel(reason?: unknown): Promise<CancelResult<CallToolResult>> {
     if (this.state.phase !== "ended") this.dispatch({ type: "cancelRequested", reason });
-    else this.cancelReply ??= cancelAfterEnd(this.context, this.state.taskId, this.sink.outcome);
+    else this.cancelReply ??= cancelAfterEnd(this.context, this.state.taskId, taskIsOver(this.ending));
     // The reply is read after the end: a cancel made before the task id existed is sent only when it arrives.
     return this.sink.settled.then(async (outcome) => {
       const { ack, error } = (await this.cancelReply) ?? {};
@@ -360,6 +363,7 @@ export class TaskRun
         );
         return;
       case "settle":
+        this.ending = effect.ending;
         settle(this.sink, effect.ending, this.state, this.context.toOutcome, this.outputCheck);
         return;
       case "cancelOrphan":
@@ -570,7 +574,7 @@ export class TaskRun
     this.cancelRetries?.abort(new McpTasksError("the task handle ended"));
     this.input?.dispose();
     this.inbox?.dispose();
-    this.refs?.ended(this.sink.outcome, this.ref());
+    this.refs?.ended(this.ending, this.ref());
     this.context.released(this);
   }
 }

@@ -90,7 +90,9 @@ function mediaType(response: Response): string | undefined {
 
 function withBody(response: Response, text: string): Response {
   const headers = new Headers(response.headers);
+  // The text as read: decoded, and of its own length.
   headers.delete("content-length");
+  headers.delete("content-encoding");
   return new Response(text, { status: response.status, statusText: response.statusText, headers });
 }
 

@@ -2,6 +2,10 @@
  * Reading a server's HTTP bodies within a size limit. A server decides how much it sends; without a limit one
  * endless body (or one endless SSE line) holds the client's memory and event loop. Every body the HTTP paths
  * read goes through here or through the SSE parser (./sse.ts), which bounds one event the same way.
+ *
+ * What is bounded is what the reader gets, counted as it arrives: `fetch` undoes a `Content-Encoding` (gzip,
+ * deflate, br) on its own, and 4 KB of gzip become 4 MiB, so a `Content-Length` (the bytes on the wire) is trusted
+ * only for a body nothing encoded.
  */
 import { MessageTooLargeError } from "../protocol/errors.js";
 
@@ -16,7 +20,8 @@ const DISCARD_BYTES = 64 * 1024;
 
 /**
  * The body as text, failing with `MessageTooLargeError` (the body cancelled) past `maxBytes`. A `Content-Length`
- * within the limit is trusted (fetch stops reading there); a larger one fails before anything is read.
+ * of an unencoded body within the limit is trusted (fetch stops reading there); a larger one fails before
+ * anything is read. An encoded body is counted as it is decoded.
  */
 export async function readBoundedText(response: Response, maxBytes: number, what: string): Promise<string> {
   const declared = contentLength(response);
@@ -68,7 +73,10 @@ export async function readErrorBody(response: Response, maxBytes: number): Promi
   }
 }
 
-/** Lets go of a body nobody reads: drained when it says it is small (the connection can be used again), else cut. */
+/**
+ * Lets go of a body nobody reads: drained when it says it is small and is not encoded (the connection can be used
+ * again), else cut.
+ */
 export async function discardBody(response: Response): Promise<void> {
   const declared = contentLength(response);
   if (declared !== undefined && declared <= DISCARD_BYTES)
@@ -76,11 +84,18 @@ export async function discardBody(response: Response): Promise<void> {
   else await response.body?.cancel().catch(() => undefined);
 }
 
+/** How many bytes the reader will get, when the server said so: never for an encoded body (see above). */
 function contentLength(response: Response): number | undefined {
+  if (isEncoded(response)) return undefined;
   const value = response.headers.get("content-length");
   if (value === null || !/^\d+$/.test(value)) return undefined;
   const length = Number(value);
   return Number.isSafeInteger(length) ? length : undefined;
+}
+
+/** Whether the body was sent encoded (`Content-Encoding` other than `identity`), which `fetch` decodes. */
+function isEncoded(response: Response): boolean {
+  return !/^\s*(identity\s*)?$/i.test(response.headers.get("content-encoding") ?? "");
 }
 
 /**

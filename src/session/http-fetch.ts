@@ -18,8 +18,15 @@ import { TransportError } from "../protocol/errors.js";
 import { isTransientStatus, parseRetryAfter, rpcErrorInBody } from "./failures.js";
 import { DEFAULT_MAX_MESSAGE_BYTES, readErrorBody } from "./bounded-body.js";
 
-/** Wraps `fetchImpl` (default: the global `fetch`, resolved per call) as described above. */
-export function withHttpErrorMapping(fetchImpl?: FetchLike): FetchLike {
+/**
+ * Wraps `fetchImpl` (default: the global `fetch`, resolved per call) as described above. An error body is read
+ * within `maxBodyBytes` (the connection's `maxMessageBytes`; default 16 MiB): a larger one counts as no JSON-RPC
+ * error, and the status decides.
+ */
+export function withHttpErrorMapping(
+  fetchImpl?: FetchLike,
+  maxBodyBytes: number = DEFAULT_MAX_MESSAGE_BYTES,
+): FetchLike {
   return async (url, init) => {
     const next = fetchImpl ?? globalThis.fetch;
     let response: Response;
@@ -37,7 +44,7 @@ export function withHttpErrorMapping(fetchImpl?: FetchLike): FetchLike {
     if (response.ok || init?.method !== "POST" || response.status < 400 || isAuthStatus(response.status)) {
       return response;
     }
-    return answerOrThrow(response, init.body);
+    return answerOrThrow(response, init.body, maxBodyBytes);
   };
 }
 
@@ -59,10 +66,10 @@ function isAuthStatus(status: number): boolean {
   return status === 401 || status === 403;
 }
 
-async function answerOrThrow(response: Response, requestBody: unknown): Promise<Response> {
+async function answerOrThrow(response: Response, requestBody: unknown, maxBytes: number): Promise<Response> {
   const request = describeRequest(requestBody);
   // A body past the size limit is read as no JSON-RPC error: the status decides.
-  const body = await readErrorBody(response, DEFAULT_MAX_MESSAGE_BYTES);
+  const body = await readErrorBody(response, maxBytes);
   const status = response.status;
   const rpcError = rpcErrorInBody(body);
   // A server in trouble (5xx) or shedding load (429) is retried whatever its body says.

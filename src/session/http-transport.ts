@@ -68,7 +68,8 @@ export async function buildHttpTransport(
   if (options.headers !== undefined) endpoint = withConnectionHeaders(endpoint, options.headers);
   if (options.requestHeaders !== undefined) endpoint = options.requestHeaders.wrap(endpoint);
   if (options.join !== undefined) endpoint = noteEnded(endpoint, options.join.ended);
-  endpoint = withHttpErrorMapping(noteRefusals(endpoint, refusals));
+  const maxBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  endpoint = withHttpErrorMapping(noteRefusals(endpoint, refusals), maxBytes);
   const join = options.join && { id: options.join.id, protocolVersion: options.join.protocolVersion };
 
   if (options.auth !== undefined) {
@@ -80,10 +81,7 @@ export async function buildHttpTransport(
       refusals,
       log: options.log ?? silentLogger,
       failures: authFailures,
-      bounds: {
-        maxBytes: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
-        noteStreamFailure: streamFailures.note,
-      },
+      bounds: { maxBytes, noteStreamFailure: streamFailures.note },
       ...(join !== undefined && { join }),
     });
     Object.assign(transport, { takeStreamFailure: (id: string | number) => streamFailures.take(id) });

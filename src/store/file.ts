@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { McpTasksError } from "../protocol/errors.js";
 import { safeLogger, type Logger } from "../protocol/logging.js";
-import { foreignServer, readTaskRef, type TaskRef } from "../task/ref.js";
+import { storedRefOf, readTaskRef, type TaskRef } from "../task/ref.js";
 import { DEFAULT_PRUNE_GRACE_MS, refExpired, refKey, type TaskStore } from "./types.js";
 import {
   abandonedTemp,
@@ -149,7 +149,7 @@ class FileStore implements TaskStore {
       const ref = await this.read(name);
       if (ref === undefined) continue;
       if (refExpired(ref, now, this.grace)) await unlinkIfThere(this.io, path);
-      else if (server === undefined || foreignServer(ref, server) === undefined) found.push(ref);
+      else if (server === undefined || storedRefOf(ref, server)) found.push(ref);
     }
     return found;
   }

@@ -1,5 +1,5 @@
 /** `memoryStore()`: a `TaskStore` in a `Map`, for tests and for code that only needs the seam. Not durable. */
-import { foreignServer, type TaskRef } from "../task/ref.js";
+import { storedRefOf, type TaskRef } from "../task/ref.js";
 import { DEFAULT_PRUNE_GRACE_MS, refExpired, refKey, type TaskStore } from "./types.js";
 
 /** Options of `memoryStore`. */
@@ -32,8 +32,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): TaskStore & { rea
       const found: TaskRef[] = [];
       for (const [key, ref] of refs) {
         if (refExpired(ref, at, grace)) refs.delete(key);
-        else if (server === undefined || foreignServer(ref, server) === undefined)
-          found.push(structuredClone(ref));
+        else if (server === undefined || storedRefOf(ref, server)) found.push(structuredClone(ref));
       }
       return Promise.resolve(found);
     },

@@ -6,10 +6,17 @@
  * Answered input keys travel in the ref, so another worker never asks again. Works on one Redis node and on a
  * Redis Cluster (the key layout is in redis-layout.ts). Needs the `redis` package.
  *
+ * A release or a removal is written before the lease is forgotten here: one that fails is retried at each
+ * renewal (the lease stays renewed meanwhile, so nobody else follows the task twice) until it is written or the
+ * store closes. After `close()` nothing of the store runs: no renewal timer, and a claim that lands later is not
+ * held (its lease lapses by itself); `close()` waits for the scripts in flight and the retirement of its leases
+ * at most `leaseMs`, after which they would have lapsed anyway, and drops a connection it made that Redis does
+ * not answer. src/run/ref-life.ts decides when the client writes, releases and removes.
+ *
  * @module mcp-tasks/store/redis
  */
 import { randomUUID } from "node:crypto";
-import { LeaseLostError } from "../protocol/errors.js";
+import { LeaseLostError, McpTasksError } from "../protocol/errors.js";
 import { safeLogger, type Logger } from "../protocol/logging.js";
 import { foreignServer, readTaskRef, type TaskRef } from "../task/ref.js";
 import { DEFAULT_PRUNE_GRACE_MS, refExpired, refKey, serverKey, type TaskStore } from "./types.js";
@@ -105,7 +112,12 @@ class RedisStore implements TaskStore {
   private readonly log: Logger;
   private readonly grace: number;
   private client: RedisLike | undefined;
-  private own: { close(): Promise<unknown> } | undefined;
+  private own: { close(): Promise<unknown>; destroy(): void } | undefined;
+  private closed = false;
+  /** Scripts sent and not answered yet: `close()` waits for them (bounded), so a late claim is retired too. */
+  private readonly inFlight = new Set<Promise<unknown>>();
+  /** Releases and removals whose write failed, by ref key: retried at each renewal until written. */
+  private readonly unwritten = new Map<string, { ref: TaskRef; script: string; args: string[] }>();
   private opening: Promise<void> | undefined;
   /** Leases this worker holds, by ref key. */
   private readonly leases = new Map<string, { ref: TaskRef; shard: Shard }>();
@@ -136,6 +148,20 @@ class RedisStore implements TaskStore {
    * A failed connection is closed, and `open` may be tried again.
    */
   async open(): Promise<void> {
+    if (this.closed) {
+      // Opened again after close() (a retried connect): a fresh start, with a new connection when it made one.
+      this.closed = false;
+      this.opening = undefined;
+      this.client = undefined;
+      this.registered.clear();
+      for (const shard of this.shards.values()) Object.assign(shard, { held: 0, touched: false });
+    }
+    await this.connected();
+  }
+
+  /** Waits for the connection; refused once the store is closed (only `open()` starts it again). */
+  private async connected(): Promise<void> {
+    if (this.closed) throw new McpTasksError("redisStore: the store is closed");
     this.opening ??= this.connect();
     const opening = this.opening;
     try {
@@ -158,18 +184,33 @@ class RedisStore implements TaskStore {
   }
 
   async remove(ref: TaskRef): Promise<void> {
-    const shard = this.drop(ref);
-    await this.script(REMOVE, shard, ref.taskId, "");
+    await this.letGo(ref, REMOVE, "");
   }
 
   /** Hands the task's lease back (if this worker still holds it) and keeps the ref: any worker may claim it now. */
   async release(ref: TaskRef): Promise<void> {
-    const shard = this.drop(ref);
-    await this.script(RELEASE, shard, ref.taskId);
+    await this.letGo(ref, RELEASE);
+  }
+
+  /**
+   * Writes a release or a removal, then forgets the lease here. A failed write keeps the lease (renewed, so the
+   * task is not stranded under a lease nobody releases) and is retried at each renewal; the caller hears of it.
+   */
+  private async letGo(ref: TaskRef, script: string, ...args: string[]): Promise<void> {
+    const key = refKey(ref);
+    const shard = this.leases.get(key)?.shard ?? this.shard(serverId(serverKey(ref.server)), ref.taskId);
+    try {
+      await this.script(script, shard, ref.taskId, ...args);
+    } catch (error) {
+      if (this.leases.has(key) && !this.closed) this.unwritten.set(key, { ref, script, args });
+      throw error;
+    }
+    this.unwritten.delete(key);
+    this.drop(key);
   }
 
   async list(server?: TaskRef["server"]): Promise<TaskRef[]> {
-    await this.open();
+    await this.connected();
     const client = this.client as RedisLike;
     const servers =
       server === undefined
@@ -203,6 +244,7 @@ class RedisStore implements TaskStore {
     const before = shard.held;
     const answer = (await this.script(CLAIM, shard, ref.taskId)) as [number, string] | [];
     if (answer.length === 0) return undefined;
+    if (this.closed) return undefined; // landed after close(): retired with the rest, or lapsing
     const latest = this.read(answer[1]);
     if (latest === undefined) {
       await this.script(REMOVE, shard, ref.taskId, "force");
@@ -234,6 +276,7 @@ class RedisStore implements TaskStore {
         for (let at = 2; at < answer.length; at += 2) {
           const taskId = answer[at] as string;
           const ref = this.read(answer[at + 1] as string);
+          if (this.closed) continue; // landed after close(): retired with the rest, or lapsing
           if (ref === undefined || refExpired(ref, now, this.grace)) {
             await this.script(REMOVE, shard, taskId, "force");
           } else {
@@ -252,18 +295,41 @@ class RedisStore implements TaskStore {
     this.lost.add(listener);
   }
 
-  /** Hands back every lease (other workers may adopt at once) and disconnects a client the store made. */
+  /**
+   * Hands back every lease (other workers may adopt at once) and disconnects a client the store made. Waits at
+   * most `leaseMs` for Redis: by then every lease has lapsed anyway, and a connection of its own is dropped.
+   */
   async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
     if (this.renewer !== undefined) clearInterval(this.renewer);
     this.renewer = undefined;
-    this.leases.clear();
-    const client = this.client;
-    if (client !== undefined) {
-      const touched = [...this.shards.values()].filter((shard) => shard.touched);
-      await Promise.allSettled(touched.map((shard) => this.script(RETIRE, shard)));
+    this.unwritten.clear();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const lapsed = new Promise<"lapsed">((resolve) => {
+      timer = setTimeout(resolve, this.leaseMs, "lapsed");
+      (timer as { unref?: () => void }).unref?.(); // the process may exit meanwhile: the leases lapse anyway
+    });
+    try {
+      const retiring = (async () => {
+        // A claim in flight lands first, so its shard is retired with the rest.
+        await Promise.allSettled([...this.inFlight]);
+        this.leases.clear();
+        if (this.client === undefined) return;
+        const touched = [...this.shards.values()].filter((shard) => shard.touched);
+        await Promise.allSettled(touched.map((shard) => this.eval(RETIRE, shard)));
+      })();
+      if ((await Promise.race([retiring, lapsed])) === "lapsed") {
+        this.log.warn("redisStore: Redis did not answer while closing; the leases lapse by themselves");
+        this.own?.destroy();
+        this.own = undefined;
+      }
+    } finally {
+      clearTimeout(timer);
     }
-    await this.own?.close();
+    const own = this.own;
     this.own = undefined;
+    await own?.close();
   }
 
   private async connect(): Promise<void> {
@@ -292,9 +358,20 @@ class RedisStore implements TaskStore {
     this.own = client;
   }
 
-  /** Runs a shard script with the caller's owner id and lease first among its arguments. */
+  /** Runs a shard script with the caller's owner id and lease first among its arguments; refused once closed. */
   private async script(script: string, shard: Shard, ...args: string[]): Promise<unknown> {
-    await this.open();
+    await this.connected();
+    if (this.closed) throw new McpTasksError("redisStore: the store is closed");
+    const answer = this.eval(script, shard, ...args);
+    this.inFlight.add(answer);
+    try {
+      return await answer;
+    } finally {
+      this.inFlight.delete(answer);
+    }
+  }
+
+  private async eval(script: string, shard: Shard, ...args: string[]): Promise<unknown> {
     const answer = await (this.client as RedisLike).eval(script, {
       keys: shard.keys,
       arguments: [this.me, String(this.leaseMs), ...args],
@@ -306,7 +383,7 @@ class RedisStore implements TaskStore {
   private register(server: string): Promise<unknown> {
     let registering = this.registered.get(server);
     if (registering === undefined) {
-      registering = this.open().then(() =>
+      registering = this.connected().then(() =>
         (this.client as RedisLike).eval(REGISTER_SERVER, {
           keys: [`${this.prefix}:servers`],
           arguments: [server],
@@ -342,6 +419,7 @@ class RedisStore implements TaskStore {
   }
 
   private hold(key: string, ref: TaskRef, shard: Shard): void {
+    if (this.closed) return; // a claim that landed after close(): its lease lapses by itself
     if (!this.leases.has(key)) shard.held++;
     this.leases.set(key, { ref, shard });
     if (this.renewer !== undefined) return;
@@ -349,21 +427,24 @@ class RedisStore implements TaskStore {
     (this.renewer as { unref?: () => void }).unref?.();
   }
 
-  /** Stops holding `ref` here; answers its shard. */
-  private drop(ref: TaskRef): Shard {
-    const key = refKey(ref);
+  /** Stops holding the task of `key` here, once its release or removal is written. */
+  private drop(key: string): void {
     const held = this.leases.get(key);
-    if (held !== undefined) {
-      this.leases.delete(key);
-      held.shard.held--;
-      return held.shard;
-    }
-    return this.shard(serverId(serverKey(ref.server)), ref.taskId);
+    if (held === undefined) return;
+    this.leases.delete(key);
+    held.shard.held--;
   }
 
   /** One renewal per shard holding tasks of this worker, whatever their number. */
   private async renew(): Promise<void> {
-    if (this.client === undefined) return;
+    if (this.client === undefined || this.closed) return;
+    await Promise.all(
+      [...this.unwritten.values()].map(({ ref, script, args }) =>
+        this.letGo(ref, script, ...args).catch((error: unknown) =>
+          this.log.warn("redisStore: handing back a task failed again; trying again", error),
+        ),
+      ),
+    );
     const holding = [...this.shards.values()].filter((shard) => shard.held > 0);
     await Promise.all(
       holding.map(async (shard) => {
@@ -390,6 +471,7 @@ class RedisStore implements TaskStore {
   }
 
   private async verify(shard: Shard): Promise<void> {
+    if (this.closed) return;
     const mine = [...this.leases].filter(([, held]) => held.shard === shard);
     for (let first = 0; first < mine.length; first += VERIFY_BATCH) {
       const batch = mine.slice(first, first + VERIFY_BATCH);
@@ -398,6 +480,7 @@ class RedisStore implements TaskStore {
       batch.forEach(([key, held], index) => {
         if (owned[index] === 1 || this.leases.get(key) !== held) return;
         this.leases.delete(key);
+        this.unwritten.delete(key);
         shard.held--;
         this.log.warn("redisStore: lost the lease of a task; another worker follows it now");
         for (const listener of this.lost) listener(held.ref);

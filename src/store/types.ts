@@ -3,10 +3,10 @@
  * where a client keeps the refs of its unfinished tasks so another process can pick them up. The client writes
  * a ref before the handle reports the task, rewrites it before input answers leave and when they are
  * acknowledged, removes it when the server has said its last word, and releases it when the handle ends
- * locally while the task may still run. This file is runtime-neutral: the file store lives behind the
+ * locally while the task may still run: src/run/ref-life.ts owns these rules. This file is runtime-neutral: the file store lives behind the
  * Node-only entry `mcp-tasks/store`.
  */
-import type { TaskRef } from "../task/ref.js";
+import { serverIdentity, type TaskRef } from "../task/ref.js";
 
 /**
  * Where a client keeps task refs. Every method may reject; the client decides what a failure means, and never
@@ -17,7 +17,9 @@ import type { TaskRef } from "../task/ref.js";
  * - input answers whose `put` rejects are not sent (the `tasks/update` waits for the next snapshot that still
  *   lists the keys, and counts as a failed update);
  * - a `LeaseLostError` from a later write ends the handle as `detached` at once: another worker owns the task;
- * - a failed `remove` or `release` is logged: the ref stays, which loses nothing.
+ * - a failed `remove` or `release` is logged: the ref stays, which loses nothing. A store with leases forgets a
+ *   lease only once its release or removal is written, and writes a failed one again (`redisStore`: at each
+ *   renewal), so a task is never stranded under a lease nobody hands back.
  */
 export interface TaskStore {
   /**
@@ -36,14 +38,20 @@ export interface TaskStore {
    * without ownership leave it out.
    */
   release?(ref: TaskRef): Promise<void>;
-  /** Every stored ref, or those of one server. Refs past `createdAt + ttlMs` (plus the store's grace) are pruned. */
+  /**
+   * Every stored ref, or those of one server: those with its identity (`serverIdentity`), none for a server that
+   * has no identity. Refs past `createdAt + ttlMs` (plus the store's grace) are pruned.
+   */
   list(server?: TaskRef["server"]): Promise<TaskRef[]>;
   /**
    * Takes what the store needs (a directory lock, a connection); called by `TaskClient.connect`. A rejected
    * `open` leaves nothing open. When `connect` fails after `open` resolved, the client calls `close`.
    */
   open?(): Promise<void>;
-  /** Lets go of what the store holds (a lock, a connection, every lease). */
+  /**
+   * Lets go of what the store holds (a lock, a connection, every lease). Afterwards nothing of the store runs (no
+   * timer) and a claim that lands late is not held; `open` may start it again.
+   */
   close?(): Promise<void>;
   /**
    * Stores shared by many workers: take the task's lease if nobody holds it, and resolve with its latest ref
@@ -74,14 +82,7 @@ export function refKey(ref: TaskRef): string {
   return `${serverKey(ref.server)}\n${ref.taskId}`;
 }
 
-/** One string per server: its URL when known, else its name. */
+/** One string per server: its identity (`serverIdentity`: its URL when known, else its name), or `name:`. */
 export function serverKey(server: TaskRef["server"]): string {
-  if (server.url !== undefined) {
-    try {
-      return new URL(server.url).href;
-    } catch {
-      return server.url;
-    }
-  }
-  return `name:${server.name ?? ""}`;
+  return serverIdentity(server) ?? "name:";
 }

@@ -66,29 +66,3 @@ function violation<T>(
 ): TaskOutcome<T> {
   return { kind: "error", taskId, error: new ProtocolError(message, Method.tasksGet, snapshot, { cause }) };
 }
-
-/**
- * Whether following the task is over for good: the server is done with it (see `serverIsDone`) or its time to live
- * has ended. A store forgets such a task's ref, and `close()` may end the HTTP session it was made in.
- */
-export function taskIsOver(outcome: TaskOutcome<unknown>): boolean {
-  return serverIsDone(outcome) || outcome.kind === "expired";
-}
-
-/**
- * Whether the server has said its last word, so nothing is left running to cancel. An unconfirmed cancellation
- * and endings like detach, close or a deadline leave the task possibly running.
- */
-
-export function serverIsDone(outcome: TaskOutcome<unknown>): boolean {
-  switch (outcome.kind) {
-    case "completed":
-    case "failed":
-    case "not_found":
-      return true;
-    case "cancelled":
-      return outcome.error.confirmed;
-    default:
-      return false;
-  }
-}

@@ -161,24 +161,47 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
+ * The identity stored refs are matched to their server by (DESIGN decision 12: a stored ref is handed only to its
+ * own server): the endpoint's URL for a connection that has one, else the name the server gave in its
+ * `serverInfo`. A connection with neither (stdio or an SDK transport to a server that sent no `serverInfo`) has
+ * none: it cannot tell its server from any other, so no stored ref is its. A URL identity never equals a name
+ * identity: a stdio server named like an HTTP one is not that server. Filed under the same key as the stores'
+ * (`serverKey`), so a store sharded by server holds one identity's refs together.
+ */
+export function serverIdentity(server: TaskRef["server"]): string | undefined {
+  if (server.url !== undefined) {
+    try {
+      return new URL(server.url).href;
+    } catch {
+      return server.url;
+    }
+  }
+  return server.name === undefined || server.name === "" ? undefined : `name:${server.name}`;
+}
+
+/**
+ * Whether a stored ref is one of `here`'s tasks, to hand to `resume()` or adoption: both have an identity, and it
+ * is the same. (A ref the caller hands `client.task(ref)` itself is checked by `foreignServer`, which refuses only
+ * a ref known to name another server.)
+ */
+export function storedRefOf(ref: TaskRef, here: TaskRef["server"]): boolean {
+  const identity = serverIdentity(here);
+  return identity !== undefined && serverIdentity(ref.server) === identity;
+}
+
+/**
  * Why `ref` cannot be used on a client connected to `here`, or undefined when it can. Servers are the same when
  * their URLs match (when both are known), otherwise when their names match.
  */
 export function foreignServer(ref: TaskRef, here: TaskRef["server"]): string | undefined {
   const there = ref.server;
   if (there.url !== undefined && here.url !== undefined) {
-    return sameUrl(there.url, here.url) ? undefined : `the ref names a task on ${there.url}, not ${here.url}`;
+    return serverIdentity(there) === serverIdentity(here)
+      ? undefined
+      : `the ref names a task on ${there.url}, not ${here.url}`;
   }
   if (there.name !== undefined && here.name !== undefined && there.name !== here.name) {
     return `the ref names a task on server "${there.name}", not "${here.name}"`;
   }
   return undefined;
-}
-
-function sameUrl(a: string, b: string): boolean {
-  try {
-    return new URL(a).href === new URL(b).href;
-  } catch {
-    return a === b;
-  }
 }

@@ -23,18 +23,24 @@ import {
 } from "./codec.js";
 import type { LegacyTaskSupport } from "./capabilities.js";
 import type { RetryTiming } from "../../scheduler/types.js";
-import type { ReplyChannel } from "../../session/types.js";
+import type { ReplyChannel, RequestOptions } from "../../session/types.js";
 import { TaskRequests, pollerOverGet, type PollTarget, type Poller } from "../task-requests.js";
 
 /** A side channel's end: the payload, or the fault that closed it early (then a fresh `tasks/result` is sent). */
 type SideChannelEnd = { payload: LegacyPayload } | { fault: unknown };
+
+/** An open `tasks/result`: how it ends, and how to close it (its HTTP stream with it) when nobody waits any more. */
+interface SideChannel {
+  end: Promise<SideChannelEnd>;
+  abort: AbortController;
+}
 
 /** `client.listTasks()` stops after this many pages. */
 export const MAX_TASK_PAGES = 100;
 
 export class LegacyTaskRequests extends TaskRequests {
   /** Open `tasks/result` requests, one per task at most; they never reject (see `SideChannelEnd`). */
-  private readonly sideChannels = new Map<string, Promise<SideChannelEnd>>();
+  private readonly sideChannels = new Map<string, SideChannel>();
 
   constructor(
     channel: ReplyChannel,
@@ -60,7 +66,7 @@ export class LegacyTaskRequests extends TaskRequests {
       case "failed":
         return withPayload(task, await this.payload(taskId));
       case "cancelled":
-        this.sideChannels.delete(taskId);
+        this.closeSideChannel(taskId);
         return task as DetailedTask;
       default:
         return task as DetailedTask;
@@ -109,11 +115,12 @@ export class LegacyTaskRequests extends TaskRequests {
   }
 
   /**
-   * Lets go of a task's side channel when no handle follows the task any more (its answer, when it comes, is
-   * dropped), so a detached or closed handle leaves nothing behind.
+   * Lets go of a task's side channel when no handle follows the task any more: the request is aborted, which
+   * closes its response stream at once (the server sees the client go, rather than a stream left open until the
+   * request's timeout), so a detached or closed handle leaves nothing behind.
    */
   forget(taskId: string | undefined): void {
-    if (taskId !== undefined) this.sideChannels.delete(taskId);
+    if (taskId !== undefined) this.closeSideChannel(taskId);
   }
 
   /** How many side channels are open (for tests and diagnostics). */
@@ -123,31 +130,37 @@ export class LegacyTaskRequests extends TaskRequests {
 
   private openSideChannel(taskId: string): void {
     if (this.sideChannels.has(taskId)) return;
-    const end = this.fetchPayload(taskId).then(
+    const abort = new AbortController();
+    const end = this.fetchPayload(taskId, { signal: abort.signal }).then(
       (payload): SideChannelEnd => ({ payload }),
       (fault: unknown): SideChannelEnd => {
         // Closed early (a timeout, a dropped stream): the next input_required poll may open another.
-        if (this.sideChannels.get(taskId) === end) this.sideChannels.delete(taskId);
+        if (this.sideChannels.get(taskId)?.end === end) this.sideChannels.delete(taskId);
         return { fault };
       },
     );
-    this.sideChannels.set(taskId, end);
+    this.sideChannels.set(taskId, { end, abort });
+  }
+
+  private closeSideChannel(taskId: string): void {
+    this.sideChannels.get(taskId)?.abort.abort();
+    this.sideChannels.delete(taskId);
   }
 
   /** The terminal task's payload: from its side channel when one is open, else from a new `tasks/result`. */
   private async payload(taskId: string): Promise<LegacyPayload> {
     const open = this.sideChannels.get(taskId);
     if (open !== undefined) {
-      const end = await open;
+      const end = await open.end;
       this.sideChannels.delete(taskId);
       if ("payload" in end) return end.payload;
     }
     return this.fetchPayload(taskId);
   }
 
-  private async fetchPayload(taskId: string): Promise<LegacyPayload> {
+  private async fetchPayload(taskId: string, options?: RequestOptions): Promise<LegacyPayload> {
     try {
-      return parseLegacyPayload(await this.channel.request(LegacyMethod.tasksResult, { taskId }));
+      return parseLegacyPayload(await this.channel.request(LegacyMethod.tasksResult, { taskId }, options));
     } catch (error) {
       // Any JSON-RPC error is the request's own error (2025: tasks/result answers exactly what the call would
       // have, -32603 included); only a transport fault is a fault, retried by the poll.

@@ -12,12 +12,16 @@ import { createClient } from "redis";
 
 export interface RedisServer {
   url: string;
+  /** The `redis-server` process (the fleet test freezes it with SIGSTOP). */
+  pid: number | undefined;
   stop(): Promise<void>;
 }
 
 export interface RedisCluster {
   /** Every node's `redis://127.0.0.1:port`; give any of them to `createCluster({ rootNodes })`. */
   urls: string[];
+  /** Every node's `redis-server` process, in the order of `urls`. */
+  pids: Array<number | undefined>;
   stop(): Promise<void>;
 }
 
@@ -44,8 +48,8 @@ function accepts(port: number): Promise<boolean> {
 }
 
 /** Starts `redis-server` with `extra` arguments on a free port; resolves once it accepts connections. */
-async function startNode(extra: string[] = []): Promise<RedisServer & { port: number }> {
-  const port = await freePort();
+async function startNode(extra: string[] = [], onPort?: number): Promise<RedisServer & { port: number }> {
+  const port = onPort ?? (await freePort());
   const args = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", ...extra];
   const proc: ChildProcess = spawn("redis-server", args, { stdio: "ignore" });
   let failed: Error | undefined;
@@ -59,6 +63,7 @@ async function startNode(extra: string[] = []): Promise<RedisServer & { port: nu
   return {
     port,
     url: `redis://127.0.0.1:${port}`,
+    pid: proc.pid,
     stop: async () => {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGTERM");
       await exited;
@@ -68,6 +73,37 @@ async function startNode(extra: string[] = []): Promise<RedisServer & { port: nu
 
 export function startRedis(): Promise<RedisServer> {
   return startNode();
+}
+
+export interface RestartableRedis extends RedisServer {
+  /**
+   * SIGKILLs the server and, `downMs` later, starts it again on the same port from its append-only file (every write
+   * fsynced).
+   */
+  restart(downMs?: number): Promise<void>;
+}
+
+/** One node that keeps its data across `restart()` (an append-only file in a private temporary directory). */
+export async function startRestartableRedis(): Promise<RestartableRedis> {
+  const dir = mkdtempSync(join(tmpdir(), "mcp-tasks-redis-"));
+  const extra = ["--appendonly", "yes", "--appendfsync", "always", "--dir", dir];
+  let node = await startNode(extra);
+  return {
+    url: node.url,
+    get pid() {
+      return node.pid;
+    },
+    restart: async (downMs = 0) => {
+      if (node.pid !== undefined) process.kill(node.pid, "SIGKILL");
+      await node.stop();
+      await new Promise((resolve) => setTimeout(resolve, downMs));
+      node = await startNode(extra, node.port);
+    },
+    stop: async () => {
+      await node.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 const SLOTS = 16384;
@@ -132,5 +168,5 @@ export async function startRedisCluster(nodes = 3): Promise<RedisCluster> {
     await stop();
     throw error;
   }
-  return { urls: started.map((node) => node.url), stop };
+  return { urls: started.map((node) => node.url), pids: started.map((node) => node.pid), stop };
 }

@@ -2,12 +2,21 @@
  * Decision 17: how much one message from the server may hold (`maxMessageBytes`). The real client against the
  * reference server behind the fault proxy, which answers `tools/call` with bytes no end of which comes: one SSE
  * line that never ends, a JSON body larger than the limit (with and without `Content-Length`); through our
- * transport and through the OAuth path; and a stdio server whose output line never ends. Each fails with
+ * transport and through the OAuth path; a compressed body (gzip, deflate, br) whose `Content-Length` fits the limit
+ * but whose text does not (what is bounded is what `fetch` decodes, counted as it arrives); and a stdio server
+ * whose output line never ends. Each fails with
  * `MessageTooLargeError` as soon as the limit is passed, instead of reading on (the limit is small here to keep
  * the tests cheap; the default is 16 MiB).
  */
+import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MessageTooLargeError, TaskClient, type TaskClientOptions } from "mcp-tasks";
+import {
+  MessageTooLargeError,
+  RpcError,
+  TaskClient,
+  TransportError,
+  type TaskClientOptions,
+} from "mcp-tasks";
 import { oauth } from "mcp-tasks/oauth";
 import { startTaskServer, type HttpTaskServer } from "mcp-tasks/testing";
 import { startFaultProxy, type FaultProxy } from "../lifecycle/fault-proxy.js";
@@ -80,6 +89,97 @@ describe.each([
   });
 });
 
+/** The encodings `fetch` undoes on its own, and how a server makes them. */
+const ENCODINGS = [
+  ["gzip", gzipSync],
+  ["deflate", deflateSync],
+  ["br", brotliCompressSync],
+] as const;
+
+describe.each([
+  ["our transport", {}],
+  ["the OAuth path", { auth: oauth(tokenHolder()) }],
+] as const)("through %s, a compressed body", (_path, options) => {
+  // What limits is the text the client reads, not the bytes on the wire: 4 MiB of text are a few kB of gzip.
+  it.each(ENCODINGS)(
+    "in %s, whose Content-Length fits the limit but whose text does not, fails with MessageTooLargeError",
+    async (coding, encode) => {
+      const { proxy, client } = await connect(options);
+      proxy.fault("tools/call", {
+        respond: (res, request) => {
+          const body = encode(Buffer.from(bigAnswer(idOf(request), SERVER_WRITES)));
+          expect(body.length).toBeLessThan(LIMIT);
+          res
+            .writeHead(200, {
+              "content-type": "application/json",
+              "content-encoding": coding,
+              "content-length": String(body.length),
+            })
+            .end(body);
+        },
+      });
+      const failure = await failureOf(client);
+      expect(failure).toBeInstanceOf(MessageTooLargeError);
+      expect(failure).toMatchObject({ limitBytes: LIMIT });
+    },
+  );
+
+  it("in gzip, an SSE event larger than the limit fails with MessageTooLargeError", async () => {
+    const { proxy, client } = await connect(options);
+    proxy.fault("tools/call", {
+      respond: (res, request) => {
+        const event = `event: message\ndata: ${bigAnswer(idOf(request), SERVER_WRITES)}\n\n`;
+        const body = gzipSync(Buffer.from(event));
+        res.writeHead(200, { "content-type": "text/event-stream", "content-encoding": "gzip" }).end(body);
+      },
+    });
+    const failure = await failureOf(client);
+    expect(failure).toBeInstanceOf(MessageTooLargeError);
+    expect(failure).toMatchObject({ limitBytes: LIMIT });
+  });
+
+  it("and a compressed text within the limit is read as always", async () => {
+    const { proxy, client } = await connect(options);
+    proxy.fault("tools/call", {
+      respond: (res, request) => {
+        const body = gzipSync(Buffer.from(bigAnswer(idOf(request), LIMIT - 200)));
+        res
+          .writeHead(200, {
+            "content-type": "application/json",
+            "content-encoding": "gzip",
+            "content-length": String(body.length),
+          })
+          .end(body);
+      },
+    });
+    const result = await client.callTool("greet", { name: "Ada" });
+    expect(result.content).toHaveLength(1);
+  });
+});
+
+it("a compressed error body past the limit is not read: the status decides, not the JSON-RPC error in it", async () => {
+  const { proxy, client } = await connect();
+  proxy.fault("tools/call", {
+    respond: (res, request) => {
+      const error = { code: -32602, message: "refused" };
+      // A small JSON-RPC error followed by 4 MiB of blanks: valid JSON, whatever reads all of it.
+      const text = JSON.stringify({ jsonrpc: "2.0", id: idOf(request), error }) + " ".repeat(SERVER_WRITES);
+      const body = gzipSync(Buffer.from(text));
+      res
+        .writeHead(400, {
+          "content-type": "application/json",
+          "content-encoding": "gzip",
+          "content-length": String(body.length),
+        })
+        .end(body);
+    },
+  });
+  const failure = await failureOf(client);
+  expect(failure).not.toBeInstanceOf(RpcError);
+  expect(failure).toBeInstanceOf(TransportError);
+  expect(failure).toMatchObject({ status: 400 });
+});
+
 it("a JSON answer within the limit is read as always", async () => {
   const { proxy, client } = await connect();
   proxy.fault("tools/call", {
@@ -119,6 +219,32 @@ describe("over stdio", () => {
 });
 
 describe("the option", () => {
+  it.each([
+    ["our transport", {}],
+    ["the OAuth path", { auth: oauth(tokenHolder()) }],
+  ] as const)(
+    "defaults to 16 MiB: through %s, an answer of 16 MiB and 1 KiB fails with MessageTooLargeError",
+    async (_path, options) => {
+      const proxy = track(await startFaultProxy(server.url));
+      const client = track(await TaskClient.connect(proxy.url, options));
+      // Compressed, so 16 MiB of text cost a few kB on the loopback.
+      const answer = gzipSync(Buffer.from(" ".repeat(16 * 1024 * 1024 + 1024)));
+      proxy.fault("tools/call", {
+        respond: (res) =>
+          res
+            .writeHead(200, {
+              "content-type": "application/json",
+              "content-encoding": "gzip",
+              "content-length": String(answer.length),
+            })
+            .end(answer),
+      });
+      const failure = await failureOf(client);
+      expect(failure).toBeInstanceOf(MessageTooLargeError);
+      expect(failure).toMatchObject({ limitBytes: 16_777_216 });
+    },
+  );
+
   it("must be a positive whole number of bytes", async () => {
     await expect(TaskClient.connect(server.url, { maxMessageBytes: 0 })).rejects.toThrow(RangeError);
     await expect(TaskClient.connect(server.url, { maxMessageBytes: 1.5 })).rejects.toThrow(RangeError);

@@ -16,11 +16,12 @@ describe("TaskClient option defaults", () => {
     });
   });
 
-  it("waits 10 s for a cancel's final word, allows 5 s of clock skew past a TTL, safety-net polls every 30 s", () => {
+  it("waits 10 s for a cancel's final word, allows 5 s of clock skew past a TTL, safety-net polls every 30 s, closes within 5 s", () => {
     expect(resolveClientOptions({})).toMatchObject({
       cancelGraceMs: 10_000,
       ttlGraceMs: 5_000,
       notificationSafetyNetMs: 30_000,
+      closeTimeoutMs: 5_000,
     });
   });
 

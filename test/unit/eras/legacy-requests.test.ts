@@ -127,4 +127,21 @@ describe("a side channel nobody follows any more", () => {
     tasks.forget("t");
     expect(tasks.openSideChannels).toBe(0);
   });
+
+  it("is aborted when the handle ends, so its stream closes then, not at the request's timeout", async () => {
+    const signals: (AbortSignal | undefined)[] = [];
+    const { channel } = scripted({ "tasks/get": [{ ...base, status: "input_required" }] });
+    const request = channel.request;
+    channel.request = (method, params, options) => {
+      if (method !== "tasks/result") return request(method, params, options);
+      signals.push(options?.signal);
+      return new Promise(() => undefined);
+    };
+    const tasks = requests(channel);
+    await tasks.get("t");
+    expect(signals).toHaveLength(1);
+    expect(signals[0]?.aborted).toBe(false);
+    tasks.forget("t");
+    expect(signals[0]?.aborted).toBe(true);
+  });
 });

@@ -46,6 +46,18 @@ describe("readBoundedText", () => {
     const declared = new Response("x".repeat(200), { headers: { "content-length": "200" } });
     await expect(readBoundedText(declared, 100, "body")).rejects.toThrow("body is larger than 100 bytes");
   });
+
+  it("counts an encoded body as it is decoded: its Content-Length is the bytes on the wire, not what is read", async () => {
+    // As `fetch` hands it over: the body decoded, the headers as the server sent them.
+    const inflated = new Response("x".repeat(200), {
+      headers: { "content-encoding": "gzip", "content-length": "20" },
+    });
+    await expect(readBoundedText(inflated, 100, "body")).rejects.toBeInstanceOf(MessageTooLargeError);
+    const small = new Response("x".repeat(90), {
+      headers: { "content-encoding": "br", "content-length": "9000" },
+    });
+    await expect(readBoundedText(small, 100, "body")).resolves.toBe("x".repeat(90));
+  });
 });
 
 describe("discardBody", () => {
@@ -66,6 +78,25 @@ describe("discardBody", () => {
     await discardBody(small);
     expect(small.bodyUsed).toBe(true);
   });
+
+  it("cuts an encoded body whatever its Content-Length says: decoded, it may be any size", async () => {
+    let pulls = 0;
+    // 1 MiB once decoded, from 40 bytes on the wire.
+    const inflated = new ReadableStream<Uint8Array>(
+      {
+        pull(controller) {
+          pulls += 1;
+          if (pulls > 1024) controller.close();
+          else controller.enqueue(new Uint8Array(1024));
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    await discardBody(
+      new Response(inflated, { headers: { "content-encoding": "gzip", "content-length": "40" } }),
+    );
+    expect(pulls).toBeLessThanOrEqual(1);
+  });
 });
 
 describe("limitResponse", () => {
@@ -77,6 +108,13 @@ describe("limitResponse", () => {
       throw error;
     }
   }
+
+  it("bounds an encoded body as it is decoded, whatever its Content-Length says", async () => {
+    const inflated = new Response("x".repeat(200), {
+      headers: { "content-encoding": "deflate", "content-length": "20" },
+    });
+    expect(await read(limitResponse(inflated, 100, "answer"))).toBeInstanceOf(MessageTooLargeError);
+  });
 
   it("fails a JSON body once all of it passes the limit, and tells onLimit", async () => {
     const told: unknown[] = [];

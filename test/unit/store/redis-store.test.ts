@@ -208,6 +208,32 @@ describe("redisStore at scale", () => {
     expect(redis.owners()).toEqual({ t1: "w", t2: "x" });
   });
 
+  it("a closed store refuses writes and runs no timer; open() starts it again", async () => {
+    const a = worker("a");
+    await a.put(ref("t1"));
+    await a.close();
+    expect(vi.getTimerCount()).toBe(0);
+    await expect(a.put(ref("t2"))).rejects.toThrow(/closed/);
+    expect(await worker("b").claim(ref("t1"))).toEqual(ref("t1")); // handed back by the close
+    await a.open?.();
+    await a.put(ref("t3"));
+    expect(a.held).toBe(1);
+    expect(redis.owners()).toMatchObject({ t3: "a" });
+  });
+
+  it("a failed release keeps the lease and is written again at the next renewal", async () => {
+    const a = worker("a");
+    await a.put(ref("t1"));
+    redis.fault = (name) => (name === "RELEASE" ? new Error("Redis refused") : undefined);
+    await expect(a.release(ref("t1"))).rejects.toThrow("Redis refused");
+    expect(a.held).toBe(1); // not forgotten: still renewed, nobody else follows it meanwhile
+    expect(await worker("b").claim(ref("t1"))).toBeUndefined();
+    redis.fault = undefined;
+    await vi.advanceTimersByTimeAsync(LEASE_MS / 3);
+    expect(a.held).toBe(0);
+    expect(await worker("c").claim(ref("t1"))).toEqual(ref("t1"));
+  });
+
   it("refuses an owner name with a line break", () => {
     expect(() => redisStore({ client: redis, owner: "a\nb" })).toThrow(TypeError);
   });

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { TaskRefError, readTaskRef } from "../../../src/task/ref.js";
+import {
+  TaskRefError,
+  readTaskRef,
+  serverIdentity,
+  storedRefOf,
+  type TaskRef,
+} from "../../../src/task/ref.js";
+import { memoryStore } from "../../../src/store/memory.js";
 
 const ref = {
   v: 1,
@@ -55,5 +62,48 @@ describe("readTaskRef", () => {
   ])("refuses a malformed ref, naming the field (%#)", (value, problem) => {
     expect(() => readTaskRef(value)).toThrow(TaskRefError);
     expect(() => readTaskRef(value)).toThrow(problem);
+  });
+});
+
+describe("which stored refs are a server's (storedRefOf)", () => {
+  const of = (server: TaskRef["server"]): TaskRef => ({ ...readTaskRef(ref), server });
+  const V = "2026-07-28";
+
+  it("matches by URL when the connection has one, and never a ref without that URL", () => {
+    const here = { url: "https://tools.example/mcp", name: "tools", protocolVersion: V };
+    expect(storedRefOf(of({ url: "https://TOOLS.example:443/mcp", protocolVersion: V }), here)).toBe(true);
+    expect(
+      storedRefOf(of({ url: "https://other.example/mcp", name: "tools", protocolVersion: V }), here),
+    ).toBe(false);
+    expect(storedRefOf(of({ name: "tools", protocolVersion: V }), here)).toBe(false);
+    expect(storedRefOf(of({ protocolVersion: V }), here)).toBe(false);
+  });
+
+  it("matches by serverInfo name without a URL, and never a ref with a URL or without a name", () => {
+    const here = { name: "tools", version: "3", protocolVersion: V };
+    expect(storedRefOf(of({ name: "tools", version: "2", protocolVersion: V }), here)).toBe(true);
+    expect(
+      storedRefOf(of({ url: "https://tools.example/mcp", name: "tools", protocolVersion: V }), here),
+    ).toBe(false);
+    expect(storedRefOf(of({ name: "other", protocolVersion: V }), here)).toBe(false);
+    expect(storedRefOf(of({ protocolVersion: V }), here)).toBe(false);
+  });
+
+  it("matches nothing on a connection without URL or serverInfo name (an empty name is none)", () => {
+    for (const here of [{ protocolVersion: V }, { name: "", protocolVersion: V }]) {
+      expect(serverIdentity(here)).toBeUndefined();
+      expect(storedRefOf(of({ protocolVersion: V }), here)).toBe(false);
+      expect(storedRefOf(of({ name: "", protocolVersion: V }), here)).toBe(false);
+      expect(storedRefOf(of({ name: "tools", protocolVersion: V }), here)).toBe(false);
+    }
+  });
+
+  it("is what memoryStore().list(server) hands out", async () => {
+    const store = memoryStore();
+    await store.put({ ...of({ protocolVersion: V }), taskId: "anonymous" });
+    await store.put({ ...of({ name: "tools", protocolVersion: V }), taskId: "named" });
+    expect(await store.list({ protocolVersion: V })).toEqual([]);
+    expect((await store.list({ name: "tools", protocolVersion: V })).map((r) => r.taskId)).toEqual(["named"]);
+    expect(await store.list()).toHaveLength(2);
   });
 });

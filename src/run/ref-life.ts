@@ -1,0 +1,178 @@
+/**
+ * The one owner of a task ref's life in the client's `TaskStore` and of who follows the task (DESIGN decisions 12
+ * and 15, "durable before visible", "store contracts are honest"). Every other file asks here; none decides by
+ * itself when a ref is written, removed or released, or when a lease is taken or handed back.
+ *
+ * The rules, in full:
+ * - **Enters**: a ref is written when the server created the task, and the handle reports the task only once the
+ *   write resolved. Newer versions are written before input answers leave and when they are acknowledged. A
+ *   rejected write is never taken for a done one (src/store/types.ts says what the run makes of it).
+ * - **Leaves** when the server has said its last word: a terminal status (completed, failed, cancelled), whatever
+ *   the client then made of it (a result refused by its `outputSchema`, or a payload it could not read, still ends
+ *   the task on the server), a "not found", or the task's time to live has ended. {@link taskIsOver} decides this
+ *   from how the run ended (its `Ending`), never from the kind of outcome the handle reports.
+ * - **Stays, lease handed back** on every other ending (detached, deadline, poll retries exhausted, an
+ *   unconfirmed cancel, an error here, the client closing): the task may still run, and `resume()` or another
+ *   worker's adoption follows it. The same rule keeps the client's HTTP session open at `close()`.
+ * - **Who follows**: a lease is held exactly while a live handle of this client follows the task. The adoption
+ *   loop ({@link Adoption}) claims lapsed refs and makes a handle for each at once; a ref it cannot follow (a task
+ *   of another protocol era, a server without the extension: making the handle throws) is released at once, as
+ *   is a claim that lands after adoption stopped. `resume()` does the same with what it claims.
+ * - **Durable before forgotten**: a release or a removal is written before the store forgets the task locally; a
+ *   store with leases retries a failed one at each renewal until it is written or the store closes (which ends
+ *   every lease this worker has). Each failure is logged, never silently taken for done.
+ * - **`close()`**: stops adoption first (no new claim), ends every handle (each releases its lease), then waits
+ *   for the store's writes and closes the store, for at most `closeTimeoutMs` ({@link closeStore}): a frozen
+ *   store cannot hold `close()`, and leases it could not hand back lapse by themselves after `leaseMs`. Nothing
+ *   of a closed client runs afterwards: no adoption tick, no handle made from a late claim, no renewal timer of
+ *   the store, whoever owns the Redis connection.
+ */
+import type { Ending } from "../lifecycle/types.js";
+import type { Logger } from "../protocol/logging.js";
+import type { TaskRef } from "../task/ref.js";
+import type { TaskStore } from "../store/types.js";
+
+/**
+ * Whether following the task is over for good: the server has said its last word (a terminal status, or "not
+ * found"), or the task's time to live has ended (the server has forgotten it). Its ref leaves the store,
+ * `close()` may end the HTTP session it was made in, and a `cancel()` after the end has nothing left to stop.
+ */
+export function taskIsOver(ending: Ending | undefined): boolean {
+  if (ending?.kind === "snapshot") return true;
+  const reason = (ending as { reason?: unknown } | undefined)?.reason; // a local ending's
+  return reason === "not_found" || reason === "expired";
+}
+
+/** One task run's writes to the client's store, in order; the run's view of the rules above. */
+export class RefKeeper {
+  /** The last write queued; the next waits for it, so a removal never overtakes a put. */
+  private tail: Promise<void> = Promise.resolve();
+  private done = false;
+
+  constructor(
+    private readonly store: TaskStore,
+    private readonly log: Logger,
+    private readonly redact: (taskId: string) => string,
+    /** Told of every write, so the client can wait for them before it closes the store. */
+    private readonly track: (write: Promise<void>) => void = () => undefined,
+  ) {}
+
+  /** Writes the ref; rejects with the store's error (logged) when it was not stored. Ignored after the end. */
+  put(ref: TaskRef, what: string): Promise<void> {
+    if (this.done) return this.tail;
+    return this.queue(() => this.store.put(ref), `${what} failed`, ref, true);
+  }
+
+  /** The handle ended: the ref leaves the store when the task is over, else its lease is handed back. */
+  ended(ending: Ending | undefined, ref: TaskRef | undefined): void {
+    if (this.done || ref === undefined || ending === undefined) return;
+    this.done = true;
+    const over = taskIsOver(ending);
+    const store = this.store;
+    void this.queue(
+      () => (over ? store.remove(ref) : store.release?.(ref)),
+      `${over ? "removing" : "releasing"} a task's ref failed`,
+      ref,
+      false,
+    );
+  }
+
+  private queue(
+    write: () => Promise<void> | undefined,
+    failure: string,
+    ref: TaskRef,
+    reject: boolean,
+  ): Promise<void> {
+    const result = this.tail.then(write).catch((error: unknown) => {
+      this.log.error(`task store: ${failure}`, { taskId: this.redact(ref.taskId) }, error);
+      if (reject) throw error;
+    });
+    this.tail = result.catch(() => undefined);
+    this.track(this.tail);
+    return result;
+  }
+}
+
+/** What the adoption loop and `resume()` need of the client. */
+export interface FollowerDeps {
+  store: TaskStore;
+  log: Logger;
+  /** Makes a live handle for a claimed ref; throws when this client cannot follow it. */
+  follow(ref: TaskRef): void;
+  /** Whether the client is closing: a claim that lands then is handed back. */
+  closed(): boolean;
+}
+
+/**
+ * Follows a claimed ref, or hands the claim back at once (durably: src/store/redis.ts retries a failed release)
+ * when this client cannot follow it or is closing: a lease is held only while a live handle follows.
+ */
+export function followClaimed(deps: FollowerDeps, ref: TaskRef): void {
+  try {
+    if (!deps.closed()) return deps.follow(ref);
+  } catch (error) {
+    deps.log.warn("cannot follow a stored task", error);
+  }
+  deps.store.release?.(ref).catch((error: unknown) => deps.log.warn("handing a task back failed", error));
+}
+
+/**
+ * The adoption loop (`adopt: true`): every `everyMs`, takes over the store's tasks of this server whose lease
+ * nobody holds, one round at a time, skipping those a live handle here already follows. The function it answers
+ * stops it for good; a claim in flight then is handed back as it lands.
+ */
+export function startAdoption(
+  deps: FollowerDeps & {
+    /** This server as stored refs are matched to it; undefined when it has no identity (nothing is adopted). */
+    server: () => TaskRef["server"] | undefined;
+    /** Task ids live handles of this client follow now. */
+    followed: () => Set<string | undefined>;
+    /** For a store without `claimLapsed`: the client's `resume()`. */
+    resume: () => Promise<unknown>;
+  },
+  everyMs: number,
+): () => void {
+  const { store, log } = deps;
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return; // stopped by close() before anything else
+    const server = deps.server();
+    if (server === undefined) return;
+    running = true;
+    const round = store.claimLapsed
+      ? store.claimLapsed(server).then((refs) => {
+          const followed = deps.followed();
+          for (const ref of refs) if (!followed.has(ref.taskId)) followClaimed(deps, ref);
+        })
+      : deps.resume();
+    round
+      .catch((error: unknown) => log.warn("adopting stored tasks failed", error))
+      .finally(() => (running = false));
+  }, everyMs);
+  return () => clearInterval(timer);
+}
+
+/**
+ * The end of `close()` for the store: waits for the writes in flight, then closes the store, for at most
+ * `timeoutMs` in all. A store that does not finish in time is left behind with a warning (its leases lapse
+ * after `leaseMs`); a store whose close rejects in time rejects `close()` with its error.
+ */
+export async function closeStore(
+  store: TaskStore | undefined,
+  writes: ReadonlySet<Promise<void>>,
+  timeoutMs: number,
+  log: Logger,
+): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const closing = (async () => {
+    while (writes.size > 0) await Promise.allSettled([...writes]);
+    await store?.close?.();
+  })();
+  // The race handles a late rejection of `closing` too.
+  const late = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, timeoutMs, true)));
+  try {
+    if (await Promise.race([closing, late])) log.warn("closing the store timed out");
+  } finally {
+    clearTimeout(timer);
+  }
+}
