@@ -30,11 +30,14 @@ const library: Options = {
     // other runtime an explanatory error, so `dist/index.js` bundles for browsers and workers.
     "stdio/node": "src/session/stdio-node.ts",
     "stdio/unavailable": "src/session/stdio-unavailable.ts",
+    // Behind `#http`, likewise: Node requests over undici's dispatcher API, every other runtime over `fetch`.
+    "http/node": "src/session/http-undici.ts",
+    "http/unavailable": "src/session/http-undici-unavailable.ts",
     // What the bridges share, built once: each bridge entry imports it (see the plugin below).
     "bridges/shared": "src/bridges/shared/index.ts",
   },
   // "mcp-tasks": the CJS build of mcp-tasks/testing imports its ESM twin by the package's own name.
-  external: ["#stdio", "mcp-tasks"],
+  external: ["#stdio", "#http", "mcp-tasks"],
   // Bundled in, tree-shaken as a bundler would, so that `import("mcp-tasks")` in Node loads one file instead of
   // resolving and compiling a few dozen: zod/mini (whose module graph is all of Zod's core, about 150 ms of CPU
   // on its own), p-retry, p-limit, dequal and eventemitter3 (half of what was left; `npm run bench --

@@ -15,7 +15,8 @@
  * skips it), `--fleet-only` (only the fleet soak of bench/fleet.ts, which otherwise runs after the scale-out
  * figures; `--no-fleet` skips it; `--fleet-runs=N` and `--fleet-seed=S` choose the runs and the first seed),
  * `--libs=ours,floor` (only those libraries; the saved figures of the others in that scenario are kept as they
- * were).
+ * were), `--http-only` (only the client over real HTTP against raw undici and raw fetch loops, bench/http-wire.ts,
+ * which otherwise runs after the store figures; `--no-http` skips it).
  * The libraries take turns within each round, and the order flips every round.
  */
 import { execFileSync, spawn } from "node:child_process";
@@ -41,6 +42,8 @@ interface Flags {
   bridges: "also" | "only" | "skip";
   /** Start-up figures (bench/startup.ts): after the rest, alone (`--startup-only`) or not (`--no-startup`). */
   startup: "also" | "only" | "skip";
+  /** The client over loopback HTTP against raw loops (bench/http-wire.ts): after the store figures, alone, or not. */
+  http: "also" | "only" | "skip";
   /** The validation budget's worst case (bench/validation.ts): last, alone (`--validation-only`), or not. */
   validation: "also" | "only" | "skip";
   /** Redis scale-out (bench/scale-out.ts): after the store figures, alone, or not. */
@@ -66,6 +69,7 @@ function parseFlags(argv: string[]): Flags {
   const rounds = Number(value("rounds") ?? (quick ? 1 : 3));
   if (!Number.isInteger(rounds) || rounds < 1) throw new Error("--rounds must be a positive integer");
   const store = argv.includes("--store-only") ? "only" : argv.includes("--no-store") ? "skip" : "also";
+  const http = argv.includes("--http-only") ? "only" : argv.includes("--no-http") ? "skip" : "also";
   const bridges = argv.includes("--bridges-only") ? "only" : argv.includes("--no-bridges") ? "skip" : "also";
   const startup = argv.includes("--startup-only") ? "only" : argv.includes("--no-startup") ? "skip" : "also";
   const validation = argv.includes("--validation-only")
@@ -94,6 +98,7 @@ function parseFlags(argv: string[]): Flags {
     startup,
     validation,
     scaleOut,
+    http,
     scaleTasks,
     scaleWorkers,
     scaleIntervalMs,
@@ -309,6 +314,23 @@ function runStoreBench(flags: Flags): Promise<void> {
 }
 
 /**
+ * The client over loopback HTTP (bench/http-wire.ts): mcp-tasks on each path beside raw undici and raw fetch
+ * loops, 1,000 and 10,000 tasks; `--quick` 1,000 tasks, one round.
+ */
+function runHttpBench(flags: Flags): Promise<void> {
+  return runSideBench(
+    {
+      script: "http-wire.ts",
+      args: [flags.quick ? "1000" : "1000,10000", String(flags.quick ? 1 : flags.rounds)],
+      marker: "HTTP_WIRE_SUMMARY",
+      title: "Over HTTP: CPU per tasks/get against raw loops",
+      resultsFile: "http-wire-results",
+    },
+    flags,
+  );
+}
+
+/**
  * Redis scale-out (bench/scale-out.ts): 1, 2 and 4 worker processes over real HTTP and one Redis. The full run
  * follows 100,000 tasks polled every 50 s (about 2,000 polls a second in all), 3 rounds; `--quick` 1,000 tasks
  * every 4 s, one round.
@@ -374,6 +396,7 @@ async function main(): Promise<void> {
   if (flags.bridges === "only") return runBridgeBench(flags);
   if (flags.store === "only") return runStoreBench(flags);
   if (flags.scaleOut === "only") return runScaleOutBench(flags);
+  if (flags.http === "only") return runHttpBench(flags);
   if (flags.fleet === "only") return runFleetSoak(flags);
   const oursAvailable = existsSync(join(REPO_ROOT, "src", "index.ts"));
   if (!oursAvailable) console.log("note: src/index.ts does not exist yet; mcp-tasks runs are skipped.\n");
@@ -398,6 +421,7 @@ async function main(): Promise<void> {
   const seconds = Math.round((Date.now() - startedAt) / 1000);
   console.log(`Wrote ${file} (${variant}); the whole run took ${seconds} s.`);
   if (flags.store === "also") await runStoreBench(flags);
+  if (flags.http === "also") await runHttpBench(flags);
   if (flags.scaleOut === "also") await runScaleOutBench(flags);
   if (flags.fleet === "also") await runFleetSoak(flags);
   if (flags.bridges === "also") await runBridgeBench(flags);

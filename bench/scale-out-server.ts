@@ -8,7 +8,9 @@
  * how long each task of a killed worker waited for its next poll from another. Control requests are
  * `POST /control` with `{ op }`: `stats`, `kill` (`victim`), `takeover`, `finish`.
  *
- * Run: `node --import tsx bench/scale-out-server.ts <tasks> <pollIntervalMs>`; prints `listening <url>`.
+ * Run: `node --import tsx bench/scale-out-server.ts <tasks> <pollIntervalMs> [completeAfterPolls]`; prints
+ * `listening <url>`. With `completeAfterPolls` (bench/http-wire.ts), a task also completes on its poll after that
+ * many.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { performance } from "node:perf_hooks";
@@ -19,6 +21,8 @@ const TTL_MS = 3_600_000;
 
 const capacity = Number(process.argv[2] ?? 1000);
 const pollIntervalMs = Number(process.argv[3] ?? 5000);
+const completeAfterPolls = Number(process.argv[4] ?? 0);
+const pollsOf = new Uint16Array(completeAfterPolls > 0 ? capacity : 0);
 
 type Message = Record<string, unknown>;
 
@@ -93,7 +97,8 @@ function answer(method: string, params: Message): { result: Message } | { error:
         }
       }
       lastPoller[index] = worker;
-      if (!finished) return { result: { resultType: "complete", ...task(index, "working") } };
+      const due = completeAfterPolls > 0 && ++(pollsOf as Uint16Array)[index]! > completeAfterPolls;
+      if (!finished && !due) return { result: { resultType: "complete", ...task(index, "working") } };
       if (servedCompleted[index] === 0) {
         servedCompleted[index] = 1;
         completedServed++;

@@ -21,6 +21,7 @@ export function openTransport(
   return resolveTransport(target, {
     ...settings.http,
     maxMessageBytes: settings.options.maxMessageBytes,
+    maxInFlight: settings.options.maxInFlight,
     ...parts,
   });
 }

@@ -4,8 +4,8 @@
  *
  *   error mapping (http-fetch.ts) → refusals noted (401/403 with their challenge) → `Mcp-Param-*` headers of
  *   the request → the connection's `headers` → redirects followed within the endpoint's origin only
- *   (http-redirects.ts) → one resend on a dead pooled connection (http-resend.ts) → the caller's (or the
- *   global) `fetch`
+ *   (http-redirects.ts) → one resend on a dead pooled connection (http-resend.ts) → the caller's `fetch`, or
+ *   else on Node undici's dispatcher API (http-undici.ts, behind `#http`), or else the global `fetch`
  *
  * With `join`, the transport sends in a session another connection opened (see ./streamable-http.ts), and a 404
  * from the endpoint (the transport spec's answer to a session the server has ended) is reported to `join.ended`
@@ -31,10 +31,16 @@ import { authFailure } from "../auth/failures.js";
 import { authFailures, type AuthPlugin } from "../auth/connection-auth.js";
 import { StreamFailures } from "./answers.js";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "./bounded-body.js";
+import type { NodeHttp } from "./http-undici.js";
 
 export interface HttpTransportOptions {
-  /** The `fetch` under everything. Default: the global `fetch`, looked up per request. */
+  /**
+   * The `fetch` under everything. Default: on Node, undici's dispatcher API (./http-undici.ts; `MCP_TASKS_HTTP=fetch`
+   * turns it off); elsewhere the global `fetch`, looked up per request.
+   */
   fetch?: FetchLike;
+  /** How many polls the client keeps out at once (`maxInFlight`): the undici path's connections for them. */
+  maxInFlight?: number;
   /** Per-request headers (filed by JSON-RPC id): `Mcp-Param-*` mirroring. */
   requestHeaders?: RequestHeaders;
   /** The connection's headers, on every request to the endpoint (checked: see `checkConnectionHeaders`). */
@@ -53,9 +59,10 @@ export async function buildHttpTransport(
   url: URL,
   options: HttpTransportOptions = {},
 ): Promise<McpTransport> {
-  const base: FetchLike = withDeadConnectionResend((input, init) =>
-    (options.fetch ?? globalThis.fetch)(input, init),
-  );
+  const node = options.fetch === undefined ? await nodePath(options.maxInFlight) : undefined;
+  // The SDK's transport (the OAuth path) reads answers as real `Response`s; this library's own reads the lighter ones.
+  const under = options.fetch ?? (options.auth !== undefined ? node?.webFetch : node?.fetch);
+  const base: FetchLike = withDeadConnectionResend((input, init) => (under ?? globalThis.fetch)(input, init));
   const refusals = new RefusalLog();
   let endpoint = withSameOriginRedirects(base);
   if (options.headers !== undefined) endpoint = withConnectionHeaders(endpoint, options.headers);
@@ -77,7 +84,8 @@ export async function buildHttpTransport(
       bounds: { maxBytes, noteStreamFailure: streamFailures.note },
       ...(join !== undefined && { join }),
     });
-    return Object.assign(transport, { takeStreamFailure: (id: string | number) => streamFailures.take(id) });
+    Object.assign(transport, { takeStreamFailure: (id: string | number) => streamFailures.take(id) });
+    return node?.owns(transport) ?? transport;
   }
   const transport = new StreamableHttpTransport(url, {
     fetch: endpoint,
@@ -95,7 +103,12 @@ export async function buildHttpTransport(
       refusals.take(request.id);
     }
   };
-  return transport;
+  return node?.owns(transport) ?? transport;
+}
+
+/** The undici path on Node (unless `MCP_TASKS_HTTP=fetch`); undefined elsewhere, where `#http` has none. */
+async function nodePath(maxInFlight: number | undefined): Promise<NodeHttp | undefined> {
+  return (await import("#http")).nodeHttp({ connections: maxInFlight });
 }
 
 /** Calls `ended` on every 404 answer: in a joined session, the server saying the session is over. */

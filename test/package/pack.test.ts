@@ -1,7 +1,7 @@
 /**
  * What `npm pack` / `npm publish` ship: the build, the server launcher, the README and the licence, and
  * nothing a consumer does not need (sources, tests, benchmarks, sourcemaps, the schema sources that
- * `dist/schema` already declares). Prints the tarball's size; the budget is 450 KB packed.
+ * `dist/schema` already declares). Prints the tarball's size; the budget is 455 KB packed.
  *
  * The budget was 250 KB for the library alone; the `mcp-tasks` command (about 9 KB packed), the 2025-11-25
  * generation in the client and in the test server (about 15 KB) and their README sections took it to about
@@ -25,7 +25,8 @@
  * 9 KB, and the tarball from 410 to 370 KB packed.
  *
  * By then the tarball had grown back to 430 KB. The `mcp-tasks/host` entry (`TaskHost`: ESM, CJS and both
- * declaration flavours, about 17 KB packed) took it to 447 KB; the budget is 450 KB.
+ * declaration flavours, about 17 KB packed) took it to 447 KB. The Node HTTP path over undici (two files behind
+ * `#http` in both formats, about 5 KB packed) took it to about 452 KB; the budget is 455 KB.
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -33,7 +34,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { packDryRun, ROOT, type PackResult } from "./packed.js";
 
-const BUDGET_BYTES = 450 * 1024;
+const BUDGET_BYTES = 455 * 1024;
 let pack: PackResult;
 let paths: string[];
 
@@ -58,6 +59,8 @@ describe("the packed package", () => {
     for (const variant of ["node", "unavailable"]) {
       expect(paths).toContain(`dist/stdio/${variant}.js`);
       expect(paths).toContain(`dist/stdio/${variant}.cjs`);
+      expect(paths).toContain(`dist/http/${variant}.js`);
+      expect(paths).toContain(`dist/http/${variant}.cjs`);
     }
     expect(paths).toContain("bin/mcp-tasks-server.js");
     expect(paths).toEqual(expect.arrayContaining(["bin/mcp-tasks.js", "dist/cli.js"]));

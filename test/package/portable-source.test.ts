@@ -1,6 +1,6 @@
 /**
  * The core runs in browsers, Deno, Bun and workers: `src/` outside `testing/` and `cli/` imports no
- * `node:` module (nor a bare Node built-in), and only `session/stdio-node.ts`, reached through `#stdio`,
+ * `node:` module (nor a bare Node built-in) but for the undici HTTP path behind `#http`, and only `session/stdio-node.ts`, reached through `#stdio`,
  * loads the SDK's stdio transport.
  */
 import { readdirSync, readFileSync } from "node:fs";
@@ -17,6 +17,9 @@ function sourceFiles(dir: string): string[] {
     // The file and Redis stores are Node-only back-ends behind their own entries (mcp-tasks/store, …/redis).
     const nodeOnly = ["file.ts", "file-io.ts", "file-lock.ts", "redis.ts"];
     if (dir.endsWith("store") && nodeOnly.includes(entry.name)) return [];
+    // The undici HTTP path is Node's, behind `#http` (package.json "imports"); other runtimes get `fetch`.
+    const nodeHttp = ["http-undici.ts", "http-undici-response.ts"];
+    if (dir.endsWith("session") && nodeHttp.includes(entry.name)) return [];
     return entry.name.endsWith(".ts") ? [path] : [];
   });
 }

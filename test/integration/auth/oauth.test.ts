@@ -398,7 +398,12 @@ describe("a refresh the authorization server failed (5xx)", () => {
     const running = await start();
     const provider = new MemoryProvider();
     await authorizeOutOfBand(running, provider);
-    // The token endpoint is down for the first refresh (the client's requests go through the global fetch).
+    // The token endpoint is down for the first refresh (the client's requests go through the global fetch, which
+    // MCP_TASKS_HTTP=fetch makes them take on Node).
+    vi.stubEnv("MCP_TASKS_HTTP", "fetch");
+    onTestFinished(() => {
+      vi.unstubAllEnvs();
+    });
     let failures = 1;
     const realFetch = globalThis.fetch;
     const down = vi.spyOn(globalThis, "fetch").mockImplementation((input, init) => {

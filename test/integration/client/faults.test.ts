@@ -2,9 +2,10 @@
  * HTTP-level faults through a real TaskClient: msw answers the SDK transports' own fetch calls to
  * `http://mcp.test/mcp` like a task server that misbehaves on cue. Transient faults on `tasks/get` are retried
  * until the task completes; broken frames end the handle with a typed error that names the method. Retry and
- * poll timings are a few milliseconds, so nothing sleeps for long.
+ * poll timings are a few milliseconds, so nothing sleeps for long. msw sees `fetch` only, so the URL connections
+ * here take the `fetch` path (`MCP_TASKS_HTTP=fetch`).
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { http, HttpResponse } from "msw";
 import { setupServer } from "msw/node";
 import { StreamableHTTPClientTransport as V1Transport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -64,13 +65,19 @@ const mockServer = setupServer(
   }),
 );
 
-beforeAll(() => mockServer.listen({ onUnhandledRequest: "error" }));
+beforeAll(() => {
+  vi.stubEnv("MCP_TASKS_HTTP", "fetch");
+  mockServer.listen({ onUnhandledRequest: "error" });
+});
 afterEach(() => {
   toolsCall = created;
   polls = [completed];
   seen.length = 0;
 });
-afterAll(() => mockServer.close());
+afterAll(() => {
+  mockServer.close();
+  vi.unstubAllEnvs();
+});
 
 const transports: Array<[string, () => ConnectTarget]> = [
   ["a URL (v2 transport)", () => ENDPOINT],

@@ -25,6 +25,8 @@ const liveTimers = (): number => process.getActiveResourcesInfo().filter((type) 
 let cancelsFailed = 0;
 beforeEach(() => {
   cancelsFailed = 0;
+  // Counted on the global `fetch`, which MCP_TASKS_HTTP=fetch makes the client use on Node.
+  vi.stubEnv("MCP_TASKS_HTTP", "fetch");
   const realFetch = globalThis.fetch;
   vi.spyOn(globalThis, "fetch").mockImplementation((input, init) => {
     const sent = realFetch(input, init);
@@ -35,6 +37,7 @@ beforeEach(() => {
 });
 afterEach(() => {
   vi.restoreAllMocks();
+  vi.unstubAllEnvs();
 });
 
 /** Until the dropped `tasks/cancel` failed, and its retry's backoff began (one macrotask later). */

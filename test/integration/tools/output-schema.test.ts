@@ -6,7 +6,7 @@
  */
 import { http, HttpResponse, passthrough } from "msw";
 import { setupServer } from "msw/node";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   OutputSchemaError,
   TaskClient,
@@ -196,6 +196,8 @@ describe("when the tool list is fetched", () => {
         return HttpResponse.json({ jsonrpc: "2.0", id: body.id, error });
       }),
     );
+    // msw sees `fetch` only.
+    vi.stubEnv("MCP_TASKS_HTTP", "fetch");
     interceptor.listen({ onUnhandledRequest: "bypass" });
     const warnings: string[] = [];
     const before = toolLists(modern);
@@ -211,6 +213,7 @@ describe("when the tool list is fetched", () => {
       });
     } finally {
       interceptor.close();
+      vi.unstubAllEnvs();
     }
     expect(toolLists(modern) - before).toBe(0); // answered by the interceptor, never reached the server
     expect(warnings.filter((warning) => /no tools\/list/.test(warning))).toHaveLength(1);

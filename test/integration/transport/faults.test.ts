@@ -2,8 +2,11 @@
  * Fault injection at the HTTP level: msw answers the transports' own fetch calls with the failures a real
  * deployment produces, and each must surface as the right typed error with the right `transient` and
  * `retryAfterMs`.
+ *
+ * msw sees `fetch` only: the URL transports here take the `fetch` path (`MCP_TASKS_HTTP=fetch`). The same faults
+ * over a real socket, on the undici path, are in ./http-paths.test.ts.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { http, HttpResponse } from "msw";
 import { setupServer } from "msw/node";
 import { StreamableHTTPClientTransport as V1Transport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -41,9 +44,15 @@ const server = setupServer(
   }),
 );
 
-beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
+beforeAll(() => {
+  vi.stubEnv("MCP_TASKS_HTTP", "fetch");
+  server.listen({ onUnhandledRequest: "error" });
+});
 afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+afterAll(() => {
+  server.close();
+  vi.unstubAllEnvs();
+});
 
 const rpcError = (id: string | null, code: number, message: string, data?: unknown) =>
   ({ jsonrpc: "2.0", id, error: { code, message, ...(data !== undefined && { data }) } }) as const;

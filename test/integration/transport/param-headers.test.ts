@@ -3,7 +3,7 @@
  * tool's schema marks travel as `Mcp-Param-*` headers, a tool with broken declarations is left out of
  * `listTools()`, and a HeaderMismatch makes the client fetch `tools/list` again and resend the call once.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { http, HttpResponse, passthrough } from "msw";
 import { setupServer } from "msw/node";
 import { RpcError, TaskClient } from "../../../src/index.js";
@@ -117,6 +117,8 @@ describe("Mcp-Param headers", () => {
         return HttpResponse.json({ jsonrpc: "2.0", id: body.id, error }, { status: 400 });
       }),
     );
+    // msw sees `fetch` only.
+    vi.stubEnv("MCP_TASKS_HTTP", "fetch");
     interceptor.listen({ onUnhandledRequest: "bypass" });
     try {
       const client = await connect(server.url);
@@ -130,6 +132,7 @@ describe("Mcp-Param headers", () => {
       expect(server.requests.forMethod("tools/list")).toHaveLength(1);
     } finally {
       interceptor.close();
+      vi.unstubAllEnvs();
     }
   });
 

@@ -1,0 +1,165 @@
+/**
+ * One client process of the HTTP benchmark (bench/http-wire.ts): `<kind> <url> <tasks> <polls> <intervalMs>`.
+ * Creates `tasks` tasks on the server of bench/scale-out-server.ts (another process, loopback HTTP), then follows
+ * them for `polls` intervals and prints one `HTTP_WIRE_RESULT {json}` line: its own CPU (user + system) and wall
+ * time over the polling phase and the `tasks/get` requests it sent in that phase.
+ *
+ * Kinds: `ours` (a `TaskClient`, Node's default path: undici), `ours-fetch` (the same with `MCP_TASKS_HTTP=fetch`,
+ * set by the harness), `undici` (a raw loop over an undici `Pool` of 64 keep-alive connections) and `fetch` (the
+ * same raw loop over the global `fetch`). The raw loops send what a 2026-07-28 poll sends (the same headers and
+ * body) and parse the JSON answer, and poll each task every `intervalMs`, measured from the previous poll's start.
+ */
+import { Pool } from "undici";
+import { TaskClient } from "../src/index.js";
+
+const [kind, url, tasksArg, pollsArg, intervalArg] = process.argv.slice(2) as [
+  string,
+  string,
+  string,
+  string,
+  string,
+];
+const tasks = Number(tasksArg);
+const polls = Number(pollsArg);
+const intervalMs = Number(intervalArg);
+const endpoint = new URL(url);
+const CLIENT = { "io.modelcontextprotocol/clientInfo": { name: "worker-0", version: "1.0.0" } };
+
+function headersFor(method: string): Record<string, string> {
+  return {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    "mcp-protocol-version": "2026-07-28",
+    "mcp-method": method,
+  };
+}
+
+let nextId = 1;
+const body = (method: string, params: Record<string, unknown>) =>
+  JSON.stringify({ jsonrpc: "2.0", id: nextId++, method, params: { ...params, _meta: CLIENT } });
+
+type Post = (method: string, params: Record<string, unknown>) => Promise<Record<string, unknown>>;
+
+function rawPost(): Post {
+  if (kind === "undici") {
+    const pool = new Pool(endpoint.origin, { connections: 64 });
+    return async (method, params) => {
+      const { body: answer } = await pool.request({
+        path: endpoint.pathname,
+        method: "POST",
+        headers: headersFor(method),
+        body: body(method, params),
+      });
+      return (await answer.json()) as Record<string, unknown>;
+    };
+  }
+  return async (method, params) => {
+    const response = await fetch(endpoint, {
+      method: "POST",
+      headers: headersFor(method),
+      body: body(method, params),
+    });
+    return (await response.json()) as Record<string, unknown>;
+  };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+
+async function rawLoop(): Promise<{ polls: number }> {
+  const post = rawPost();
+  const ids: string[] = [];
+  let next = 0;
+  const create = async () => {
+    while (next++ < tasks) {
+      const answer = await post("tools/call", { name: "work", arguments: {} });
+      ids.push((answer.result as { taskId: string }).taskId);
+    }
+  };
+  await Promise.all(Array.from({ length: 64 }, create));
+  let sent = 0;
+  const follow = async (taskId: string, offset: number) => {
+    await sleep(offset);
+    for (let poll = 0; poll < polls; poll++) {
+      const started = performance.now();
+      const answer = await post("tasks/get", { taskId });
+      sent++;
+      if (typeof (answer.result as { status?: unknown }).status !== "string") throw new Error("bad answer");
+      await sleep(intervalMs - (performance.now() - started));
+    }
+  };
+  return measure(() =>
+    Promise.all(ids.map((id, index) => follow(id, (index * intervalMs) / ids.length))),
+  ).then((figures) => ({ ...figures, polls: sent }));
+}
+
+let phase: { cpu: NodeJS.CpuUsage; wallMs: number } | undefined;
+async function measure<T>(run: () => Promise<T>): Promise<{ polls: number }> {
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  await run();
+  phase = { cpu: process.cpuUsage(cpu), wallMs: performance.now() - started };
+  return { polls: 0 };
+}
+
+async function oursLoop(): Promise<{ polls: number }> {
+  const quiet = {
+    warn: () => undefined,
+    error: () => undefined,
+    info: () => undefined,
+    debug: () => undefined,
+  };
+  const client = await TaskClient.connect(url, {
+    clientInfo: { name: "worker-0", version: "1.0.0" },
+    notifications: "off",
+    logger: quiet,
+    ...(process.env.MCP_TASKS_BENCH_MAX_IN_FLIGHT !== undefined && {
+      maxInFlight: Number(process.env.MCP_TASKS_BENCH_MAX_IN_FLIGHT),
+    }),
+  });
+  const handles: ReturnType<typeof client.callTool>[] = [];
+  let next = 0;
+  const create = async () => {
+    while (next++ < tasks) {
+      const handle = client.callTool("work");
+      await handle.created;
+      handles.push(handle);
+    }
+  };
+  await Promise.all(Array.from({ length: 64 }, create));
+  const before = await stats();
+  // The server completes each task on the poll after its `polls`-th (bench/http-wire.ts starts it so).
+  await measure(() => Promise.all(handles.map((handle) => handle.outcome())));
+  const after = await stats();
+  await client.close();
+  return { polls: after - before };
+}
+
+async function control(op: string): Promise<Record<string, unknown>> {
+  const response = await fetch(new URL("/control", endpoint), {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ op }),
+  });
+  return (await response.json()) as Record<string, unknown>;
+}
+
+async function stats(): Promise<number> {
+  const { pollsBy } = (await control("stats")) as { pollsBy: (number | null)[] };
+  return pollsBy[0] ?? 0;
+}
+
+const { polls: sent } = kind.startsWith("ours") ? await oursLoop() : await rawLoop();
+if (phase === undefined) throw new Error("nothing measured");
+const cpuUs = phase.cpu.user + phase.cpu.system;
+console.log(
+  `HTTP_WIRE_RESULT ${JSON.stringify({
+    kind,
+    tasks,
+    polls: sent,
+    cpuUs,
+    wallMs: Math.round(phase.wallMs),
+    cpuPerPollUs: Math.round(cpuUs / sent),
+    pollsPerSecond: Math.round(sent / (phase.wallMs / 1000)),
+  })}`,
+);
+process.exit(0);
