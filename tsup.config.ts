@@ -40,10 +40,10 @@ const library: Options = {
   external: ["#stdio", "#http", "mcp-tasks"],
   // Bundled in, tree-shaken as a bundler would, so that `import("mcp-tasks")` in Node loads one file instead of
   // resolving and compiling a few dozen: zod/mini (whose module graph is all of Zod's core, about 150 ms of CPU
-  // on its own), p-retry, p-limit, dequal and eventemitter3 (half of what was left; `npm run bench --
-  // --startup-only`). p-retry, p-limit and dequal are therefore devDependencies; eventemitter3 stays a
-  // dependency for its types. `mcp-tasks/schema` keeps importing `zod/v4`.
-  noExternal: [/^zod\/mini$/, "p-retry", "p-limit", "dequal", "eventemitter3"],
+  // on its own), dequal and eventemitter3 (`npm run bench -- --startup-only`). dequal is therefore a
+  // devDependency; eventemitter3 stays a dependency for its types. `mcp-tasks/schema` keeps importing `zod/v4`.
+  // (Retries and the input handlers' limit are our own code: p-retry and p-limit weighed 1.8 KB gzip.)
+  noExternal: [/^zod\/mini$/, "dequal", "eventemitter3"],
   format: ["esm", "cjs"],
   dts: { entry: publicEntries },
   // No sourcemaps in the package: they would double its size and point at sources it does not ship.

@@ -421,7 +421,7 @@ export class Subscriptions {
     else if (this.pending.size > 0) this.flushSoon();
   }
 
-  /** Listens again for tasks of a broken stream after a jittered backoff (p-retry's policy and jitter). */
+  /** Listens again for tasks of a broken stream after a jittered backoff (the backoff times a random factor in [1, 2]). */
   private relistenLater(entries: Watched[], attempt: number): void {
     const delayMs = Math.round(backoffDelay(attempt - 1, this.options.retry) * (1 + Math.random()));
     const timer = setTimeout(() => {

@@ -1,10 +1,10 @@
 /**
  * Retrying transient faults (network errors, 5xx, 429, timeouts, -32603) of requests that are safe to repeat:
  * `tasks/get`, `tasks/update` with the same keys, `tasks/cancel` (requestor checklist §4.20). What counts as
- * transient is decided in one place, `isTransientError`; how long to wait, in one place, `retryDelay`; p-retry
- * counts the attempts.
+ * transient is decided in one place, `isTransientError`; how long to wait, in one place, `retryDelay`; the loop
+ * in `retryAfterFault` counts the attempts (a few lines of our own, not p-retry: its weight was in the main
+ * entry's browser budget for options we never used).
  */
-import pRetry, { type RetryContext } from "p-retry";
 import { TransportError, isTransientError } from "../protocol/errors.js";
 import { DEFAULT_RETRY_TIMING, MAX_TIMER_DELAY_MS, unitRandom } from "./timing.js";
 import type { RetryTiming } from "./types.js";
@@ -25,8 +25,7 @@ export interface TransientRetryOptions {
   /** Stops retrying: the promise rejects with `signal.reason` at once, even mid-wait. */
   signal?: AbortSignal;
   /**
-   * Called before each retry's wait. If it throws, retrying stops and the promise rejects with that error
-   * (p-retry's rule for its `onFailedAttempt`).
+   * Called before each retry's wait. If it throws, retrying stops and the promise rejects with that error.
    */
   onRetry?: (attempt: RetryAttempt) => void;
   /** The jitter's random source, numbers in [0, 1]. Default `Math.random`. */
@@ -39,8 +38,8 @@ export interface TransientRetryOptions {
  * run out. Each wait is {@link retryDelay}: exponential backoff with equal jitter, never shorter than the
  * server's `Retry-After`.
  *
- * The first call runs without p-retry, so a request that succeeds (nearly all of them) pays for nothing but
- * one `await`.
+ * The first call runs outside the retry loop, so a request that succeeds (nearly all of them) pays for nothing
+ * but one `await`.
  */
 export async function withTransientRetry<T>(
   fn: () => Promise<T>,
@@ -57,37 +56,33 @@ export async function withTransientRetry<T>(
 
 /**
  * Retries `fn` after it already failed once with the transient `firstError` (for callers that made the first
- * attempt themselves). Hands the counting to p-retry. Its first "attempt" re-raises the fault the fast path
- * already saw, so p-retry's own counting (retries left, abort) starts exactly where the fast path stopped and
- * `fn` runs at most `retries + 1` times in total.
- *
- * p-retry's own wait is switched off (zero timeouts): every wait is {@link retryDelay}, the same policy a
- * caller uses to schedule a retry itself, so both paths back off alike.
+ * attempt themselves), so `fn` runs at most `retries` more times. Before each retry: stop when aborted (reject
+ * with `signal.reason`), when the last fault is not transient or the retries are used up (reject with it); else
+ * announce the retry (`onRetry`) and wait {@link retryDelay}, the same policy a caller uses to schedule a retry
+ * itself, so both paths back off alike. A success after the signal fired still rejects with `signal.reason`.
  */
-export function retryAfterFault<T>(
+export async function retryAfterFault<T>(
   fn: () => Promise<T>,
   firstError: unknown,
   options: TransientRetryOptions,
 ): Promise<T> {
   const timing = options.timing ?? DEFAULT_RETRY_TIMING;
   const { signal, onRetry, random = Math.random } = options;
-  return pRetry((attemptNumber) => (attemptNumber === 1 ? Promise.reject(firstError) : fn()), {
-    retries: timing.retries,
-    minTimeout: 0,
-    maxTimeout: 0,
-    factor: timing.factor,
-    randomize: false,
-    signal,
-    shouldRetry: ({ error }) => isTransientError(error),
-    onFailedAttempt: async (context: RetryContext) => {
-      // Given up meanwhile (the signal): no retry follows, so none is announced.
-      if (signal?.aborted === true || context.retriesLeft <= 0 || !isTransientError(context.error)) return;
-      const attempt = context.retriesConsumed + 1;
-      const delayMs = retryDelay(attempt, timing, context.error, random);
-      onRetry?.({ error: context.error, attempt, delayMs });
-      await delay(delayMs, signal);
-    },
-  });
+  let error = firstError;
+  for (let attempt = 1; ; attempt++) {
+    signal?.throwIfAborted();
+    if (!(attempt <= timing.retries) || !isTransientError(error)) throw error;
+    const delayMs = retryDelay(attempt, timing, error, random);
+    onRetry?.({ error, attempt, delayMs });
+    await delay(delayMs, signal);
+    try {
+      const result = await fn();
+      signal?.throwIfAborted();
+      return result;
+    } catch (fault) {
+      error = fault;
+    }
+  }
 }
 
 /**

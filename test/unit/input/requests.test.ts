@@ -95,6 +95,35 @@ describe("the handler concurrency limit", () => {
     await expect(limit(async () => 7)).resolves.toBe(7);
   });
 
+  it("turns a handler that throws before returning its promise into a rejection, and frees its slot", async () => {
+    const limit = createLimiter(1);
+    const throwing = () => {
+      throw new Error("sync");
+    };
+    await expect(limit(throwing)).rejects.toThrow("sync");
+    await expect(limit(async () => 8)).resolves.toBe(8);
+  });
+
+  it("runs as many handlers at once as the limit allows, no more", async () => {
+    const limit = createLimiter(2);
+    const gates = [deferred<void>(), deferred<void>(), deferred<void>()];
+    const started: number[] = [];
+    const runs = gates.map((gate, i) =>
+      limit(async () => {
+        started.push(i);
+        await gate.promise;
+      }),
+    );
+    await settle();
+    expect(started).toEqual([0, 1]);
+    gates[1]?.resolve();
+    await settle();
+    expect(started).toEqual([0, 1, 2]);
+    gates[0]?.resolve();
+    gates[2]?.resolve();
+    await Promise.all(runs);
+  });
+
   it("rejects a limit that is not a positive integer", () => {
     expect(() => createLimiter(0)).toThrow(RangeError);
     expect(() => createLimiter(1.5)).toThrow(RangeError);

@@ -1,4 +1,3 @@
-import pRetry from "p-retry";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { RpcError, TransportError } from "../../../src/protocol/errors.js";
 import fc from "fast-check";
@@ -10,15 +9,10 @@ import {
   type RetryTiming,
 } from "../../../src/scheduler/index.js";
 
-vi.mock("p-retry", async (importOriginal) => {
-  const original = await importOriginal<typeof import("p-retry")>();
-  return { ...original, default: vi.fn(original.default) };
-});
-
 const timing: RetryTiming = { retries: 8, minTimeoutMs: 250, maxTimeoutMs: 2000, factor: 2 };
 /** The documented default timing, written out (timing.test.ts pins the module's defaults to it). */
 const documented: RetryTiming = { retries: 8, minTimeoutMs: 250, maxTimeoutMs: 30_000, factor: 2 };
-/** The jitter's extremes: 1 gives the full backoff (p-retry's old fixed wait), 0 the shortest wait. */
+/** The jitter's extremes: 1 gives the full backoff (the old fixed wait), 0 the shortest wait. */
 const longest = () => 1;
 const shortest = () => 0;
 const transient = (retryAfterMs?: number) =>
@@ -47,16 +41,31 @@ function flaky(failures: unknown[]) {
 
 beforeEach(() => {
   vi.useFakeTimers();
-  vi.mocked(pRetry).mockClear();
 });
 afterEach(() => vi.useRealTimers());
 
 describe("withTransientRetry", () => {
-  it("calls the request once and never touches p-retry when it succeeds", async () => {
+  it("calls the request once and sets no timer when it succeeds", async () => {
     const { fn, calls } = flaky([]);
     await expect(withTransientRetry(fn, { timing, random: longest })).resolves.toBe("ok");
     expect(calls).toEqual([0]);
-    expect(pRetry).not.toHaveBeenCalled();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("rejects with the signal's reason when a retry succeeds after the signal fired", async () => {
+    const controller = new AbortController();
+    const stop = new Error("stop");
+    let calls = 0;
+    const fn = async () => {
+      calls++;
+      if (calls === 1) throw transient();
+      controller.abort(stop);
+      return "late";
+    };
+    const result = settle(withTransientRetry(fn, { timing, random: shortest, signal: controller.signal }));
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(calls).toBe(2);
+    expect((await result).error).toBe(stop);
   });
 
   it("rejects at once with a non-transient error", async () => {
@@ -66,7 +75,7 @@ describe("withTransientRetry", () => {
     const permanent = new TransportError("HTTP 401", { status: 401, transient: false });
     await expect(withTransientRetry(flaky([permanent]).fn, { timing })).rejects.toBe(permanent);
     expect(calls).toEqual([0]);
-    expect(pRetry).not.toHaveBeenCalled();
+    expect(vi.getTimerCount()).toBe(0);
   });
 
   it("retries a transient fault after the first backoff and resolves with the later success", async () => {
@@ -79,7 +88,6 @@ describe("withTransientRetry", () => {
     await vi.advanceTimersByTimeAsync(500);
     expect(calls).toEqual([0, 250, 750]);
     expect(await result).toEqual({ value: "ok" });
-    expect(pRetry).toHaveBeenCalledTimes(1);
   });
 
   it("doubles the wait between retries up to the cap, then rejects with the last error", async () => {
