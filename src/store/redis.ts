@@ -78,7 +78,7 @@ export type RedisTaskStore = TaskStore & {
   /** Called with the ref of a task whose lease this worker found no longer its own at renewal: another follows it. */
   onLeaseLost(listener: (ref: TaskRef) => void): void;
   /** Hands back every lease (other workers may adopt at once) and disconnects a client the store made. */
-  close(): Promise<void>;
+  close(signal?: AbortSignal): Promise<void>;
   /** This worker's name in leases. */
   readonly owner: string;
   /** Refs whose lease this worker holds. */
@@ -114,6 +114,8 @@ class RedisStore implements TaskStore {
   private client: RedisLike | undefined;
   private own: { close(): Promise<unknown>; destroy(): void } | undefined;
   private closed = false;
+  /** Set when close() finished or gave up: from then on not one script is sent, whatever is still queued here. */
+  private gone = false;
   /** Scripts sent and not answered yet: `close()` waits for them (bounded), so a late claim is retired too. */
   private readonly inFlight = new Set<Promise<unknown>>();
   /** Releases and removals whose write failed, by ref key: retried at each renewal until written. */
@@ -151,6 +153,7 @@ class RedisStore implements TaskStore {
     if (this.closed) {
       // Opened again after close() (a retried connect): a fresh start, with a new connection when it made one.
       this.closed = false;
+      this.gone = false;
       this.opening = undefined;
       this.client = undefined;
       this.registered.clear();
@@ -299,7 +302,15 @@ class RedisStore implements TaskStore {
    * Hands back every lease (other workers may adopt at once) and disconnects a client the store made. Waits at
    * most `leaseMs` for Redis: by then every lease has lapsed anyway, and a connection of its own is dropped.
    */
-  async close(): Promise<void> {
+  async close(signal?: AbortSignal): Promise<void> {
+    // The client's close() aborts `signal` when it stops waiting: the store gives up at once.
+    const giveUp = (): void => {
+      this.gone = true;
+      this.own?.destroy();
+      this.own = undefined;
+    };
+    if (signal?.aborted) giveUp();
+    signal?.addEventListener("abort", giveUp);
     if (this.closed) return;
     this.closed = true;
     if (this.renewer !== undefined) clearInterval(this.renewer);
@@ -321,12 +332,13 @@ class RedisStore implements TaskStore {
       })();
       if ((await Promise.race([retiring, lapsed])) === "lapsed") {
         this.log.warn("redisStore: Redis did not answer while closing; the leases lapse by themselves");
-        this.own?.destroy();
-        this.own = undefined;
+        giveUp();
       }
     } finally {
       clearTimeout(timer);
+      signal?.removeEventListener("abort", giveUp);
     }
+    this.gone = true;
     const own = this.own;
     this.own = undefined;
     await own?.close();
@@ -372,6 +384,7 @@ class RedisStore implements TaskStore {
   }
 
   private async eval(script: string, shard: Shard, ...args: string[]): Promise<unknown> {
+    if (this.gone) throw new McpTasksError("redisStore: the store is closed");
     const answer = await (this.client as RedisLike).eval(script, {
       keys: shard.keys,
       arguments: [this.me, String(this.leaseMs), ...args],

@@ -47,9 +47,10 @@ export interface TaskStore {
   open?(): Promise<void>;
   /**
    * Lets go of what the store holds (a lock, a connection, every lease). Afterwards nothing of the store runs (no
-   * timer) and a claim that lands late is not held; `open` may start it again.
+   * timer) and a claim that lands late is not held; `open` may start it again. The client aborts `signal` when it
+   * stops waiting (`closeTimeoutMs`): from then on the store sends nothing, not even what is queued in it.
    */
-  close?(): Promise<void>;
+  close?(signal?: AbortSignal): Promise<void>;
   /**
    * Stores shared by many workers: take the task's lease if nobody holds it, and resolve with its latest ref
    * (undefined when another worker owns it or it is gone). `resume()` follows only what it claimed.

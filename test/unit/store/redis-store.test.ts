@@ -221,6 +221,33 @@ describe("redisStore at scale", () => {
     expect(redis.owners()).toMatchObject({ t3: "a" });
   });
 
+  it("a close() that gave up on a frozen Redis sends nothing afterwards, not even what was queued", async () => {
+    let sent = 0;
+    let frozen = false;
+    const queued: (() => void)[] = [];
+    const client: RedisLike = {
+      eval: (script, options) => {
+        sent++;
+        if (!frozen) return redis.eval(script, options);
+        return new Promise((resolve) => queued.push(() => resolve(redis.eval(script, options))));
+      },
+    };
+    const a = redisStore({ client, owner: "a", leaseMs: LEASE_MS, logger: { warn: () => undefined } });
+    await a.put(ref("t1"));
+    frozen = true;
+    const releasing = a.release(ref("t1")).catch(() => undefined);
+    await vi.advanceTimersByTimeAsync(0); // sent, unanswered: Redis is frozen
+    const closing = a.close();
+    await vi.advanceTimersByTimeAsync(LEASE_MS); // close() stops waiting: the lease lapses by itself
+    await closing;
+    const atClose = sent;
+    frozen = false;
+    for (const thaw of queued.splice(0)) thaw(); // Redis wakes and answers the release
+    await releasing;
+    await vi.advanceTimersByTimeAsync(10 * LEASE_MS);
+    expect(sent).toBe(atClose);
+  });
+
   it("a failed release keeps the lease and is written again at the next renewal", async () => {
     const a = worker("a");
     await a.put(ref("t1"));
