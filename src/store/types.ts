@@ -63,6 +63,12 @@ export interface TaskStore {
   claimLapsed?(server: TaskRef["server"]): Promise<TaskRef[]>;
   /** Stores with leases: `listener` hears of a task whose lease this worker lost; the client stops following it. */
   onLeaseLost?(listener: (ref: TaskRef) => void): void;
+  /**
+   * Fencing, for stores with leases: undefined while this worker's lease on the task surely runs; past its
+   * deadline, a promise of whether the lease was renewed (true) or is lost (false, and `onLeaseLost` listeners
+   * hear of it). The client acts on a task's snapshot (reports it, answers its input) only once this allows it.
+   */
+  fence?(ref: TaskRef): Promise<boolean> | undefined;
 }
 
 /** Default allowance past `createdAt + ttlMs` before a stored ref is considered expired. */

@@ -248,6 +248,27 @@ describe("redisStore at scale", () => {
     expect(sent).toBe(atClose);
   });
 
+  it("fencing: a worker past its lease deadline renews before acting, and drops a task taken meanwhile as lost", async () => {
+    const a = worker("a");
+    const lost: string[] = [];
+    a.onLeaseLost((found) => lost.push(found.taskId));
+    await a.put(ref("t1"));
+    await a.put(ref("t2", { server: elsewhere }));
+    expect(a.fence(ref("t1"))).toBeUndefined(); // renewed just now: act at once
+    redis.fault = (name) => (name === "RENEW" ? new Error("stalled") : undefined);
+    await vi.advanceTimersByTimeAsync(LEASE_MS); // a's renewals fail: its deadline passes
+    expect(await worker("b").claim(ref("t1"))).toEqual(ref("t1"));
+    redis.fault = undefined;
+    // a wakes before its next renewal: it must not report t1, which b follows now.
+    const fencing = a.fence(ref("t1"));
+    expect(fencing).toBeInstanceOf(Promise);
+    expect(await fencing).toBe(false);
+    expect(lost).toEqual(["t1"]);
+    expect(a.held).toBe(1);
+    expect(await a.fence(ref("t2", { server: elsewhere }))).toBe(true); // nobody took it: renewed, still a's
+    expect(a.fence(ref("t2", { server: elsewhere }))).toBeUndefined();
+  });
+
   it("a failed release keeps the lease and is written again at the next renewal", async () => {
     const a = worker("a");
     await a.put(ref("t1"));
