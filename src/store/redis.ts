@@ -506,7 +506,7 @@ class RedisStore implements TaskStore {
       await this.script(RENEW, shard);
       await this.verify(shard); // every task of the shard, so the renewal covers them all
       shard.fresh = Math.max(shard.fresh, at + this.leaseMs);
-      return this.leases.get(key) === held;
+      return this.leases.has(key); // a newer version of the ref may have replaced `held`
     })();
   }
 

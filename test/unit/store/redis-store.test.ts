@@ -265,7 +265,9 @@ describe("redisStore at scale", () => {
     expect(await fencing).toBe(false);
     expect(lost).toEqual(["t1"]);
     expect(a.held).toBe(1);
-    expect(await a.fence(ref("t2", { server: elsewhere }))).toBe(true); // nobody took it: renewed, still a's
+    const fencing2 = a.fence(ref("t2", { server: elsewhere }));
+    await a.put(ref("t2", { server: elsewhere, answeredInputKeys: ["k"] })); // a newer version meanwhile
+    expect(await fencing2).toBe(true); // nobody took it: renewed, still a's
     expect(a.fence(ref("t2", { server: elsewhere }))).toBeUndefined();
   });
 
