@@ -154,8 +154,9 @@ export function startAdoption(
 
 /**
  * The end of `close()` for the store: waits for the writes in flight, then closes the store, for at most
- * `timeoutMs` in all. A store that does not finish in time is left behind with a warning (its leases lapse
- * after `leaseMs`); a store whose close rejects in time rejects `close()` with its error.
+ * `timeoutMs` in all. A store that does not finish in time is closed at once with an aborted signal (it sends
+ * nothing more; its leases lapse after `leaseMs`), with a warning; a store whose close rejects in time rejects
+ * `close()` with its error.
  */
 export async function closeStore(
   store: TaskStore | undefined,
@@ -164,14 +165,22 @@ export async function closeStore(
   log: Logger,
 ): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined;
+  const stop = new AbortController();
+  let called = false;
+  const shut = (): Promise<void> | undefined => ((called = true), store?.close?.(stop.signal));
   const closing = (async () => {
-    while (writes.size > 0) await Promise.allSettled([...writes]);
-    await store?.close?.();
+    while (writes.size > 0 && !stop.signal.aborted) await Promise.allSettled([...writes]);
+    if (!called) await shut();
   })();
   // The race handles a late rejection of `closing` too.
   const late = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, timeoutMs, true)));
   try {
-    if (await Promise.race([closing, late])) log.warn("closing the store timed out");
+    if (await Promise.race([closing, late])) {
+      log.warn("closing the store timed out");
+      // Given up: the store is closed now and sends nothing more, even what is still queued in it.
+      stop.abort();
+      if (!called) shut()?.catch(() => undefined);
+    }
   } finally {
     clearTimeout(timer);
   }

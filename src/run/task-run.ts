@@ -55,6 +55,8 @@ export class TaskRun
   private removeAbortListener: (() => void) | undefined;
   /** Writes to the client's store, in order (only with a store). */
   private readonly refs: RefKeeper | undefined;
+  /** The event whose fence passed, applied now. */
+  private fenced: CallEvent | undefined;
   /** How the handle ended (why, not what it reports): what ./ref-life.ts decides the task's fate from. */
   ending: Ending | undefined;
   /** The check of this call's result against its tool's output schema, once looked up (undefined: none). */
@@ -263,15 +265,21 @@ export class TaskRun
   }
 
   /** PollTarget: the scheduled `tasks/get` failed (or its answer was not a valid snapshot of this task). */
-  pollFailed(error: unknown): void {
+  pollFailed(error: unknown, fenced = false): void {
     this.lastPollAt = Math.ceil(this.context.scheduler.now());
-    const fault = pollFault(error);
+    const fault = fenced ? "transient" : pollFault(error); // a store that could not renew: poll again later
     const retryDelayMs = this.context.retryDelay(this.state.pollFailures + 1, error);
     try {
       this.dispatch({ type: "pollFailed", error, fault, retryDelayMs });
     } finally {
-      this.endPoll();
+      if (!fenced) this.endPoll();
     }
+  }
+
+  /** The store's fence for this task (src/store/types.ts), when its lease must be renewed before acting. */
+  private fence(): Promise<boolean> | undefined {
+    const ref = this.ref();
+    return ref && this.context.store?.fence?.(ref);
   }
 
   private endPoll(): void {
@@ -287,6 +295,19 @@ export class TaskRun
    * once) wait in a queue, so every transition sees the state the previous one left.
    */
   private dispatch(event: CallEvent): void {
+    // Fencing: a snapshot is acted on (reported, its input answered) only while this worker's lease surely runs.
+    const fencing = event !== this.fenced && "snapshot" in event ? this.fence() : undefined;
+    if (fencing) {
+      fencing.then(
+        (owned) => {
+          if (owned) this.dispatch((this.fenced = event));
+        },
+        (error: unknown) => {
+          if (event.type === "pollAnswered") this.pollFailed(error, true);
+        },
+      );
+      return;
+    }
     if (carriesResult(event) && (this.awaitsCheck() || this.awaitsRecheck(event))) {
       // The result is handed to the transition once the tool's check is known, so it can be checked there.
       void (this.checking as Promise<void>).then(() => this.dispatch(event));

@@ -77,8 +77,10 @@ export type RedisTaskStore = TaskStore & {
   claimLapsed(server: TaskRef["server"]): Promise<TaskRef[]>;
   /** Called with the ref of a task whose lease this worker found no longer its own at renewal: another follows it. */
   onLeaseLost(listener: (ref: TaskRef) => void): void;
+  /** Undefined while the task's lease surely runs; else whether it is still this worker's, once renewed. */
+  fence(ref: TaskRef): Promise<boolean> | undefined;
   /** Hands back every lease (other workers may adopt at once) and disconnects a client the store made. */
-  close(): Promise<void>;
+  close(signal?: AbortSignal): Promise<void>;
   /** This worker's name in leases. */
   readonly owner: string;
   /** Refs whose lease this worker holds. */
@@ -96,6 +98,8 @@ interface Shard {
   held: number;
   /** Whether this worker has a lease entry here (to end on close). */
   touched: boolean;
+  /** Until when (performance.now()) this worker's lease here surely runs: its last renewal's start + leaseMs. */
+  fresh: number;
 }
 
 /** Tasks one adoption script takes at most, so no script holds Redis up for long. */
@@ -114,6 +118,8 @@ class RedisStore implements TaskStore {
   private client: RedisLike | undefined;
   private own: { close(): Promise<unknown>; destroy(): void } | undefined;
   private closed = false;
+  /** Set when close() finished or gave up: from then on not one script is sent, whatever is still queued here. */
+  private gone = false;
   /** Scripts sent and not answered yet: `close()` waits for them (bounded), so a late claim is retired too. */
   private readonly inFlight = new Set<Promise<unknown>>();
   /** Releases and removals whose write failed, by ref key: retried at each renewal until written. */
@@ -151,10 +157,11 @@ class RedisStore implements TaskStore {
     if (this.closed) {
       // Opened again after close() (a retried connect): a fresh start, with a new connection when it made one.
       this.closed = false;
+      this.gone = false;
       this.opening = undefined;
       this.client = undefined;
       this.registered.clear();
-      for (const shard of this.shards.values()) Object.assign(shard, { held: 0, touched: false });
+      for (const shard of this.shards.values()) Object.assign(shard, { held: 0, touched: false, fresh: 0 });
     }
     await this.connected();
   }
@@ -177,10 +184,11 @@ class RedisStore implements TaskStore {
     await this.register(server);
     const shard = this.shard(server, ref.taskId);
     const before = shard.held;
+    const at = performance.now();
     const state = await this.script(PUT, shard, ref.taskId, JSON.stringify(ref));
     if (state === -1) throw new LeaseLostError("redisStore: another worker holds this task's lease");
     this.hold(refKey(ref), ref, shard);
-    this.renewed(shard, state, before);
+    this.renewed(shard, state, before, at);
   }
 
   async remove(ref: TaskRef): Promise<void> {
@@ -242,6 +250,7 @@ class RedisStore implements TaskStore {
   async claim(ref: TaskRef): Promise<TaskRef | undefined> {
     const shard = this.shard(serverId(serverKey(ref.server)), ref.taskId);
     const before = shard.held;
+    const at = performance.now();
     const answer = (await this.script(CLAIM, shard, ref.taskId)) as [number, string] | [];
     if (answer.length === 0) return undefined;
     if (this.closed) return undefined; // landed after close(): retired with the rest, or lapsing
@@ -251,7 +260,7 @@ class RedisStore implements TaskStore {
       return undefined;
     }
     this.hold(refKey(latest), latest, shard);
-    this.renewed(shard, answer[0], before);
+    this.renewed(shard, answer[0], before, at);
     return latest;
   }
 
@@ -267,6 +276,7 @@ class RedisStore implements TaskStore {
       const shard = this.shardAt(id, index);
       for (let more = true; more;) {
         const before = shard.held;
+        const at = performance.now();
         const answer = (await this.script(CLAIM_LAPSED, shard, String(CLAIM_BATCH))) as [
           number,
           number,
@@ -284,7 +294,7 @@ class RedisStore implements TaskStore {
             claimed.push(ref);
           }
         }
-        if (answer.length > 2) this.renewed(shard, answer[0], before);
+        if (answer.length > 2) this.renewed(shard, answer[0], before, at);
       }
     });
     await Promise.all(adopting);
@@ -299,7 +309,15 @@ class RedisStore implements TaskStore {
    * Hands back every lease (other workers may adopt at once) and disconnects a client the store made. Waits at
    * most `leaseMs` for Redis: by then every lease has lapsed anyway, and a connection of its own is dropped.
    */
-  async close(): Promise<void> {
+  async close(signal?: AbortSignal): Promise<void> {
+    // The client's close() aborts `signal` when it stops waiting: the store gives up at once.
+    const giveUp = (): void => {
+      this.gone = true;
+      this.own?.destroy();
+      this.own = undefined;
+    };
+    if (signal?.aborted) giveUp();
+    signal?.addEventListener("abort", giveUp);
     if (this.closed) return;
     this.closed = true;
     if (this.renewer !== undefined) clearInterval(this.renewer);
@@ -321,12 +339,13 @@ class RedisStore implements TaskStore {
       })();
       if ((await Promise.race([retiring, lapsed])) === "lapsed") {
         this.log.warn("redisStore: Redis did not answer while closing; the leases lapse by themselves");
-        this.own?.destroy();
-        this.own = undefined;
+        giveUp();
       }
     } finally {
       clearTimeout(timer);
+      signal?.removeEventListener("abort", giveUp);
     }
+    this.gone = true;
     const own = this.own;
     this.own = undefined;
     await own?.close();
@@ -372,6 +391,7 @@ class RedisStore implements TaskStore {
   }
 
   private async eval(script: string, shard: Shard, ...args: string[]): Promise<unknown> {
+    if (this.gone) throw new McpTasksError("redisStore: the store is closed");
     const answer = await (this.client as RedisLike).eval(script, {
       keys: shard.keys,
       arguments: [this.me, String(this.leaseMs), ...args],
@@ -403,7 +423,7 @@ class RedisStore implements TaskStore {
     const name = `${server}:${index}`;
     let shard = this.shards.get(name);
     if (shard === undefined) {
-      shard = { keys: shardKeys(this.prefix, server, index), held: 0, touched: false };
+      shard = { keys: shardKeys(this.prefix, server, index), held: 0, touched: false, fresh: 0 };
       this.shards.set(name, shard);
     }
     return shard;
@@ -449,8 +469,9 @@ class RedisStore implements TaskStore {
     await Promise.all(
       holding.map(async (shard) => {
         const before = shard.held;
+        const at = performance.now();
         try {
-          this.renewed(shard, await this.script(RENEW, shard), before);
+          this.renewed(shard, await this.script(RENEW, shard), before, at);
         } catch (error) {
           this.log.warn("redisStore: renewing leases failed; trying again", error);
         }
@@ -462,12 +483,31 @@ class RedisStore implements TaskStore {
    * After a script renewed this worker's lease in `shard`: when the lease had ended (or was forgotten, while
    * this worker held tasks there), others may have taken some of them; find out which.
    */
-  private renewed(shard: Shard, state: unknown, heldBefore: number): void {
+  private renewed(shard: Shard, state: unknown, heldBefore: number, at: number): void {
     if (state === 2 || (state === 0 && heldBefore > 0)) {
       this.verify(shard).catch((error: unknown) =>
         this.log.warn("redisStore: checking which leases are still held failed", error),
       );
-    }
+    } else shard.fresh = Math.max(shard.fresh, at + this.leaseMs);
+  }
+
+  /**
+   * Fencing: undefined while this worker's lease on the task surely runs (by its own monotonic clock); past its
+   * deadline, renews and checks which tasks of its shard are still its own first, resolving false (the task
+   * dropped as lost, listeners told) when another worker took it meanwhile.
+   */
+  fence(ref: TaskRef): Promise<boolean> | undefined {
+    const key = refKey(ref);
+    const held = this.leases.get(key);
+    if (held === undefined || performance.now() < held.shard.fresh) return undefined;
+    return (async () => {
+      const { shard } = held;
+      const at = performance.now();
+      await this.script(RENEW, shard);
+      await this.verify(shard); // every task of the shard, so the renewal covers them all
+      shard.fresh = Math.max(shard.fresh, at + this.leaseMs);
+      return this.leases.has(key); // a newer version of the ref may have replaced `held`
+    })();
   }
 
   private async verify(shard: Shard): Promise<void> {
@@ -478,13 +518,16 @@ class RedisStore implements TaskStore {
       const ids = batch.map(([, held]) => held.ref.taskId);
       const owned = (await this.script(VERIFY, shard, ...ids)) as number[];
       batch.forEach(([key, held], index) => {
-        if (owned[index] === 1 || this.leases.get(key) !== held) return;
-        this.leases.delete(key);
-        this.unwritten.delete(key);
-        shard.held--;
-        this.log.warn("redisStore: lost the lease of a task; another worker follows it now");
-        for (const listener of this.lost) listener(held.ref);
+        if (owned[index] !== 1 && this.leases.get(key) === held) this.lose(key, held);
       });
     }
+  }
+
+  private lose(key: string, held: { ref: TaskRef; shard: Shard }): void {
+    this.leases.delete(key);
+    this.unwritten.delete(key);
+    held.shard.held--;
+    this.log.warn("redisStore: lost the lease of a task; another worker follows it now");
+    for (const listener of this.lost) listener(held.ref);
   }
 }

@@ -50,9 +50,10 @@ export interface TaskStore {
   open?(): Promise<void>;
   /**
    * Lets go of what the store holds (a lock, a connection, every lease). Afterwards nothing of the store runs (no
-   * timer) and a claim that lands late is not held; `open` may start it again.
+   * timer) and a claim that lands late is not held; `open` may start it again. The client aborts `signal` when it
+   * stops waiting (`closeTimeoutMs`): from then on the store sends nothing, not even what is queued in it.
    */
-  close?(): Promise<void>;
+  close?(signal?: AbortSignal): Promise<void>;
   /**
    * Stores shared by many workers: take the task's lease if nobody holds it, and resolve with its latest ref
    * (undefined when another worker owns it or it is gone). `resume()` follows only what it claimed.
@@ -65,6 +66,12 @@ export interface TaskStore {
   claimLapsed?(server: TaskRef["server"]): Promise<TaskRef[]>;
   /** Stores with leases: `listener` hears of a task whose lease this worker lost; the client stops following it. */
   onLeaseLost?(listener: (ref: TaskRef) => void): void;
+  /**
+   * Fencing, for stores with leases: undefined while this worker's lease on the task surely runs; past its
+   * deadline, a promise of whether the lease was renewed (true) or is lost (false, and `onLeaseLost` listeners
+   * hear of it). The client acts on a task's snapshot (reports it, answers its input) only once this allows it.
+   */
+  fence?(ref: TaskRef): Promise<boolean> | undefined;
 }
 
 /** Default allowance past `createdAt + ttlMs` before a stored ref is considered expired. */

@@ -6,7 +6,8 @@
  */
 import { describe, expect, it, vi } from "vitest";
 import type { TaskClient, TaskHandle, TaskRef } from "mcp-tasks";
-import { redisStore, type RedisTaskStore } from "mcp-tasks/store/redis";
+import { redisStore, type RedisLike, type RedisTaskStore } from "mcp-tasks/store/redis";
+import { RENEW } from "../../../src/store/redis-scripts.js";
 import { FakeRedis } from "../store/fake-redis.js";
 import {
   ScriptedServer,
@@ -177,6 +178,49 @@ describe("a worker that loses a task's lease", () => {
     expect(named(second, "tasks/get").length).toBeGreaterThan(0);
     expect(b.activeTasks).toBe(0); // b saw it complete
     expect(await make("c").list()).toEqual([]); // and removed its ref
+  });
+
+  it("woken past its lease, it polls and sees the task completed, but reports nothing until its lease is renewed", async () => {
+    const redis = new FakeRedis();
+    // a's renewals hang (its process is stopped); they land, late, when `wake` is called.
+    let stalled = false;
+    const late: (() => void)[] = [];
+    const frozen: RedisLike = {
+      eval: (script, options) =>
+        stalled && script === RENEW
+          ? new Promise((resolve) => late.push(() => resolve(redis.eval(script, options))))
+          : redis.eval(script, options),
+    };
+    const storeOfA = redisStore({
+      client: frozen,
+      owner: "a",
+      leaseMs: 300,
+      logger: { warn: () => undefined },
+    });
+    let done = false;
+    const script = {
+      "tools/call": () => frame.created({ pollIntervalMs: 100 }),
+      "tasks/get": () => (done ? frame.completed("42") : frame.working({ pollIntervalMs: 100 })),
+    };
+    const first = new ScriptedServer(script);
+    const second = new ScriptedServer(script);
+    const a = await connect(first, { store: storeOfA });
+    const b = await connect(second, { store: stores(redis, 300).make("b"), adopt: { everyMs: 100 } });
+    const outcomes: string[] = [];
+    b.on("settled", (_handle, outcome) => outcomes.push(`b ${outcome.kind}`));
+    const handle = a.callTool("t");
+    void handle.outcome().then((outcome) => outcomes.push(`a ${outcome.kind}`));
+    await settle(handle.ref);
+    stalled = true;
+    await vi.advanceTimersByTimeAsync(400); // a's lease lapses; b adopts the task
+    done = true;
+    await vi.advanceTimersByTimeAsync(300); // b reports it; a polls, sees it completed, its renewal still out
+    expect(named(first, "tasks/get").length).toBeGreaterThan(0);
+    expect(outcomes).toEqual(["b completed"]);
+    stalled = false;
+    for (const wake of late.splice(0)) wake(); // a's renewals land: the lease is b's
+    await vi.advanceTimersByTimeAsync(100);
+    expect(outcomes).toEqual(["b completed", "a detached"]);
   });
 
   it("an answer ready after the lease was stolen is not sent (its write is refused), and the handle detaches", async () => {

@@ -65,6 +65,25 @@ describe("close() with Redis frozen", () => {
   });
 });
 
+describe("close() that gave up on a frozen store", () => {
+  it("leaves a store that sends nothing afterwards: no renewal, no queued write", async () => {
+    const redis = new FakeRedis();
+    const store = redisStore({ client: redis, owner: "me", leaseMs: 60_000, logger: quiet });
+    const client = await connect(workingServer(), { store, logger: quiet, closeTimeoutMs: 200 });
+    client.callTool("t");
+    await vi.advanceTimersByTimeAsync(0);
+    redis.fault = (name) => (name === "RELEASE" ? "hang" : undefined); // the handle's release never lands
+    const closing = client.close();
+    await vi.advanceTimersByTimeAsync(200);
+    await closing;
+    const sent = redis.calls.length;
+    redis.fault = undefined;
+    await vi.advanceTimersByTimeAsync(120_000); // six renewal periods
+    expect(redis.calls.slice(sent)).toEqual([]);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
 describe("close() while an adoption's claim is in flight", () => {
   it("the claim lands on a closed client: no handle, no renewal timer, no script afterwards", async () => {
     const redis = new FakeRedis();

@@ -221,6 +221,56 @@ describe("redisStore at scale", () => {
     expect(redis.owners()).toMatchObject({ t3: "a" });
   });
 
+  it("a close() that gave up on a frozen Redis sends nothing afterwards, not even what was queued", async () => {
+    let sent = 0;
+    let frozen = false;
+    const queued: (() => void)[] = [];
+    const client: RedisLike = {
+      eval: (script, options) => {
+        sent++;
+        if (!frozen) return redis.eval(script, options);
+        return new Promise((resolve) => queued.push(() => resolve(redis.eval(script, options))));
+      },
+    };
+    const a = redisStore({ client, owner: "a", leaseMs: LEASE_MS, logger: { warn: () => undefined } });
+    await a.put(ref("t1"));
+    frozen = true;
+    const releasing = a.release(ref("t1")).catch(() => undefined);
+    await vi.advanceTimersByTimeAsync(0); // sent, unanswered: Redis is frozen
+    const closing = a.close();
+    await vi.advanceTimersByTimeAsync(LEASE_MS); // close() stops waiting: the lease lapses by itself
+    await closing;
+    const atClose = sent;
+    frozen = false;
+    for (const thaw of queued.splice(0)) thaw(); // Redis wakes and answers the release
+    await releasing;
+    await vi.advanceTimersByTimeAsync(10 * LEASE_MS);
+    expect(sent).toBe(atClose);
+  });
+
+  it("fencing: a worker past its lease deadline renews before acting, and drops a task taken meanwhile as lost", async () => {
+    const a = worker("a");
+    const lost: string[] = [];
+    a.onLeaseLost((found) => lost.push(found.taskId));
+    await a.put(ref("t1"));
+    await a.put(ref("t2", { server: elsewhere }));
+    expect(a.fence(ref("t1"))).toBeUndefined(); // renewed just now: act at once
+    redis.fault = (name) => (name === "RENEW" ? new Error("stalled") : undefined);
+    await vi.advanceTimersByTimeAsync(LEASE_MS); // a's renewals fail: its deadline passes
+    expect(await worker("b").claim(ref("t1"))).toEqual(ref("t1"));
+    redis.fault = undefined;
+    // a wakes before its next renewal: it must not report t1, which b follows now.
+    const fencing = a.fence(ref("t1"));
+    expect(fencing).toBeInstanceOf(Promise);
+    expect(await fencing).toBe(false);
+    expect(lost).toEqual(["t1"]);
+    expect(a.held).toBe(1);
+    const fencing2 = a.fence(ref("t2", { server: elsewhere }));
+    await a.put(ref("t2", { server: elsewhere, answeredInputKeys: ["k"] })); // a newer version meanwhile
+    expect(await fencing2).toBe(true); // nobody took it: renewed, still a's
+    expect(a.fence(ref("t2", { server: elsewhere }))).toBeUndefined();
+  });
+
   it("a failed release keeps the lease and is written again at the next renewal", async () => {
     const a = worker("a");
     await a.put(ref("t1"));
