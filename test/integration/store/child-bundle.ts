@@ -30,7 +30,9 @@ export async function bundleChild(source: URL, options: { external?: string[] } 
     platform: "node",
     format: "esm",
     target: "node20",
-    external: options.external,
+    // undici is CommonJS that requires Node's built-ins: bundled into an ES module it cannot load them, so the
+    // child resolves it from node_modules, as the library's users do.
+    external: ["undici", ...(options.external ?? [])],
     tsconfig: `${root}tsconfig.json`,
     logLevel: "warning",
   });
