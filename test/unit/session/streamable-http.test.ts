@@ -266,4 +266,22 @@ describe("StreamableHttpTransport", () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect({ closed, ended, errors }).toEqual({ closed: 1, ended: 0, errors: [] });
   });
+
+  it("close() aborts a request in flight that has a signal of its own, and that signal still aborts its own", async () => {
+    // Never answers: only an abort ends these requests.
+    const { url, seen } = await serve(() => undefined);
+    const { transport, start } = started(url);
+    await start();
+    const own = new AbortController();
+    const mine = transport.send(request("mine", "tasks/get"), { requestSignal: own.signal });
+    const other = new AbortController();
+    const theirs = transport.send(request("theirs", "tasks/get"), { requestSignal: other.signal });
+    await expect.poll(() => seen.length).toBe(2);
+    const reason = new Error("the caller gave up");
+    own.abort(reason);
+    await expect(mine).rejects.toBe(reason);
+    await transport.close();
+    await expect(theirs).rejects.toMatchObject({ name: "AbortError" });
+    expect(other.signal.aborted).toBe(false);
+  });
 });
