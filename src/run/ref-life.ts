@@ -5,8 +5,11 @@
  *
  * The rules, in full:
  * - **Enters**: a ref is written when the server created the task, and the handle reports the task only once the
- *   write resolved. Newer versions are written before input answers leave and when they are acknowledged. A
- *   rejected write is never taken for a done one (src/store/types.ts says what the run makes of it).
+ *   write resolved. Newer versions are written before input answers leave and when they are acknowledged, each
+ *   only while this worker's lease surely runs (fenced like a snapshot) and, on a store with leases, only over
+ *   a ref still stored and this worker's: a worker that wakes late never brings back a removed ref, it ends as
+ *   one whose lease was lost. A rejected write is never taken for a done one (src/store/types.ts says what the
+ *   run makes of it).
  * - **Leaves** when the server has said its last word: a terminal status (completed, failed, cancelled), whatever
  *   the client then made of it (a result refused by its `outputSchema`, or a payload it could not read, still ends
  *   the task on the server), a "not found", or the task's time to live has ended. {@link taskIsOver} decides this
@@ -57,10 +60,15 @@ export class RefKeeper {
     private readonly track: (write: Promise<void>) => void = () => undefined,
   ) {}
 
-  /** Writes the ref; rejects with the store's error (logged) when it was not stored. Ignored after the end. */
-  put(ref: TaskRef, what: string): Promise<void> {
+  /**
+   * Writes the ref; rejects with the store's error (logged) when it was not stored. Ignored after the end. A
+   * newer version (`update`) is written only while the ref is stored and this worker's, on a store with leases.
+   */
+  put(ref: TaskRef, what: string, update = false): Promise<void> {
     if (this.done) return this.tail;
-    return this.queue(() => this.store.put(ref), `${what} failed`, ref, true);
+    const store = this.store;
+    const write = () => (update && store.update ? store.update(ref) : store.put(ref));
+    return this.queue(write, `${what} failed`, ref, true);
   }
 
   /** The handle ended: the ref leaves the store when the task is over, else its lease is handed back. */

@@ -567,10 +567,21 @@ export class TaskRun
   private storeRef(what: string): Promise<void> {
     const ref = this.ref();
     if (ref === undefined || this.refs === undefined) return Promise.resolve();
-    return this.refs.put(ref, what).catch((error: unknown) => {
-      if (error instanceof LeaseLostError) this.dispatch({ type: "detachRequested" });
-      throw error;
-    });
+    // Fenced before and after (the input answers leave next): never written nor sent past the lease's end.
+    const refs = this.refs;
+    return this.leased()
+      .then(() => refs.put(ref, what, true))
+      .then(() => this.leased())
+      .catch((error: unknown) => {
+        if (error instanceof LeaseLostError) this.dispatch({ type: "detachRequested" });
+        throw error;
+      });
+  }
+
+  /** Resolves while this worker's lease on the task runs (renewed if need be); `LeaseLostError` once it is lost. */
+  private async leased(): Promise<void> {
+    const fencing = this.fence();
+    if (fencing && !(await fencing)) throw new LeaseLostError("another worker follows this task now");
   }
 
   /** AlarmTarget: the nearest time limit has come. */

@@ -43,10 +43,12 @@ end
 const make = (body: string) => COMMON + body;
 
 /**
- * ARGV[3] task id, ARGV[4] ref JSON. Stores the ref and takes the task: the lease state before (0, 1, 2), or -1
- * when another worker's running lease covers it.
+ * ARGV[3] task id, ARGV[4] ref JSON, ARGV[5] "update" or "". Stores the ref and takes the task: the lease state
+ * before (0, 1, 2), or -1 when another worker's running lease covers it. An update is written only over a stored
+ * ref the caller owns (else -1): a worker that wakes late never brings back a ref another worker removed.
  */
 export const PUT = make(`local owner = redis.call('HGET', KEYS[2], ARGV[3])
+if ARGV[5] == 'update' and (owner ~= me or redis.call('HEXISTS', KEYS[1], ARGV[3]) == 0) then return -1 end
 if not free(owner) then return -1 end
 local state = renew()
 redis.call('HSET', KEYS[1], ARGV[3], ARGV[4])

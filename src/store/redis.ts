@@ -71,6 +71,8 @@ export interface RedisStoreOptions {
 export type RedisTaskStore = TaskStore & {
   /** Hands the task's lease back (if this worker still holds it) and keeps the ref: any worker may claim it. */
   release(ref: TaskRef): Promise<void>;
+  /** Writes a newer version of a ref this worker follows; `LeaseLostError` when it is gone or another's. */
+  update(ref: TaskRef): Promise<void>;
   /** Takes the task's lease when nobody holds it; resolves with the latest ref, or undefined. */
   claim(ref: TaskRef): Promise<TaskRef | undefined>;
   /** Takes the lease of every task of `server` whose owner stopped renewing it; resolves with their refs. */
@@ -180,12 +182,21 @@ class RedisStore implements TaskStore {
   }
 
   async put(ref: TaskRef): Promise<void> {
+    await this.write(ref, "");
+  }
+
+  /** A newer version of a ref this worker follows: written only while it is stored and this worker's. */
+  async update(ref: TaskRef): Promise<void> {
+    await this.write(ref, "update");
+  }
+
+  private async write(ref: TaskRef, mode: string): Promise<void> {
     const server = serverId(serverKey(ref.server));
     await this.register(server);
     const shard = this.shard(server, ref.taskId);
     const before = shard.held;
     const at = performance.now();
-    const state = await this.script(PUT, shard, ref.taskId, JSON.stringify(ref));
+    const state = await this.script(PUT, shard, ref.taskId, JSON.stringify(ref), mode);
     if (state === -1) throw new LeaseLostError("redisStore: another worker holds this task's lease");
     this.hold(refKey(ref), ref, shard);
     this.renewed(shard, state, before, at);

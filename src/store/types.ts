@@ -29,6 +29,12 @@ export interface TaskStore {
    * when another worker owns the task.
    */
   put(ref: TaskRef): Promise<void>;
+  /**
+   * Stores with leases: writes a newer version of a ref this worker follows, only while the ref is still stored
+   * and this worker holds its lease; else rejects with `LeaseLostError` (a worker that wakes late never brings
+   * back a ref another worker removed). Optional: the client uses `put` without it.
+   */
+  update?(ref: TaskRef): Promise<void>;
   /** Forgets a task that has ended. Removing a ref that is not stored is not an error. */
   remove(ref: TaskRef): Promise<void>;
   /**

@@ -116,6 +116,33 @@ export function describeRedisStore(where: string, target: () => RedisTarget): vo
       await Promise.all([c.close(), other.close()]);
     });
 
+    it("a worker that wakes after another finished its task cannot write the ref back, nor over another's lease", async () => {
+      const prefix = `late-${++prefixes}`;
+      let stalled = false;
+      const shared = target().client;
+      const stalling: RedisLike = {
+        eval: (script, options) =>
+          stalled ? Promise.reject(new Error("stalled")) : shared.eval(script, options),
+      };
+      const late = make(prefix, "late", 200, stalling);
+      await late.put(ref("t1"));
+      await late.put(ref("t2"));
+      stalled = true;
+      await pause(400); // past the lease: another worker adopts both
+      const other = make(prefix, "other", 200);
+      expect((await other.claimLapsed(server)).map((found) => found.taskId).sort()).toEqual(["t1", "t2"]);
+      await other.remove(ref("t1")); // finished there
+      stalled = false;
+      // The late worker's input answers: refused, the removed ref stays removed, the other's ref is untouched.
+      await expect(late.update(ref("t1", { answeredInputKeys: ["q"] }))).rejects.toThrow(LeaseLostError);
+      await expect(late.update(ref("t2", { answeredInputKeys: ["q"] }))).rejects.toThrow(LeaseLostError);
+      expect(await other.list(server)).toEqual([ref("t2")]);
+      // The worker that holds the lease updates its ref.
+      await other.update(ref("t2", { answeredInputKeys: ["a"] }));
+      expect(await other.list(server)).toEqual([ref("t2", { answeredInputKeys: ["a"] })]);
+      await Promise.all([late.close(), other.close()]);
+    });
+
     it("refs written by the previous key layout move into the current one, and any worker adopts them", async () => {
       const prefix = `legacy-${++prefixes}`;
       const raw = target().client;

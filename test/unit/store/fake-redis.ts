@@ -133,7 +133,7 @@ export class FakeRedis implements RedisLike {
       this.zset(keys[3] as string),
     ];
     const now = Date.now();
-    const [me = "", lease = "0", a3 = "", a4 = ""] = args;
+    const [me = "", lease = "0", a3 = "", a4 = "", a5 = ""] = args;
     const running = (owner: string) => (alive.get(owner) ?? -Infinity) > now;
     const free = (owner: string | undefined) =>
       owner === undefined ||
@@ -159,6 +159,7 @@ export class FakeRedis implements RedisLike {
     switch (name) {
       case "PUT": {
         const owner = owners.get(a3);
+        if (a5 === "update" && (owner !== me || !refs.has(a3))) return -1;
         if (!free(owner)) return -1;
         const state = renew();
         refs.set(a3, a4);
