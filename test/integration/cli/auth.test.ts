@@ -4,12 +4,11 @@
  * loopback listener), a call using the stored tokens (refreshed once they expire), `logout`, and exit code 8 with
  * advice when the server refuses. No credential is ever printed.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTaskServer, type Clock, type HttpTaskServer } from "../../../src/testing/index.js";
-import { runCli, spawnCli, stateDir, waitFor } from "./harness.js";
+import { runCli, spawnCli, cliHome, stateDir, waitFor } from "./harness.js";
 import { cliTestTools } from "./tools.js";
 
 const TOKEN = "cli-bearer-9c2e51f0";
@@ -27,10 +26,7 @@ let config: string;
 let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
-  state = stateDir();
-  config = mkdtempSync(join(tmpdir(), "mcp-tasks-config-"));
-  // No DISPLAY and no BROWSER: the command must not try to open anything.
-  env = { ...state.env, XDG_CONFIG_HOME: config, DISPLAY: "", WAYLAND_DISPLAY: "", BROWSER: "" };
+  ({ state, config, env } = cliHome());
   [bearer, oauth] = await Promise.all([
     startTaskServer({ tools: cliTestTools(), auth: { type: "bearer", token: TOKEN } }),
     startTaskServer({ tools: cliTestTools(), clock, auth: { type: "oauth", tokenLifetimeMs: 600_000 } }),

@@ -25,6 +25,17 @@ export function stateDir(): { env: NodeJS.ProcessEnv; storeDir: string; remove()
   };
 }
 
+/**
+ * A fresh state and config home for a command that signs in. No DISPLAY and no BROWSER: the command must never try
+ * to open anything. Remove both with `state.remove()` and `rmSync(config, …)`.
+ */
+export function cliHome(): { state: ReturnType<typeof stateDir>; config: string; env: NodeJS.ProcessEnv } {
+  const state = stateDir();
+  const config = mkdtempSync(join(tmpdir(), "mcp-tasks-config-"));
+  const env = { ...state.env, XDG_CONFIG_HOME: config, DISPLAY: "", WAYLAND_DISPLAY: "", BROWSER: "" };
+  return { state, config, env };
+}
+
 export interface CliRun {
   code: number;
   stdout: string;

@@ -4,14 +4,12 @@
  * answers its metadata request with 16 MiB and 1 KiB of JSON sent as a few kB of gzip, and the login fails at the
  * limit (exit 8, saying so) instead of reading on.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { runCli, stateDir } from "./harness.js";
+import { runCli, cliHome, stateDir } from "./harness.js";
 
 let hostile: Server;
 let url: string;
@@ -20,9 +18,7 @@ let config: string;
 let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
-  state = stateDir();
-  config = mkdtempSync(join(tmpdir(), "mcp-tasks-config-"));
-  env = { ...state.env, XDG_CONFIG_HOME: config, DISPLAY: "", WAYLAND_DISPLAY: "", BROWSER: "" };
+  ({ state, config, env } = cliHome());
   hostile = createServer((req, res) => {
     req.resume();
     const origin = `http://127.0.0.1:${(hostile.address() as AddressInfo).port}`;

@@ -6,15 +6,13 @@
  * on 127.0.0.1 record what reaches their revocation endpoints; the credentials file is written by the command's
  * own provider, in the order the SDK's OAuth code calls it.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { OAuthDiscoveryState } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { credentialsFileFor, CredentialsProvider } from "../../../src/cli/credentials.js";
-import { runCli, stateDir } from "./harness.js";
+import { runCli, cliHome, stateDir } from "./harness.js";
 
 const SERVER = "http://127.0.0.1:9/mcp";
 
@@ -65,9 +63,7 @@ let config: string;
 let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
-  state = stateDir();
-  config = mkdtempSync(join(tmpdir(), "mcp-tasks-config-"));
-  env = { ...state.env, XDG_CONFIG_HOME: config };
+  ({ state, config, env } = cliHome());
   [former, current] = await Promise.all([startAuthorizationServer(), startAuthorizationServer()]);
 });
 

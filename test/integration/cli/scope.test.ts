@@ -3,13 +3,11 @@
  * endpoint asks for `tasks:write` as well for `write_job`: a call the stored tokens cannot make names the missing
  * scope and says how to log in for it; `login --scope` asks for it; `login --json` gives scripts the URL to open.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { defineTool, step, textResult } from "../../../src/testing/index.js";
 import { NARROW, WIDE, startStrictSetup, type StrictSetup } from "../auth/strict-authorization.js";
-import { runCli, spawnCli, stateDir, Terminal, waitFor } from "./harness.js";
+import { runCli, spawnCli, cliHome, stateDir, Terminal, waitFor } from "./harness.js";
 
 let setup: StrictSetup;
 let state: ReturnType<typeof stateDir>;
@@ -17,9 +15,7 @@ let config: string;
 let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
-  state = stateDir();
-  config = mkdtempSync(join(tmpdir(), "mcp-tasks-config-"));
-  env = { ...state.env, XDG_CONFIG_HOME: config, DISPLAY: "", WAYLAND_DISPLAY: "", BROWSER: "" };
+  ({ state, config, env } = cliHome());
   setup = await startStrictSetup({
     tools: [
       defineTool({ name: "read_job", task: "never", steps: [step.complete(textResult("read"))] }),
