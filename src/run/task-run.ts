@@ -420,17 +420,28 @@ export class TaskRun
     }
     this.rechecked = true;
     const toolName = (this.call?.toolName ?? this.known.toolName) as string;
-    this.checking = checks.recheckFor(toolName, this.checkGeneration, check).then(
-      (fresh) => {
-        this.outputCheck = fresh;
+    this.awaitCheck(
+      checks.recheckFor(toolName, this.checkGeneration, check),
+      "looking up a tool's output schema again failed",
+    );
+    return true;
+  }
+
+  /**
+   * Holds results until `lookup` gives the tool's check. A failed lookup is never expected (each settles its own
+   * faults) and is logged; a result must not wait for ever on it.
+   */
+  private awaitCheck(lookup: Promise<OutputCheck | undefined>, failure: string): void {
+    this.checking = lookup.then(
+      (check) => {
+        this.outputCheck = check;
         this.checking = undefined;
       },
       (error: unknown) => {
-        this.context.log.error("looking up a tool's output schema again failed", error);
+        this.context.log.error(failure, error);
         this.checking = undefined;
       },
     );
-    return true;
   }
 
   private lookUpCheck(): void {
@@ -445,17 +456,7 @@ export class TaskRun
       this.outputCheck = lookup;
       return;
     }
-    this.checking = lookup.then(
-      (check) => {
-        this.outputCheck = check;
-        this.checking = undefined;
-      },
-      (error: unknown) => {
-        // Never expected (the lookup settles every fault itself); a result must not wait for ever on it.
-        this.context.log.error("looking up a tool's output schema failed", error);
-        this.checking = undefined;
-      },
-    );
+    this.awaitCheck(lookup, "looking up a tool's output schema failed");
   }
 
   /* ---- Effects ------------------------------------------------------------------------------------- */
