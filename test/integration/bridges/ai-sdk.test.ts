@@ -10,7 +10,17 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import type { TaskClient } from "mcp-tasks";
 import { aiSdkTools, handedOff, type AiSdkToolOutput } from "mcp-tasks/ai-sdk";
 import type { HttpTaskServer } from "mcp-tasks/testing";
-import { FORECAST, REPORT, REPORT_STEPS, bridgeServer, connect, taskIds } from "./harness.js";
+import {
+  FORECAST,
+  REPORT,
+  REPORT_STEPS,
+  bridgeServer,
+  calledTools,
+  connect,
+  hostOfTwo,
+  taskIds,
+  type HostOfTwo,
+} from "./harness.js";
 
 /** The major version of `ai` under test: 6, or 7 under `npm run test:ai-sdk-v7`. */
 const AI_MAJOR = process.env["MCP_TASKS_AI_MAJOR"] ?? "6";
@@ -335,5 +345,93 @@ describe("aiSdkTools", () => {
     });
     expect(status?.output).toEqual({ type: "text", value: 'Computed "forecast" in 30s' });
     handedOff(client).forget(ref);
+  });
+});
+
+describe("aiSdkTools over a TaskHost", () => {
+  let two: HostOfTwo;
+  beforeAll(async () => {
+    two = await hostOfTwo();
+  });
+  afterAll(() => two.close());
+  afterEach(() => {
+    two.sales.requests.clear();
+    two.weather.requests.clear();
+  });
+
+  it("offers every server's tools under qualified names and runs each on its server, streaming its status", async () => {
+    const heard: string[] = [];
+    const tools = await aiSdkTools(two.host, {
+      include: ["sales__build_report", "weather__forecast"],
+      onUpdate: ({ server, toolName, update }) => {
+        if (update.statusMessage !== undefined) heard.push(`${server} ${toolName} ${update.statusMessage}`);
+      },
+    });
+    expect(Object.keys(tools)).toEqual(["sales__build_report", "weather__forecast"]);
+    const { model } = scriptedModel([
+      { name: "sales__build_report", input: { quarter: "Q3" } },
+      { name: "weather__forecast", input: {} },
+    ]);
+    const stream = streamText({ model, tools, prompt: "Report and forecast", stopWhen: stepCountIs(4) });
+    const seen: Array<{ tool: string; preliminary: boolean; output: AiSdkToolOutput }> = [];
+    for await (const part of stream.fullStream) {
+      if (part.type === "tool-result")
+        seen.push({
+          tool: part.toolName,
+          preliminary: part.preliminary === true,
+          output: part.output as AiSdkToolOutput,
+        });
+    }
+    const statuses = seen.filter((part) => part.preliminary && "statusMessage" in part.output);
+    expect(statuses.map((part) => [part.tool, part.output])).toEqual(
+      REPORT_STEPS.map((statusMessage) => [
+        "sales__build_report",
+        { type: "status", status: "working", statusMessage },
+      ]),
+    );
+    expect(seen.filter((part) => !part.preliminary)).toEqual([
+      {
+        tool: "sales__build_report",
+        preliminary: false,
+        output: { type: "result", result: { content: [{ type: "text", text: REPORT }] } },
+      },
+      {
+        tool: "weather__forecast",
+        preliminary: false,
+        output: {
+          type: "result",
+          result: {
+            content: [{ type: "text", text: JSON.stringify(FORECAST) }],
+            structuredContent: FORECAST,
+          },
+        },
+      },
+    ]);
+    expect(heard).toEqual(REPORT_STEPS.map((step) => `sales build_report ${step}`));
+    expect(calledTools(two.sales)).toEqual(["build_report"]);
+    expect(calledTools(two.weather)).toEqual(["forecast"]);
+  });
+
+  it("aborting the run cancels the task on its own server only (one tasks/cancel)", async () => {
+    const controller = new AbortController();
+    const tools = await aiSdkTools(two.host, {
+      include: ["weather__endless_job"],
+      onUpdate: ({ update }) => {
+        if (update.status === "working") controller.abort();
+      },
+    });
+    const { model } = scriptedModel([{ name: "weather__endless_job", input: {} }]);
+    await expect(
+      generateText({
+        model,
+        tools,
+        prompt: "Work",
+        abortSignal: controller.signal,
+        stopWhen: stepCountIs(3),
+      }),
+    ).rejects.toMatchObject({ name: "AbortError" });
+    await vi.waitFor(() => expect(two.host.tasks()).toHaveLength(0));
+    expect(two.weather.requests.forMethod("tasks/cancel")).toHaveLength(1);
+    expect(two.sales.requests.all()).toEqual([]);
   });
 });
