@@ -8,19 +8,11 @@ import { generateText, stepCountIs, streamText } from "ai";
 import { MockLanguageModelV3, convertArrayToReadableStream } from "ai/test";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { TaskClient } from "mcp-tasks";
+import type { TaskHost } from "mcp-tasks/host";
 import { aiSdkTools, handedOff, type AiSdkToolOutput } from "mcp-tasks/ai-sdk";
 import type { HttpTaskServer } from "mcp-tasks/testing";
-import {
-  FORECAST,
-  REPORT,
-  REPORT_STEPS,
-  bridgeServer,
-  calledTools,
-  connect,
-  hostOfTwo,
-  taskIds,
-  type HostOfTwo,
-} from "./harness.js";
+import { FORECAST, REPORT, REPORT_STEPS, bridgeServer, connect, taskIds } from "./harness.js";
+import { calledTools, hearStatus, hostOfTwoForBlock } from "./host-harness.js";
 
 /** The major version of `ai` under test: 6, or 7 under `npm run test:ai-sdk-v7`. */
 const AI_MAJOR = process.env["MCP_TASKS_AI_MAJOR"] ?? "6";
@@ -108,6 +100,25 @@ function scriptedModel(calls: Array<Call | (() => Promise<Call>)>) {
     },
   });
   return { model, prompts };
+}
+
+/**
+ * Runs `tool` in `generateText` with a run signal aborted at the task's first `working` update: the run rejects
+ * with the abort, and the handle ends once the server confirms (by then every request it made is in the log).
+ */
+async function abortAtWorking(target: TaskClient | TaskHost, tool: string): Promise<void> {
+  const controller = new AbortController();
+  const tools = await aiSdkTools(target, {
+    include: [tool],
+    onUpdate: ({ update }) => {
+      if (update.status === "working") controller.abort();
+    },
+  });
+  const { model } = scriptedModel([{ name: tool, input: {} }]);
+  await expect(
+    generateText({ model, tools, prompt: "Work", abortSignal: controller.signal, stopWhen: stepCountIs(3) }),
+  ).rejects.toMatchObject({ name: "AbortError" });
+  await vi.waitFor(() => expect(target.tasks()).toHaveLength(0));
 }
 
 let server: HttpTaskServer;
@@ -266,25 +277,7 @@ describe("aiSdkTools", () => {
   });
 
   it("aborting the run mid-task sends exactly one tasks/cancel, and generateText rejects with the abort", async () => {
-    const controller = new AbortController();
-    const tools = await aiSdkTools(client, {
-      include: ["endless_job"],
-      onUpdate: ({ update }) => {
-        if (update.status === "working") controller.abort();
-      },
-    });
-    const { model } = scriptedModel([{ name: "endless_job", input: {} }]);
-    await expect(
-      generateText({
-        model,
-        tools,
-        prompt: "Work",
-        abortSignal: controller.signal,
-        stopWhen: stepCountIs(3),
-      }),
-    ).rejects.toMatchObject({ name: "AbortError" });
-    // The handle ends once the server confirms; by then every request it made is in the log.
-    await vi.waitFor(() => expect(client.tasks()).toHaveLength(0));
+    await abortAtWorking(client, "endless_job");
     expect(server.requests.forMethod("tasks/cancel")).toHaveLength(1);
     expect(server.requests.forMethod("notifications/cancelled")).toEqual([]);
     const [taskId] = taskIds(server).filter((id) => server.tasks.get(id)?.status === "cancelled");
@@ -349,23 +342,14 @@ describe("aiSdkTools", () => {
 });
 
 describe("aiSdkTools over a TaskHost", () => {
-  let two: HostOfTwo;
-  beforeAll(async () => {
-    two = await hostOfTwo();
-  });
-  afterAll(() => two.close());
-  afterEach(() => {
-    two.sales.requests.clear();
-    two.weather.requests.clear();
-  });
+  const hosted = hostOfTwoForBlock();
 
   it("offers every server's tools under qualified names and runs each on its server, streaming its status", async () => {
+    const two = hosted();
     const heard: string[] = [];
     const tools = await aiSdkTools(two.host, {
       include: ["sales__build_report", "weather__forecast"],
-      onUpdate: ({ server, toolName, update }) => {
-        if (update.statusMessage !== undefined) heard.push(`${server} ${toolName} ${update.statusMessage}`);
-      },
+      onUpdate: hearStatus(heard),
     });
     expect(Object.keys(tools)).toEqual(["sales__build_report", "weather__forecast"]);
     const { model } = scriptedModel([
@@ -413,24 +397,8 @@ describe("aiSdkTools over a TaskHost", () => {
   });
 
   it("aborting the run cancels the task on its own server only (one tasks/cancel)", async () => {
-    const controller = new AbortController();
-    const tools = await aiSdkTools(two.host, {
-      include: ["weather__endless_job"],
-      onUpdate: ({ update }) => {
-        if (update.status === "working") controller.abort();
-      },
-    });
-    const { model } = scriptedModel([{ name: "weather__endless_job", input: {} }]);
-    await expect(
-      generateText({
-        model,
-        tools,
-        prompt: "Work",
-        abortSignal: controller.signal,
-        stopWhen: stepCountIs(3),
-      }),
-    ).rejects.toMatchObject({ name: "AbortError" });
-    await vi.waitFor(() => expect(two.host.tasks()).toHaveLength(0));
+    const two = hosted();
+    await abortAtWorking(two.host, "weather__endless_job");
     expect(two.weather.requests.forMethod("tasks/cancel")).toHaveLength(1);
     expect(two.sales.requests.all()).toEqual([]);
   });

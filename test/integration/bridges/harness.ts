@@ -3,7 +3,6 @@
  * hundredth of their timing plus two scripted ones, a client that polls fast, and readers of the request log.
  */
 import { TaskClient, type TaskClientOptions } from "mcp-tasks";
-import { TaskHost } from "mcp-tasks/host";
 import {
   defineTool,
   fixtureTools,
@@ -84,36 +83,4 @@ export function connect(server: HttpTaskServer, options: TaskClientOptions = {})
 /** The ids of every task the server created (to prove none of them reached the model). */
 export function taskIds(server: HttpTaskServer): string[] {
   return server.tasks.ids();
-}
-
-/** Two reference servers, `sales` and `weather` (the same tools on each), behind one host. */
-export interface HostOfTwo {
-  host: TaskHost;
-  sales: HttpTaskServer;
-  weather: HttpTaskServer;
-  close(): Promise<void>;
-}
-
-export async function hostOfTwo(): Promise<HostOfTwo> {
-  const [sales, weather] = await Promise.all([bridgeServer(), bridgeServer()]);
-  const host = await TaskHost.connect({
-    servers: { sales: sales.url, weather: weather.url },
-    polling: { minIntervalMs: 5 },
-  });
-  return {
-    host,
-    sales,
-    weather,
-    async close() {
-      await host.close();
-      await Promise.all([sales.close(), weather.close()]);
-    },
-  };
-}
-
-/** The tool names each server was called with (`tools/call`), oldest first. */
-export function calledTools(server: HttpTaskServer): string[] {
-  return server.requests
-    .forMethod("tools/call")
-    .map((request) => String((request.body as { params?: { name?: unknown } }).params?.name));
 }

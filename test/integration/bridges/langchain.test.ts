@@ -13,17 +13,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import type { TaskClient } from "mcp-tasks";
 import { STATUS_EVENT, handedOff, langchainTools, type LangchainStatusEvent } from "mcp-tasks/langchain";
 import type { HttpTaskServer } from "mcp-tasks/testing";
-import {
-  FORECAST,
-  REPORT,
-  REPORT_STEPS,
-  bridgeServer,
-  calledTools,
-  connect,
-  hostOfTwo,
-  taskIds,
-  type HostOfTwo,
-} from "./harness.js";
+import { FORECAST, REPORT, REPORT_STEPS, bridgeServer, connect, taskIds } from "./harness.js";
+import { calledTools, hostOfTwoForBlock } from "./host-harness.js";
 
 type Call = { name: string; args: Record<string, unknown> };
 
@@ -255,17 +246,10 @@ describe("langchainTools", () => {
 });
 
 describe("langchainTools over a TaskHost", () => {
-  let two: HostOfTwo;
-  beforeAll(async () => {
-    two = await hostOfTwo();
-  });
-  afterAll(() => two.close());
-  afterEach(() => {
-    two.sales.requests.clear();
-    two.weather.requests.clear();
-  });
+  const hosted = hostOfTwoForBlock();
 
   it("runs every server's tools under qualified names in the loop, each on its server, with status events", async () => {
+    const two = hosted();
     const tools = await langchainTools(two.host, { include: ["sales__build_report", "weather__forecast"] });
     expect(tools.map((tool) => tool.name)).toEqual(["sales__build_report", "weather__forecast"]);
     const model = new ScriptedChatModel([
@@ -296,6 +280,7 @@ describe("langchainTools over a TaskHost", () => {
   });
 
   it("hands off a task of one server; task_status and task_cancel reach it there, handedOff(host) sees it", async () => {
+    const two = hosted();
     const byName = Object.fromEntries(
       (await langchainTools(two.host, { include: ["sales__endless_job"], handoff: { afterMs: 20 } })).map(
         (tool) => [tool.name, tool],

@@ -8,17 +8,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import type { TaskClient } from "mcp-tasks";
 import { handedOff, openaiAgentsTools } from "mcp-tasks/openai-agents";
 import type { HttpTaskServer } from "mcp-tasks/testing";
-import {
-  FORECAST,
-  REPORT,
-  REPORT_STEPS,
-  bridgeServer,
-  calledTools,
-  connect,
-  hostOfTwo,
-  taskIds,
-  type HostOfTwo,
-} from "./harness.js";
+import { FORECAST, REPORT, REPORT_STEPS, bridgeServer, connect, taskIds } from "./harness.js";
+import { calledTools, hearStatus, hostOfTwoForBlock } from "./host-harness.js";
 
 type Call = { name: string; args: Record<string, unknown> };
 interface ResultItem {
@@ -233,23 +224,14 @@ describe("openaiAgentsTools", () => {
 });
 
 describe("openaiAgentsTools over a TaskHost", () => {
-  let two: HostOfTwo;
-  beforeAll(async () => {
-    two = await hostOfTwo();
-  });
-  afterAll(() => two.close());
-  afterEach(() => {
-    two.sales.requests.clear();
-    two.weather.requests.clear();
-  });
+  const hosted = hostOfTwoForBlock();
 
   it("runs every server's tools under qualified names in the run loop, each on its server, status to onUpdate", async () => {
+    const two = hosted();
     const heard: string[] = [];
     const tools = await openaiAgentsTools(two.host, {
       include: ["sales__build_report", "weather__forecast"],
-      onUpdate: ({ server, toolName, update }) => {
-        if (update.statusMessage !== undefined) heard.push(`${server} ${toolName} ${update.statusMessage}`);
-      },
+      onUpdate: hearStatus(heard),
     });
     expect(tools.map((tool) => tool.name)).toEqual(["sales__build_report", "weather__forecast"]);
     const model = new ScriptedModel([
@@ -267,6 +249,7 @@ describe("openaiAgentsTools over a TaskHost", () => {
   });
 
   it("aborting the run cancels the task on its own server only (one tasks/cancel)", async () => {
+    const two = hosted();
     const controller = new AbortController();
     const tools = await openaiAgentsTools(two.host, {
       include: ["sales__endless_job"],
