@@ -107,8 +107,12 @@ export async function setUp(
   else if (typeof include === "function") tools = served.filter(({ tool }) => include(tool));
   else if (Array.isArray(include) && include.every((name) => typeof name === "string")) {
     const missing = include.filter((name) => !served.some((tool) => tool.callName === name));
-    if (missing.length > 0)
-      throw fail(`the server has no tool ${missing.map((name) => JSON.stringify(name)).join(", ")}`);
+    if (missing.length > 0) {
+      const whose = served.some((tool) => tool.server !== undefined)
+        ? "no server of the host has"
+        : "the server has no";
+      throw fail(`${whose} tool ${missing.map((name) => JSON.stringify(name)).join(", ")}`);
+    }
     tools = served.filter((tool) => include.includes(tool.callName));
   } else throw fail("`include` must be an array of tool names or a predicate");
   if (handoffAfterMs !== undefined) {

@@ -344,6 +344,12 @@ describe("aiSdkTools", () => {
 describe("aiSdkTools over a TaskHost", () => {
   const hosted = hostOfTwoForBlock();
 
+  it("refuses an include list with a name no server of the host has", async () => {
+    await expect(
+      aiSdkTools(hosted().host, { include: ["sales__build_report", "build_report"] }),
+    ).rejects.toThrow('aiSdkTools: no server of the host has tool "build_report"');
+  });
+
   it("offers every server's tools under qualified names and runs each on its server, streaming its status", async () => {
     const two = hosted();
     const heard: string[] = [];

@@ -134,6 +134,11 @@ describe("--config", () => {
     expect(names).toHaveLength(2 * TOOL_COUNT + STDIO_TOOL_COUNT);
     for (const server of ["alpha", "beta", "local"])
       expect(names).toContain(`${server}/greet  [task: decided per call]`);
+    // One server of the file, by its name: its own tool names.
+    const one = await runCli(["tools", "local", "--config", config], env);
+    expect(one.code).toBe(0);
+    expect(one.stdout.split("\n").filter((line) => /^\S/.test(line))).toHaveLength(STDIO_TOOL_COUNT);
+    expect(one.stdout).toContain("greet  [task: decided per call]\n");
   });
 
   it("call SERVER/TOOL reaches that server only, over HTTP (with the file's headers) or stdio", async () => {
