@@ -455,7 +455,9 @@ export class TaskHost extends EventEmitter<TaskHostEvents> {
     });
     this.log.warn(`TaskHost: ${error.message}`);
     const refs = await Promise.all(
-      client.tasks().map((handle) => (handle.taskId === undefined ? undefined : handle.ref)),
+      client
+        .tasks()
+        .map((handle) => (handle.taskId === undefined ? undefined : handle.ref.catch(() => undefined))),
     );
     member.carried.push(...refs.filter((ref): ref is TaskRef => ref !== undefined));
     member.client = undefined;
@@ -667,8 +669,23 @@ function checkHostOptions(options: TaskHostOptions): TaskHostOptions {
   if (toolName !== undefined && typeof toolName !== "function") {
     throw new TypeError("TaskHost.connect: `toolName` must be a function (server, tool) => name");
   }
+  const store: unknown = options.store;
+  if (store !== undefined && !isStore(store)) {
+    throw new TypeError("TaskHost.connect: `store` must be a TaskStore (put, remove and list)");
+  }
   if (closeTimeoutMs !== undefined && !(Number.isFinite(closeTimeoutMs) && closeTimeoutMs >= 0)) {
     throw new TypeError("TaskHost.connect: `closeTimeoutMs` must be a non-negative number");
   }
   return options;
+}
+
+function isStore(value: unknown): value is TaskStore {
+  const store = value as Partial<Record<keyof TaskStore, unknown>> | null;
+  return (
+    typeof store === "object" &&
+    store !== null &&
+    typeof store.put === "function" &&
+    typeof store.remove === "function" &&
+    typeof store.list === "function"
+  );
 }

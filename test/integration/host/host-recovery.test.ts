@@ -81,21 +81,6 @@ describe("a server down at start", () => {
       (await host.client("alpha")?.listTools())?.length as number,
     );
   });
-
-  it("stops connecting again once the host is closed", async () => {
-    const probe = await startTaskServer({ tools: [] });
-    await probe.close();
-    const host = await TaskHost.connect({
-      servers: { alpha: alpha.url, gone: probe.url },
-      reconnect: RECONNECT,
-      ...fastClient,
-    });
-    await host.close();
-    const back = await startTaskServer({ port: Number(new URL(probe.url).port), tools: [] });
-    onTestFinished(() => back.close());
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(back.requests.forMethod("server/discover")).toHaveLength(0);
-  });
 });
 
 describe("a stdio server whose process dies", () => {
