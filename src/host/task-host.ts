@@ -419,7 +419,10 @@ export class TaskHost extends EventEmitter<TaskHostEvents> {
       ...member.plan.options,
       [HOST_HOOKS]: hooks,
     };
-    if (Number.isFinite(member.share.size)) options.maxInFlight = member.share.size;
+    // A malformed own `maxInFlight` is left for the client to refuse, naming it.
+    const own = options.maxInFlight;
+    const valid = own === undefined || (Number.isInteger(own) && own >= 1);
+    if (valid && Number.isFinite(member.share.size)) options.maxInFlight = member.share.size;
     if (options.store === undefined && this.store !== undefined) {
       options.store = hostedStore(this.store, member.hosted);
     }
