@@ -16,6 +16,8 @@ export interface RunningWorker {
   /** What workerd printed so far (for failure messages). */
   output(): string;
   stop(): Promise<void>;
+  /** SIGKILL: workerd ends without a word, as a machine that loses power or an evicted isolate would. */
+  kill(): Promise<void>;
 }
 
 /** Bundles `entry` (a module in `dir`) the way wrangler does, into `dir/worker.js`. Returns the bundle's inputs. */
@@ -36,7 +38,7 @@ export async function bundleWorker(dir: string, entry: string): Promise<string[]
   return Object.keys(result.metafile.inputs);
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", reject);
@@ -66,12 +68,19 @@ const smokeWorker :Workerd.Worker = (
 );
 `;
 
-/** Starts workerd serving `dir/worker.js`; resolves once it accepts requests (at most 30 s). */
-export async function startWorker(dir: string): Promise<RunningWorker> {
+/**
+ * Starts workerd serving `dir/worker.js` (with `configFor`, the Cap'n Proto config it returns for the port);
+ * resolves once it accepts requests (at most 30 s).
+ */
+export async function startWorker(
+  dir: string,
+  configFor: (port: number) => string = config,
+): Promise<RunningWorker> {
   const port = await freePort();
-  writeFileSync(join(dir, "config.capnp"), config(port));
+  const file = `config-${port}.capnp`;
+  writeFileSync(join(dir, file), configFor(port));
   let output = "";
-  const child: ChildProcess = spawn(workerdBinary(), ["serve", "config.capnp"], {
+  const child: ChildProcess = spawn(workerdBinary(), ["serve", file], {
     cwd: dir,
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -100,6 +109,10 @@ export async function startWorker(dir: string): Promise<RunningWorker> {
     output: () => output,
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+      await exited;
+    },
+    kill: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
       await exited;
     },
   };
