@@ -23,7 +23,7 @@ export class Agent {
     env: Env,
   ) {
     this.tasks = durableTasks(ctx, {
-      connect: (store) => TaskClient.connect(env.MCP_URL, { store }),
+      connect: (store) => TaskClient.connect(env.MCP_URL, { store, notifications: "off" }),
       onEvent: (event) => this.remember(event),
       minPollMs: 100,
       maxPollMs: 1000,
