@@ -119,7 +119,12 @@ export function durableTasks(ctx: DurableObjectStateLike, options: DurableTasksO
     throw new TypeError("durableTasks: `connect` must be a function");
   const limits = { ...DEFAULTS, ...definedNumbers(options) };
   const storage = ctx.storage;
-  const store = recordStore(storage, { prefix: options.prefix }, true);
+  // A new task's alarm is set with its ref, before the write resolves: an eviction right after it finds both.
+  const store = recordStore(storage, { prefix: options.prefix }, true, async () => {
+    const first = Date.now() + limits.minPollMs;
+    const alarm = await storage.getAlarm();
+    if (alarm === null || alarm > first) await storage.setAlarm(first);
+  });
   const emit = async (event: DurableTaskEvent) => options.onEvent?.(event);
   let client: Promise<TaskClient> | undefined;
 

@@ -67,6 +67,8 @@ export function recordStore(
   storage: DurableObjectStorageLike,
   options: DurableObjectStoreOptions,
   keepEnded: boolean,
+  /** Called before a new record's write resolves (the follower sets the alarm there). */
+  created: () => Promise<void> = () => Promise.resolve(),
 ): RecordStore {
   const prefix = options.prefix ?? "mcp-tasks:";
   if (typeof prefix !== "string") throw new TypeError("durableObjectStore: `prefix` must be a string");
@@ -83,9 +85,11 @@ export function recordStore(
     async put(ref) {
       const key = await keyOf(ref);
       if (forgotten.has(key)) return;
-      const record = (await storage.get<TaskRecord>(key)) ?? { ref };
+      const stored = await storage.get<TaskRecord>(key);
+      const record = stored ?? { ref };
       record.ref = structuredClone(ref);
       await storage.put(key, record);
+      if (stored === undefined) await created();
       await commit();
     },
     async remove(ref) {

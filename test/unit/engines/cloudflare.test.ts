@@ -57,21 +57,27 @@ describe("durableObjectStore", () => {
 });
 
 describe("durableTasks", () => {
-  it("tells of an input request once, sends the stored answer once, and reports the ending", async () => {
+  it("sets the alarm with the ref, tells of an input request once, sends the stored answer once, reports the ending", async () => {
     server = await startTaskServer({ tools: agentTools(1) });
     const storage = fakeStorage();
     const events: DurableTaskEvent[] = [];
+    const alarmWhenReported: Array<number | null> = [];
     const tasks = durableTasks(
       { storage },
       {
-        connect: (store) => connect(server!.url, { store }),
+        connect: async (store) => {
+          const client = await connect(server!.url, { store });
+          client.on("task", () => alarmWhenReported.push(storage.alarmAt));
+          return client;
+        },
         onEvent: (event) => void events.push(event),
         minPollMs: 0,
       },
     );
     const call = await tasks.callTool("deploy");
     expect(call.taskId).toEqual(expect.any(String));
-    expect(storage.alarmAt).not.toBeNull();
+    // The alarm was set with the ref, before anyone heard of the task: an eviction then loses nothing.
+    expect(alarmWhenReported).toEqual([expect.any(Number)]);
     for (let round = 0; round < 4; round++) await alarmWhenDue(tasks, storage);
     const inputs = events.filter((event) => event.type === "input");
     expect(inputs).toEqual([
