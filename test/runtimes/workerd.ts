@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { join } from "node:path";
+import { join, resolve as resolvePath } from "node:path";
 import { build } from "esbuild";
 import { workerdBinary } from "./runtimes.js";
 
@@ -20,10 +20,18 @@ export interface RunningWorker {
   kill(): Promise<void>;
 }
 
-/** Bundles `entry` (a module in `dir`) the way wrangler does, into `dir/worker.js`. Returns the bundle's inputs. */
-export async function bundleWorker(dir: string, entry: string): Promise<string[]> {
+/**
+ * Bundles `entry` (a module in `dir`, or an absolute path) the way wrangler does, into `dir/worker.js`, with
+ * `alias` mapping package names to files. Returns the bundle's inputs.
+ */
+export async function bundleWorker(
+  dir: string,
+  entry: string,
+  alias: Record<string, string> = {},
+): Promise<string[]> {
   const result = await build({
-    entryPoints: [join(dir, entry)],
+    entryPoints: [resolvePath(dir, entry)],
+    alias,
     outfile: join(dir, "worker.js"),
     bundle: true,
     format: "esm",

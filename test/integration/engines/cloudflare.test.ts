@@ -9,10 +9,9 @@
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { build } from "esbuild";
 import { startTaskServer, type HttpTaskServer } from "mcp-tasks/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { freePort, startWorker, type RunningWorker } from "../../runtimes/workerd.js";
+import { bundleWorker, freePort, startWorker, type RunningWorker } from "../../runtimes/workerd.js";
 import { agentTools } from "./cloudflare-tools.js";
 
 const ROOT = resolve(import.meta.dirname, "../../..");
@@ -24,21 +23,11 @@ let workerd: RunningWorker | undefined;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "mcp-tasks-do-"));
   // The source entries, bundled as wrangler would (the `workerd` conditions; the Node-only imports swapped).
-  await build({
-    entryPoints: [join(import.meta.dirname, "cloudflare-worker.ts")],
-    outfile: join(dir, "worker.js"),
-    bundle: true,
-    format: "esm",
-    platform: "browser",
-    conditions: ["workerd", "worker", "browser"],
-    target: "es2022",
-    logLevel: "silent",
-    alias: {
-      "mcp-tasks/cloudflare": join(ROOT, "src/engines/cloudflare.ts"),
-      "mcp-tasks": join(ROOT, "src/index.ts"),
-      "#http": join(ROOT, "src/session/http-undici-unavailable.ts"),
-      "#stdio": join(ROOT, "src/session/stdio-unavailable.ts"),
-    },
+  await bundleWorker(dir, join(import.meta.dirname, "cloudflare-worker.ts"), {
+    "mcp-tasks/cloudflare": join(ROOT, "src/engines/cloudflare.ts"),
+    "mcp-tasks": join(ROOT, "src/index.ts"),
+    "#http": join(ROOT, "src/session/http-undici-unavailable.ts"),
+    "#stdio": join(ROOT, "src/session/stdio-unavailable.ts"),
   });
 }, 60_000);
 
