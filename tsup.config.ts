@@ -21,6 +21,8 @@ const publicEntries = {
   // Many servers behind one object: imports the core by the package's name, like the bridges, and stays out of
   // the main entry's browser budget.
   "host/index": "src/host/index.ts",
+  // Durable Objects: the core by the package's name, Cloudflare's API by its shape (no package at run time).
+  "engines/cloudflare": "src/engines/cloudflare.ts",
 };
 
 const library: Options = {

@@ -30,7 +30,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["client"],
   ["adapters"],
   ["index"],
-  ["bridges", "testing", "host"],
+  ["bridges", "testing", "host", "engines"],
   ["cli"],
 ];
 
