@@ -210,6 +210,7 @@ describe("with @modelcontextprotocol/server but without @modelcontextprotocol/sd
       "/oauth",
       "/telemetry",
       "/json-schema",
+      "/transport",
     ];
     writeFileSync(
       join(withServer.dir, "brands.mjs"),

@@ -14,11 +14,10 @@ import {
   TaskClient,
   TaskNotFoundError,
   TransportError,
-  withRoutingHeaders,
   type ConnectTarget,
   type RetryEvent,
 } from "mcp-tasks";
-import { withHttpErrorMapping } from "../../../src/session/http-fetch.js";
+import { withHttpErrorMapping, withRoutingHeaders } from "mcp-tasks/transport";
 
 const ENDPOINT = "http://mcp.test/mcp";
 const TASK_ID = "task-msw-0001-abcdef";

@@ -7,7 +7,8 @@
  * against the reference server, behind the fault proxy that drops every `tasks/cancel`.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { ClientClosedError, TaskClient, type TaskStore } from "../../../src/index.js";
+import { ClientClosedError, TaskClient } from "../../../src/index.js";
+import type { TaskStore } from "../../../src/store/index.js";
 import { memoryStore } from "../../../src/store/index.js";
 import { defineTool, startTaskServer, step } from "../../../src/testing/index.js";
 import { startFaultProxy } from "./fault-proxy.js";

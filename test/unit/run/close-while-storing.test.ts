@@ -5,7 +5,8 @@
  * never settles and `close()` stops waiting for it after `closeTimeoutMs`.
  */
 import { describe, expect, it, vi } from "vitest";
-import { ClientClosedError, type TaskRef, type TaskStore } from "../../../src/index.js";
+import { ClientClosedError, type TaskRef } from "../../../src/index.js";
+import type { TaskStore } from "../../../src/store/index.js";
 import { memoryStore } from "../../../src/store/index.js";
 import { ScriptedServer, TASK_ID, connect, frame, useFakeTime } from "./scripted-server.js";
 
