@@ -33,34 +33,28 @@ export type { PollTiming, RetryTiming } from "./scheduler/types.js";
 export type { ConnectTarget, StdioTarget } from "./session/targets.js";
 export type { ServerInfo, ProtocolEra } from "./session/types.js";
 export { tasksFor } from "./adapters/sdk-client.js";
+// The errors, by what the caller does (docs/errors.md): retry, re-authorize, fix the call, the task ended other than
+// with its result, the store failed, the server broke the protocol.
 export {
   McpTasksError,
-  ProtocolError,
-  OutputSchemaError,
-  OrphanedTaskError,
+  TransportError,
+  AuthError,
+  type AuthFailure,
   RpcError,
   MissingCapabilityError,
-  TransportError,
-  RequestTimeoutError,
-  MessageTooLargeError,
   TaskError,
   TaskFailedError,
   TaskCancelledError,
-  TaskNotFoundError,
-  TaskExpiredError,
-  DeadlineExceededError,
-  TaskDetachedError,
-  ClientClosedError,
+  TaskEndedError,
   InputUnansweredError,
+  OutputSchemaError,
   TaskStoreError,
-  LeaseLostError,
-  AuthError,
-  type AuthFailure,
+  ProtocolError,
 } from "./protocol/errors.js";
 export type { ConnectionHeaders } from "./auth/headers.js";
 export type { ConnectionTelemetry } from "./telemetry/connection-telemetry.js";
 export type { ConnectionAuth } from "./auth/connection-auth.js";
-export { UnsupportedError, UnrequestedTaskError } from "./protocol/errors.js";
+export { UnsupportedError } from "./protocol/errors.js";
 export type { TaskSupport } from "./tools/catalog.js";
 export type { ToolInfo } from "./tools/catalog.js";
 export type { LegacyTasksMode } from "./eras/dialect.js";

@@ -5,7 +5,7 @@
  */
 import { EventEmitter } from "eventemitter3";
 import {
-  ClientClosedError,
+  TaskEndedError,
   TaskClient,
   TransportError,
   type CallToolOptions,
@@ -210,7 +210,7 @@ export class TaskHost extends EventEmitter<TaskHostEvents> {
     args: Record<string, unknown> = {},
     options: CallToolOptions = {},
   ): TaskHandle<CallToolResult> {
-    if (this.closing !== undefined) throw new ClientClosedError(undefined);
+    if (this.closing !== undefined) throw new TaskEndedError("closed", undefined);
     const address = this.index.get(qualifiedName);
     if (address === undefined) {
       const down = this.downServerOf(qualifiedName);

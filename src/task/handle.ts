@@ -111,7 +111,7 @@ export class TaskHandle<T = CallToolResult, Name extends string = string>
 
   /**
    * Stops observing the task without cancelling it: polling stops, iterators finish after what they hold, and
-   * the handle ends with outcome `detached` (awaiting it rejects with `TaskDetachedError`). The task keeps
+   * the handle ends with outcome `detached` (awaiting it rejects with `TaskEndedError` of kind `detached`). The task keeps
    * running on the server; keep `await handle.ref` to resume it later. Called before the server answered the
    * call, the handle ends when the answer arrives, so the outcome still carries the task id.
    */

@@ -1,6 +1,7 @@
 /**
- * The public surface stays what users need. The main entry is what agent and UI code import: transport plumbing
- * lives on `mcp-tasks/transport`, store-author parts on `mcp-tasks/store`. The built declarations carry no member
+ * The public surface stays what users need. The main entry is what agent and UI code import: at most 65 names
+ * (values and types together) of which at most 16 error classes, one per thing a caller does differently
+ * (docs/errors.md). Transport plumbing lives on `mcp-tasks/transport`, store-author parts on `mcp-tasks/store`. The built declarations carry no member
  * marked `@internal` (the client's own seams on public classes and plug-ins), and a `TaskHandle` cannot be made
  * with `new`. Counts come from scripts/export-counts.ts (`npm run exports`), which reads the entries' sources.
  */
@@ -22,7 +23,31 @@ function namesOf(entry: string): string[] {
   return found.names;
 }
 
+/** The budgets: raising one needs a reason a user can see. */
+const MAIN_ENTRY_NAMES = 65;
+const MAIN_ENTRY_ERROR_CLASSES = 16;
+
 describe("the main entry", () => {
+  it(`exports at most ${MAIN_ENTRY_NAMES} names, values and types together`, () => {
+    expect(namesOf("mcp-tasks").length).toBeLessThanOrEqual(MAIN_ENTRY_NAMES);
+  });
+
+  it(`exports at most ${MAIN_ENTRY_ERROR_CLASSES} error classes, grouped by what the caller does`, () => {
+    const classes = entries.get("mcp-tasks")?.errorClasses ?? [];
+    expect(classes.length).toBeLessThanOrEqual(MAIN_ENTRY_ERROR_CLASSES);
+    // The family bases callers branch on.
+    expect(classes).toEqual(
+      expect.arrayContaining([
+        "McpTasksError",
+        "TransportError",
+        "AuthError",
+        "TaskError",
+        "TaskStoreError",
+        "ProtocolError",
+      ]),
+    );
+  });
+
   it("leaves transport plumbing to mcp-tasks/transport", () => {
     const plumbing = [
       "McpTransport",
@@ -40,9 +65,9 @@ describe("the main entry", () => {
   });
 
   it("leaves what store and validator authors need to their entries", () => {
-    const elsewhere = ["TaskStore", "JsonSchemaValidator", "OutputProblem"];
+    const elsewhere = ["TaskStore", "LeaseLostError", "JsonSchemaValidator", "OutputProblem"];
     expect(namesOf("mcp-tasks").filter((name) => elsewhere.includes(name))).toEqual([]);
-    expect(namesOf("mcp-tasks/store")).toContain("TaskStore");
+    expect(namesOf("mcp-tasks/store")).toEqual(expect.arrayContaining(["TaskStore", "LeaseLostError"]));
     expect(namesOf("mcp-tasks/json-schema")).toEqual(
       expect.arrayContaining(["JsonSchemaValidator", "OutputProblem"]),
     );
