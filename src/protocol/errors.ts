@@ -1,7 +1,7 @@
 /**
  * Every error this library throws or rejects with, grouped by what the caller does about it (docs/errors.md):
  * - retry: `TransportError` (no answer; `transient` says whether trying again may help, `kind` why);
- * - re-authorize: `AuthError`;
+ * - re-authorize: `AuthError` (not a `TransportError`: trying again does not help);
  * - fix the call: `RpcError` (and `MissingCapabilityError`), `UnsupportedError`, `TaskRefError`,
  *   `InputRespondError`;
  * - the task ended other than with its result: `TaskError` (`TaskFailedError`, `TaskCancelledError`,
@@ -289,10 +289,13 @@ export type AuthFailure =
  * A request failed on authorization: the server answered 401 or 403 (after one refresh, when an OAuth provider can
  * refresh), or credentials could not be had. The request failed, not the task: a handle that ends with it keeps its
  * task running on the server, carries `taskId`, and `client.task(ref)` follows it again once authorization is back.
- * No credential text is ever part of it; `challenge` is the server's `WWW-Authenticate` header as sent.
+ * No credential text is ever part of it; `challenge` is the server's `WWW-Authenticate` header as sent. Not a
+ * `TransportError`: trying again does not help, authorizing again does.
  */
-export class AuthError extends TransportError {
+export class AuthError extends McpTasksError {
   static override readonly errorName: string = "AuthError";
+  /** The HTTP status (401, 403), when the server answered; undefined when credentials could not be had. */
+  readonly status: number | undefined;
   /** The task the request was about (`tasks/*`), or the task of the handle this error ended. */
   readonly taskId: string | undefined;
   readonly reason: AuthFailure;
@@ -320,10 +323,8 @@ export class AuthError extends TransportError {
     resourceMetadataUrl?: string;
     cause?: unknown;
   }) {
-    const details: { status?: number; transient: boolean; cause?: unknown } = { transient: false };
-    if (init.status !== undefined) details.status = init.status;
-    if (init.cause !== undefined) details.cause = init.cause;
-    super(authMessage(init), details);
+    super(authMessage(init), init.cause === undefined ? undefined : { cause: init.cause });
+    this.status = init.status;
     this.taskId = init.taskId;
     this.reason = init.reason;
     this.method = init.method;

@@ -174,7 +174,7 @@ describe("with @modelcontextprotocol/server but without @modelcontextprotocol/sd
       RpcError: "McpTasksError",
       MissingCapabilityError: "RpcError",
       TransportError: "McpTasksError",
-      AuthError: "TransportError",
+      AuthError: "McpTasksError",
       TaskError: "McpTasksError",
       TaskFailedError: "TaskError",
       TaskCancelledError: "TaskError",
