@@ -200,6 +200,7 @@ export const SNIPPET_COMPILER_OPTIONS: ts.CompilerOptions = {
     "mcp-tasks/openai-agents": [join(ROOT, "src/bridges/openai-agents.ts")],
     "mcp-tasks/host": [join(ROOT, "src/host/index.ts")],
     "mcp-tasks/cloudflare": [join(ROOT, "src/engines/cloudflare.ts")],
+    "mcp-tasks/transport": [join(ROOT, "src/session/index.ts")],
   },
 };
 
