@@ -13,7 +13,11 @@
  * - **Leaves** when the server has said its last word: a terminal status (completed, failed, cancelled), whatever
  *   the client then made of it (a result refused by its `outputSchema`, or a payload it could not read, still ends
  *   the task on the server), a "not found", or the task's time to live has ended. {@link taskIsOver} decides this
- *   from how the run ended (its `Ending`), never from the kind of outcome the handle reports.
+ *   from how the run ended (its `Ending`), never from the kind of outcome the handle reports. On a store with
+ *   leases the handle reports that last word only once the store itself confirmed the lease (`fence` with
+ *   `last`), never by the worker's clock alone, and the removal follows at once, inside the lease just renewed:
+ *   a worker whose store froze never reports a task that another worker then adopts and reports again. A crash
+ *   between the report and the removal makes the adopter report it once more: at least once, never lost.
  * - **Stays, lease handed back** on every other ending (detached, deadline, poll retries exhausted, an
  *   unconfirmed cancel, an error here, the client closing): the task may still run, and `resume()` or another
  *   worker's adoption follows it. The same rule keeps the client's HTTP session open at `close()`.

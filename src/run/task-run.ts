@@ -5,7 +5,7 @@
  * keeps a deadline, a grace period or a `close()` from acting.
  */
 import type { CallToolResult, CreateTaskResult, DetailedTask, InputResponse } from "../schema/index.js";
-import { Method } from "../protocol/constants.js";
+import { Method, isTerminalStatus } from "../protocol/constants.js";
 import { LeaseLostError, McpTasksError, TaskStoreError } from "../protocol/errors.js";
 import type { ClassifiedResult } from "../protocol/codec.js";
 import { orphanToCancel, prepareThen } from "../eras/dialect.js";
@@ -276,10 +276,13 @@ export class TaskRun
     }
   }
 
-  /** The store's fence for this task (src/store/types.ts), when its lease must be renewed before acting. */
-  private fence(): Promise<boolean> | undefined {
+  /**
+   * The store's fence for this task (src/store/types.ts), when its lease must be renewed before acting; a `last`
+   * word (a terminal snapshot) is always confirmed with the store (src/run/ref-life.ts, "Leaves").
+   */
+  private fence(last = false): Promise<boolean> | undefined {
     const ref = this.ref();
-    return ref && this.context.store?.fence?.(ref);
+    return ref && this.context.store?.fence?.(ref, last);
   }
 
   private endPoll(): void {
@@ -296,7 +299,10 @@ export class TaskRun
    */
   private dispatch(event: CallEvent): void {
     // Fencing: a snapshot is acted on (reported, its input answered) only while this worker's lease surely runs.
-    const fencing = event !== this.fenced && "snapshot" in event ? this.fence() : undefined;
+    const fencing =
+      event !== this.fenced && "snapshot" in event
+        ? this.fence(isTerminalStatus(event.snapshot.status))
+        : undefined;
     if (fencing) {
       fencing.then(
         (owned) => {

@@ -25,6 +25,7 @@ import { ensureLayout, type RedisLike } from "./redis-migrate.js";
 import {
   CLAIM,
   CLAIM_LAPSED,
+  CONFIRM,
   PUT,
   REFS,
   REGISTER_SERVER,
@@ -79,8 +80,11 @@ export type RedisTaskStore = TaskStore & {
   claimLapsed(server: TaskRef["server"]): Promise<TaskRef[]>;
   /** Called with the ref of a task whose lease this worker found no longer its own at renewal: another follows it. */
   onLeaseLost(listener: (ref: TaskRef) => void): void;
-  /** Undefined while the task's lease surely runs; else whether it is still this worker's, once renewed. */
-  fence(ref: TaskRef): Promise<boolean> | undefined;
+  /**
+   * Undefined while the task's lease surely runs and the snapshot is not its `last` word; else whether it is
+   * still this worker's, once renewed.
+   */
+  fence(ref: TaskRef, last?: boolean): Promise<boolean> | undefined;
   /** Hands back every lease (other workers may adopt at once) and disconnects a client the store made. */
   close(signal?: AbortSignal): Promise<void>;
   /** This worker's name in leases. */
@@ -503,21 +507,30 @@ class RedisStore implements TaskStore {
   }
 
   /**
-   * Fencing: undefined while this worker's lease on the task surely runs (by its own monotonic clock); past its
-   * deadline, renews and checks which tasks of its shard are still its own first, resolving false (the task
-   * dropped as lost, listeners told) when another worker took it meanwhile.
+   * Fencing: undefined while this worker's lease on the task surely runs (by its own monotonic clock) and the
+   * snapshot is not the task's `last` word; else renews the lease and checks that the task is still this
+   * worker's, resolving false (the task dropped as lost, listeners told) when another worker took it meanwhile.
+   * The last word always asks Redis: a report made by the worker's clock alone while Redis is frozen would be
+   * followed by a removal that lands after the lease lapsed, behind another worker's adoption, and that worker
+   * would report the task again.
    */
-  fence(ref: TaskRef): Promise<boolean> | undefined {
+  fence(ref: TaskRef, last = false): Promise<boolean> | undefined {
     const key = refKey(ref);
     const held = this.leases.get(key);
-    if (held === undefined || performance.now() < held.shard.fresh) return undefined;
+    if (held === undefined || (!last && performance.now() < held.shard.fresh)) return undefined;
     return (async () => {
       const { shard } = held;
+      const before = shard.held;
       const at = performance.now();
-      await this.script(RENEW, shard);
-      await this.verify(shard); // every task of the shard, so the renewal covers them all
+      const [state, owned] = (await this.script(CONFIRM, shard, ref.taskId)) as [number, number];
+      // A lease that had ended: others may have taken any task of the shard, so all are checked.
+      if (state === 2 || (state === 0 && before > 0)) await this.verify(shard);
+      else if (owned !== 1) {
+        const now = this.leases.get(key); // a newer version of the ref may have replaced `held`
+        if (now !== undefined) this.lose(key, now);
+      }
       shard.fresh = Math.max(shard.fresh, at + this.leaseMs);
-      return this.leases.has(key); // a newer version of the ref may have replaced `held`
+      return this.leases.has(key);
     })();
   }
 

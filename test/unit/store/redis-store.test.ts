@@ -271,6 +271,24 @@ describe("redisStore at scale", () => {
     expect(a.fence(ref("t2", { server: elsewhere }))).toBeUndefined();
   });
 
+  it("fencing a task's last word always asks Redis, even while the lease surely runs by the worker's clock", async () => {
+    const a = worker("a");
+    const lost: string[] = [];
+    a.onLeaseLost((found) => lost.push(found.taskId));
+    await a.put(ref("t1"));
+    await a.put(ref("t2"));
+    expect(a.fence(ref("t1"))).toBeUndefined(); // renewed just now: a snapshot that is not the last is acted on
+    const calls = redis.calls.length;
+    expect(await a.fence(ref("t1"), true)).toBe(true);
+    expect(redis.calls.slice(calls)).toEqual(["CONFIRM"]); // one script, whatever the shard holds
+    // Another incarnation of a's name took t2 (a restarted worker may): a's clock says its lease runs, Redis not.
+    expect(await worker("a").claim(ref("t2"))).toEqual(ref("t2"));
+    expect(a.fence(ref("t2"))).toBeUndefined();
+    expect(await a.fence(ref("t2"), true)).toBe(false);
+    expect(lost).toEqual(["t2"]);
+    expect(a.held).toBe(1);
+  });
+
   it("a failed release keeps the lease and is written again at the next renewal", async () => {
     const a = worker("a");
     await a.put(ref("t1"));
