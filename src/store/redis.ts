@@ -312,7 +312,11 @@ class RedisStore implements TaskStore {
         if (answer.length > 2) this.renewed(shard, answer[0], before, at);
       }
     });
-    await Promise.all(adopting);
+    // A shard that failed (a dropped connection) must not hide what the others took: those leases are held now,
+    // and only a handle made for each lets go of them. The failure is thrown only when nothing was taken.
+    const failed = (await Promise.allSettled(adopting)).find((result) => result.status === "rejected");
+    if (failed !== undefined && claimed.length === 0) throw failed.reason;
+    if (failed !== undefined) this.log.warn("redisStore: adopting from some shards failed", failed.reason);
     return claimed;
   }
 

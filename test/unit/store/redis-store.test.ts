@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { LeaseLostError, type TaskRef } from "mcp-tasks";
 import { redisStore, type RedisLike, type RedisTaskStore } from "mcp-tasks/store/redis";
 import { FakeRedis } from "./fake-redis.js";
+import { shardOf } from "../../../src/store/redis-layout.js";
 
 const server = { url: "http://127.0.0.1:9/mcp", protocolVersion: "2026-07-28" };
 const elsewhere = { url: "http://127.0.0.1:10/mcp", protocolVersion: "2026-07-28" };
@@ -287,6 +288,23 @@ describe("redisStore at scale", () => {
     expect(await a.fence(ref("t2"), true)).toBe(false);
     expect(lost).toEqual(["t2"]);
     expect(a.held).toBe(1);
+  });
+
+  it("an adoption round that fails in one shard still hands over what the other shards took", async () => {
+    const gone = worker("gone");
+    await gone.put(ref("t1"));
+    await gone.put(ref("t2"));
+    redis.lapse("gone");
+    const taken = new Set([shardOf("t1"), shardOf("t2")]);
+    const failing = [...Array(16).keys()].find((index) => !taken.has(index)) as number;
+    let round = 0;
+    // The connection drops while one shard's script is out (a Redis restart): the others were answered.
+    redis.fault = (name) =>
+      name === "CLAIM_LAPSED" && round++ === failing ? new Error("connection dropped") : undefined;
+    const b = worker("b");
+    const claimed = await b.claimLapsed(server);
+    expect(claimed.map((found) => found.taskId).sort()).toEqual(["t1", "t2"]);
+    expect(b.held).toBe(2); // each held lease has a ref the caller now follows (or hands back)
   });
 
   it("a failed release keeps the lease and is written again at the next renewal", async () => {
