@@ -177,9 +177,12 @@ export class TaskRun
     );
   }
 
-  /** Ends the handle because the client is closing. */
-  closeForClient(): void {
-    this.dispatch({ type: "close" });
+  /**
+   * Ends the handle because the client is closing; one whose call is unanswered waits for the answer (and the new
+   * ref's write), unless `force` (the client stopped waiting).
+   */
+  closeForClient(force = false): void {
+    this.dispatch({ type: "close", force });
   }
 
   /**
@@ -365,7 +368,8 @@ export class TaskRun
         this.created = effect.task;
         this.sink.setTaskId(effect.taskId);
         this.context.adopted(this, effect.taskId);
-        this.lookUpCheck(); // a task takes a while: its result should not wait for the tool list
+        // A task takes a while: its result should not wait for the tool list (none comes to an ended handle).
+        if (this.state.phase !== "ended") this.lookUpCheck();
         return;
       case "show":
         this.show(effect.snapshot);
