@@ -18,7 +18,7 @@
 import { randomUUID } from "node:crypto";
 import { LeaseLostError, McpTasksError } from "../protocol/errors.js";
 import { safeLogger, type Logger } from "../protocol/logging.js";
-import { foreignServer, readTaskRef, type TaskRef } from "../task/ref.js";
+import { readTaskRef, serverIdentity, storedRefOf, type TaskRef } from "../task/ref.js";
 import { DEFAULT_PRUNE_GRACE_MS, refExpired, refKey, serverKey, type TaskStore } from "./types.js";
 import { INCARNATION_LENGTH, ownerId, serverId, SHARDS, shardKeys, shardOf } from "./redis-layout.js";
 import { ensureLayout, type RedisLike } from "./redis-migrate.js";
@@ -232,7 +232,9 @@ class RedisStore implements TaskStore {
     this.drop(key);
   }
 
+  /** Every stored ref, or those of `server` by its exact identity (`serverIdentity`): none when it has none. */
   async list(server?: TaskRef["server"]): Promise<TaskRef[]> {
+    if (server !== undefined && serverIdentity(server) === undefined) return [];
     await this.connected();
     const client = this.client as RedisLike;
     const servers =
@@ -253,7 +255,7 @@ class RedisStore implements TaskStore {
           const ref = this.read(flat[at + 1] as string);
           if (ref === undefined || refExpired(ref, now, this.grace)) {
             await this.script(REMOVE, shard, taskId, "force");
-          } else if (server === undefined || foreignServer(ref, server) === undefined) found.push(ref);
+          } else if (server === undefined || storedRefOf(ref, server)) found.push(ref);
         }
       }),
     );

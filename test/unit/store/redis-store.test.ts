@@ -307,6 +307,24 @@ describe("redisStore at scale", () => {
     expect(b.held).toBe(2); // each held lease has a ref the caller now follows (or hands back)
   });
 
+  it("list(server) hands out only refs of exactly that server, and none to a server without an identity", async () => {
+    const a = worker("a");
+    const nameless = { protocolVersion: "2026-07-28" };
+    await a.put(ref("t1"));
+    await a.put(ref("t2", { server: nameless }));
+    await a.put(ref("t3", { server: { name: "scripted", protocolVersion: "2026-07-28" } }));
+    // A ref whose own server is not the one its keys were filed under (written by hand, or by another tool).
+    const misfiled = ref("t4", { server: { name: "scripted", protocolVersion: "2026-07-28" } });
+    const hash = [...redis.hashes].find(([key, refs]) => key.endsWith(":refs") && refs.has("t1"));
+    hash?.[1].set("t4", JSON.stringify(misfiled));
+    expect((await a.list(server)).map((found) => found.taskId)).toEqual(["t1"]);
+    expect(await a.list(nameless)).toEqual([]);
+    expect(
+      (await a.list({ name: "scripted", protocolVersion: "2026-07-28" })).map((found) => found.taskId),
+    ).toEqual(["t3"]);
+    expect((await a.list()).map((found) => found.taskId).sort()).toEqual(["t1", "t2", "t3", "t4"]);
+  });
+
   it("a failed release keeps the lease and is written again at the next renewal", async () => {
     const a = worker("a");
     await a.put(ref("t1"));
