@@ -106,6 +106,11 @@ interface Shard {
   touched: boolean;
   /** Until when (performance.now()) this worker's lease here surely runs: its last renewal's start + leaseMs. */
   fresh: number;
+  /**
+   * The check of which tasks are still this worker's, after a script found its lease here had ended: until it is
+   * done, a script that finds the lease running (renewed by the one that found it ended) says nothing of them.
+   */
+  checking: Promise<void> | undefined;
 }
 
 /** Tasks one adoption script takes at most, so no script holds Redis up for long. */
@@ -167,7 +172,8 @@ class RedisStore implements TaskStore {
       this.opening = undefined;
       this.client = undefined;
       this.registered.clear();
-      for (const shard of this.shards.values()) Object.assign(shard, { held: 0, touched: false, fresh: 0 });
+      for (const shard of this.shards.values())
+        Object.assign(shard, { held: 0, touched: false, fresh: 0, checking: undefined });
     }
     await this.connected();
   }
@@ -444,7 +450,13 @@ class RedisStore implements TaskStore {
     const name = `${server}:${index}`;
     let shard = this.shards.get(name);
     if (shard === undefined) {
-      shard = { keys: shardKeys(this.prefix, server, index), held: 0, touched: false, fresh: 0 };
+      shard = {
+        keys: shardKeys(this.prefix, server, index),
+        held: 0,
+        touched: false,
+        fresh: 0,
+        checking: undefined,
+      };
       this.shards.set(name, shard);
     }
     return shard;
@@ -502,14 +514,21 @@ class RedisStore implements TaskStore {
 
   /**
    * After a script renewed this worker's lease in `shard`: when the lease had ended (or was forgotten, while
-   * this worker held tasks there), others may have taken some of them; find out which.
+   * this worker held tasks there), others may have taken some of them; find out which, and only then count the
+   * lease as surely running. A script answered meanwhile finds it running only because that one renewed it.
    */
   private renewed(shard: Shard, state: unknown, heldBefore: number, at: number): void {
     if (state === 2 || (state === 0 && heldBefore > 0)) {
-      this.verify(shard).catch((error: unknown) =>
-        this.log.warn("redisStore: checking which leases are still held failed", error),
-      );
-    } else shard.fresh = Math.max(shard.fresh, at + this.leaseMs);
+      const checking: Promise<void> = this.verify(shard)
+        .then(() => void (shard.fresh = Math.max(shard.fresh, at + this.leaseMs)))
+        .catch((error: unknown) =>
+          this.log.warn("redisStore: checking which leases are still held failed", error),
+        )
+        .finally(() => {
+          if (shard.checking === checking) shard.checking = undefined;
+        });
+      shard.checking = checking;
+    } else if (shard.checking === undefined) shard.fresh = Math.max(shard.fresh, at + this.leaseMs);
   }
 
   /**
@@ -523,19 +542,20 @@ class RedisStore implements TaskStore {
   fence(ref: TaskRef, last = false): Promise<boolean> | undefined {
     const key = refKey(ref);
     const held = this.leases.get(key);
-    if (held === undefined || (!last && performance.now() < held.shard.fresh)) return undefined;
+    const { shard } = held ?? {};
+    if (shard === undefined) return undefined;
+    if (!last && shard.checking === undefined && performance.now() < shard.fresh) return undefined;
     return (async () => {
-      const { shard } = held;
       const before = shard.held;
       const at = performance.now();
       const [state, owned] = (await this.script(CONFIRM, shard, ref.taskId)) as [number, number];
       // A lease that had ended: others may have taken any task of the shard, so all are checked.
-      if (state === 2 || (state === 0 && before > 0)) await this.verify(shard);
-      else if (owned !== 1) {
+      this.renewed(shard, state, before, at);
+      if (owned !== 1) {
         const now = this.leases.get(key); // a newer version of the ref may have replaced `held`
         if (now !== undefined) this.lose(key, now);
       }
-      shard.fresh = Math.max(shard.fresh, at + this.leaseMs);
+      await shard.checking;
       return this.leases.has(key);
     })();
   }

@@ -9,6 +9,7 @@ import { LeaseLostError, type TaskRef } from "mcp-tasks";
 import { redisStore, type RedisLike, type RedisTaskStore } from "mcp-tasks/store/redis";
 import { FakeRedis } from "./fake-redis.js";
 import { shardOf } from "../../../src/store/redis-layout.js";
+import { VERIFY } from "../../../src/store/redis-scripts.js";
 
 const server = { url: "http://127.0.0.1:9/mcp", protocolVersion: "2026-07-28" };
 const elsewhere = { url: "http://127.0.0.1:10/mcp", protocolVersion: "2026-07-28" };
@@ -288,6 +289,42 @@ describe("redisStore at scale", () => {
     expect(await a.fence(ref("t2"), true)).toBe(false);
     expect(lost).toEqual(["t2"]);
     expect(a.held).toBe(1);
+  });
+
+  it("after its lease lapsed, a worker acts on no task of the shard by its own clock until it knows which are its own", async () => {
+    // Two tasks in one shard: x is taken by another worker while a stalls, y stays a's.
+    const ids = Array.from({ length: 100 }, (_, index) => `t${String(index)}`);
+    const x = ids[0] as string;
+    const y = ids.find((id) => id !== x && shardOf(id) === shardOf(x)) as string;
+    let open: (() => void) | undefined;
+    let slow = false;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const client: RedisLike = {
+      eval: async (script, options) => {
+        if (script === VERIFY && slow) await gate; // the check of the shard is slow
+        return redis.eval(script, options);
+      },
+    };
+    const a = redisStore({ client, owner: "a", leaseMs: LEASE_MS, logger: { warn: () => undefined } });
+    stores.push(a);
+    await a.put(ref(x));
+    await a.put(ref(y));
+    redis.fault = (name) => (name === "RENEW" ? new Error("stalled") : undefined);
+    await vi.advanceTimersByTimeAsync(LEASE_MS);
+    expect(await worker("b").claim(ref(x))).toEqual(ref(x));
+    redis.fault = undefined;
+    slow = true;
+    // a wakes: its first script finds the lease ended (and renews it), so the shard's tasks are checked...
+    const first = a.fence(ref(y));
+    await vi.advanceTimersByTimeAsync(0);
+    // ...and one answered meanwhile finds the lease running, only because the first renewed it.
+    await a.update(ref(y, { answeredInputKeys: ["k"] }));
+    const second = a.fence(ref(x));
+    expect(second).toBeInstanceOf(Promise); // x is b's now: a must not act on it by its clock
+    open?.();
+    expect(await first).toBe(true);
+    expect(await second).toBe(false);
+    expect(a.fence(ref(y))).toBeUndefined(); // checked: the lease surely runs again
   });
 
   it("an adoption round that fails in one shard still hands over what the other shards took", async () => {
