@@ -8,7 +8,8 @@
  * test/integration/lifecycle/close-waits-for-answer.test.ts.
  */
 import { describe, expect, it, vi } from "vitest";
-import { ClientClosedError } from "../../../src/index.js";
+import type { TaskEndedError } from "../../../src/index.js";
+import { endedAs } from "../../fixtures/errors.js";
 import { memoryStore } from "../../../src/store/index.js";
 import { ScriptedServer, TASK_ID, connect, frame, settledFlag, useFakeTime } from "./scripted-server.js";
 
@@ -42,8 +43,8 @@ describe("close() while a tools/call is unanswered", () => {
 
     const outcome = await handle.outcome();
     expect(outcome).toMatchObject({ kind: "closed", taskId: TASK_ID });
-    expect((outcome as { error: ClientClosedError }).error).toBeInstanceOf(ClientClosedError);
-    expect((outcome as { error: ClientClosedError }).error.taskId).toBe(TASK_ID);
+    expect((outcome as { error: unknown }).error).toSatisfy(endedAs("closed"));
+    expect((outcome as { error: TaskEndedError }).error.taskId).toBe(TASK_ID);
     expect(await handle.created).toBe(TASK_ID);
     expect(announced).toEqual([TASK_ID]);
     expect(server.sent("tasks/get")).toEqual([]); // a closing client follows nothing
