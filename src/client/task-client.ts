@@ -88,6 +88,8 @@ export interface TaskClientEvents {
   closed: () => void;
 }
 
+type ClientListener<E extends keyof TaskClientEvents> = EventEmitter.EventListener<TaskClientEvents, E>;
+
 /**
  * One connection to an MCP server, ready for tasks. `TaskClient.connect(target)` negotiates the tasks extension
  * (or a 2025-11-25 server's tasks); `callTool` returns a `TaskHandle` to await, iterate or cancel, whether the
@@ -98,9 +100,9 @@ export interface TaskClientEvents {
  * and their arguments are accepted, and each result's `structuredContent` has the tool's output type. Without it
  * (the default) any name and JSON arguments are accepted, and results are `CallToolResult`.
  */
-export class TaskClient<
-  Tools extends ToolTypes<Tools> = UntypedTools,
-> extends EventEmitter<TaskClientEvents> {
+export class TaskClient<Tools extends ToolTypes<Tools> = UntypedTools> {
+  /** Emission stays inside the client: callers listen through `on`, `once` and `off`. */
+  private readonly events = new EventEmitter<TaskClientEvents>();
   private readonly runs = new Set<TaskRun>();
   /** Store writes in flight; `close()` waits for them (at most `closeTimeoutMs`) before it closes the store. */
   private readonly writes = new Set<Promise<void>>();
@@ -146,7 +148,6 @@ export class TaskClient<
     private readonly telemetry: ClientTelemetry | undefined,
     private readonly rights: ConnectionRights,
   ) {
-    super();
     this.serverInfo = server;
     this.url = url;
     const log = settings.log;
@@ -164,7 +165,7 @@ export class TaskClient<
     });
     const onJobError = (error: unknown) => {
       log.error("a scheduled task job failed", error);
-      this.emit("error", error);
+      this.events.emit("error", error);
     };
     this.era = eraPartsFor(session, server, this.catalog, {
       retry: settings.retry,
@@ -205,13 +206,13 @@ export class TaskClient<
       orphaned: (run, taskId) => {
         // Its cancel is not followed to a confirmation: the task may still be there.
         this.followable.add(taskId);
-        this.emit("orphan", taskId, run.handle);
+        this.events.emit("orphan", taskId, run.handle);
       },
       adopted: (run, taskId) => {
         if (this.calls.has(run)) this.followable.add(taskId);
         this.serverRequests.follow(taskId, run);
         this.subscriptions?.adopted(run, taskId);
-        this.emit("task", run.handle, taskId);
+        this.events.emit("task", run.handle, taskId);
       },
       released: (run) => {
         if (run.handle.taskId !== undefined) this.serverRequests.unfollow(run.handle.taskId, run);
@@ -222,7 +223,7 @@ export class TaskClient<
         if (run.taskId !== undefined && taskIsOver(run.ending)) {
           this.followable.delete(run.taskId);
         }
-        if (outcome !== undefined) this.emit("settled", run.handle, outcome);
+        if (outcome !== undefined) this.events.emit("settled", run.handle, outcome);
       },
     };
     // Server requests: input kinds go to the handlers (through a task's inbox when they name a followed task).
@@ -280,14 +281,14 @@ export class TaskClient<
     }
     session.onError((error) => {
       log.warn("transport error", error);
-      this.emit("error", error);
+      this.events.emit("error", error);
     });
     session.onClose(() => {
       this.subscriptions?.close();
       this.stopLegacyStatus?.();
       if (!this.closed)
         log.error("the connection to the server ended; open tasks will fail on their next request");
-      this.emit("closed");
+      this.events.emit("closed");
     });
   }
 
@@ -363,6 +364,24 @@ export class TaskClient<
     return new TaskClient(session, server, settings, undefined, undefined, undefined, {
       endsSession: false,
     });
+  }
+
+  /** Listens to one of the client's events (see `TaskClientEvents`). */
+  on<E extends keyof TaskClientEvents>(event: E, listener: ClientListener<E>): this {
+    this.events.on(event, listener);
+    return this;
+  }
+
+  /** Listens to the next occurrence of an event only. */
+  once<E extends keyof TaskClientEvents>(event: E, listener: ClientListener<E>): this {
+    this.events.once(event, listener);
+    return this;
+  }
+
+  /** Removes a listener, or every listener of `event` when none is given. */
+  off<E extends keyof TaskClientEvents>(event: E, listener?: ClientListener<E>): this {
+    this.events.off(event, listener);
+    return this;
   }
 
   /** What the server said about itself when the client connected. */
@@ -632,7 +651,7 @@ export class TaskClient<
     const stops = [
       session.onError((error) => {
         log.warn("transport error in a task's own session", error);
-        this.emit("error", error);
+        this.events.emit("error", error);
       }),
     ];
     if (statusNotifications) stops.push(followLegacyStatus(session, log, (taskId) => this.runFor(taskId)));
