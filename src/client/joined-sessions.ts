@@ -33,6 +33,10 @@ import type {
 } from "../session/types.js";
 import type { TaskSession } from "../task/ref.js";
 import type { UnsupportedError } from "../protocol/errors.js";
+import type { ClientTelemetry } from "../telemetry/types.js";
+import type { EraParts } from "../eras/era-parts.js";
+import type { ClientSettings } from "./options.js";
+import { sessionFor, wireSession, type ConnectionRights, type SessionWiring } from "./connection.js";
 
 type NotificationListener = (method: string, params: Record<string, unknown>) => void;
 
@@ -52,6 +56,38 @@ export interface JoinDeps {
   /** Connects a joined session's server requests, notifications and errors to the client; returns the undoing. */
   wire(session: Session): () => void;
   log: Logger;
+}
+
+/**
+ * The joined sessions of a client connected by URL (undefined otherwise): each built with the client's own
+ * transport options and settings (./connection.ts) and wired to the client as its own session is.
+ */
+export function joinedSessionsFor(parts: {
+  rights: ConnectionRights;
+  settings: ClientSettings;
+  server: ServerInfo;
+  era: EraParts;
+  wiring: SessionWiring;
+  telemetry: ClientTelemetry | undefined;
+}): JoinedSessions | undefined {
+  const { rights, settings, server, era, wiring, telemetry } = parts;
+  if (rights.join === undefined) return undefined;
+  return new JoinedSessions({
+    transport: rights.join,
+    session: (transport) => sessionFor(transport, settings),
+    server: (joined) => ({
+      era: "legacy",
+      protocolVersion: joined.protocolVersion,
+      supportsTasks: true,
+      ...(server.capabilities !== undefined && { capabilities: server.capabilities }),
+    }),
+    requests: (channel) => era.legacyRequests(channel),
+    wire: (session) => {
+      if (telemetry !== undefined) session.observe(telemetry.observerFor(session));
+      return wireSession(session, wiring, "transport error in a task's own session").all;
+    },
+    log: settings.log,
+  });
 }
 
 /** Every session this client follows tasks in besides its own, by session id. */

@@ -4,6 +4,7 @@
  * connection (tasks, polling, input, the store) stays the client's own.
  */
 import { EventEmitter } from "eventemitter3";
+import { nonNegative } from "../client/options.js";
 import {
   ClientClosedError,
   TaskClient,
@@ -355,9 +356,7 @@ function checkHostOptions(options: TaskHostOptions): TaskHostOptions {
   if (toolName !== undefined && typeof toolName !== "function") {
     throw new TypeError("TaskHost.connect: `toolName` must be a function (server, tool) => name");
   }
-  if (closeTimeoutMs !== undefined && !(Number.isFinite(closeTimeoutMs) && closeTimeoutMs >= 0)) {
-    throw new TypeError("TaskHost.connect: `closeTimeoutMs` must be a non-negative number");
-  }
+  nonNegative("TaskHost.connect", "closeTimeoutMs", closeTimeoutMs, undefined);
   if ("store" in options && options.store !== undefined) {
     throw new TypeError(
       "TaskHost.connect: a shared `store` is not supported yet; give each server its own (`{ url, store }`)",

@@ -49,6 +49,12 @@ const UNSUPPORTED: ReadonlySet<number> = new Set([
  */
 const REFUSING_HTTP_STATUS: ReadonlySet<number> = new Set([404, 405]);
 
+/**
+ * The safety net of a pushed task, by default (`notificationSafetyNetMs`): how long a stream must stay open to
+ * count as working, and the floor of the slow poll that still checks on a pushed task.
+ */
+export const DEFAULT_SAFETY_NET_MS = 30_000;
+
 /** What a subscription needs of a task's run (`TaskRun` is one). */
 export interface PushTarget {
   /**
@@ -142,7 +148,7 @@ export class Subscriptions {
     this.batchMs = options.batchMs ?? 10;
     this.maxIds = options.maxIdsPerListen ?? 2500;
     this.maxStreams = options.maxStreams ?? 4;
-    this.provenAfterMs = options.provenAfterMs ?? 30_000;
+    this.provenAfterMs = options.provenAfterMs ?? DEFAULT_SAFETY_NET_MS;
     this.stopListening = options.channel.onNotification((method, params) => {
       if (method === Method.tasksNotification) this.onTask(params);
       else if (method === Method.subscriptionsAcknowledged) this.onAcknowledged(params);

@@ -84,6 +84,14 @@ export interface RunContext {
 }
 
 /**
+ * The protocol generation a task known by ref lives in: the one its ref records; for a bare task id (no `v`), the
+ * connection's; for a ref written before refs recorded it, 2026-07-28. The one place this rule is written.
+ */
+export function refEra(ref: Partial<TaskRef>, connection: ProtocolEra): ProtocolEra {
+  return ref.era ?? (ref.v === undefined ? connection : "modern");
+}
+
+/**
  * The run context for a task known by ref: the client's own, or one speaking 2025-11-25 for a task made under
  * that generation on a server that now speaks 2026-07-28. Throws `UnsupportedError` when the server cannot
  * serve the task at all. A bare task id (no `v`) is taken to be of the connection's generation.
@@ -97,7 +105,7 @@ export function contextForRef(
 ): RunContext {
   const unsupported = context.tasks.unsupported(operation);
   if (unsupported !== undefined) throw unsupported;
-  const era = ref.era ?? (ref.v === undefined ? connection : "modern");
+  const era = refEra(ref, connection);
   if (era === connection) return context;
   if (era === "legacy") return { ...context, tasks: parts.legacyRequests() };
   throw new UnsupportedError(

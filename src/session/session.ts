@@ -53,7 +53,8 @@ import type {
 type NotificationListener = (method: string, params: Record<string, unknown>) => void;
 type ErrorListener = (error: Error) => void;
 
-const DEFAULT_TIMEOUT_MS = 60_000;
+/** How long a request waits for its answer, by default (`requestTimeoutMs`). */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 const DEFAULT_STDIO_PROBE_TIMEOUT_MS = 10_000;
 /** Every request id this library makes starts with this; each session adds its own tag (see `idPrefix`). */
 const ID_NAMESPACE = "mcp-tasks:";
@@ -108,7 +109,7 @@ export class Session implements ReplyChannel {
   ) {
     this.envelope = buildEnvelope({ clientInfo: options.clientInfo, capabilities: options.capabilities });
     this.framing = this.envelope;
-    this.timeoutMs = options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.kind = transportKind(transport);
     this.incoming = new IncomingRequests(
       (out) => this.transmit(out),
