@@ -10,13 +10,14 @@
 import type { Logger } from "../protocol/logging.js";
 import { Session } from "../session/session.js";
 import { RequestHeaders } from "../session/request-headers.js";
-import { resolveTransport, type ConnectTarget, type ResolveOptions } from "../session/targets.js";
+import { resolveTransport, type ConnectTarget } from "../session/targets.js";
+import type { HttpTransportOptions } from "../session/http-transport.js";
 import type { McpTransport, ServerInfo } from "../session/types.js";
 import { capabilitiesFor } from "../input/index.js";
 import type { ServerRequestRouter } from "../input/server-requests.js";
 import { followLegacyStatus, type StatusFollower } from "../eras/legacy/status.js";
 import type { ClientTelemetry } from "../telemetry/types.js";
-import type { TaskSession } from "../task/ref.js";
+import type { HttpSession } from "../task/ref.js";
 import type { ClientSettings } from "./options.js";
 
 /**
@@ -26,7 +27,7 @@ import type { ClientSettings } from "./options.js";
 export function openTransport(
   target: ConnectTarget,
   settings: ClientSettings,
-  parts: Pick<ResolveOptions, "requestHeaders" | "join">,
+  parts: Pick<HttpTransportOptions, "requestHeaders" | "join">,
 ): Promise<McpTransport> {
   return resolveTransport(target, {
     ...settings.http,
@@ -50,9 +51,9 @@ export function sessionFor(transport: McpTransport, { options, log }: ClientSett
 /** What a client may do with its connection besides sending requests (`connect` grants both; `tasksFor` neither). */
 export interface ConnectionRights {
   /** The client opened the connection, so `close()` may end the server's HTTP session. */
-  endsSession: boolean;
+  endsHttpSession: boolean;
   /** Builds a transport in another HTTP session of the same server (URL targets only): ./joined-sessions.ts. */
-  join?: (session: TaskSession, ended: () => void) => Promise<McpTransport>;
+  join?: (session: HttpSession, ended: () => void) => Promise<McpTransport>;
 }
 
 /** A negotiated connection, ready for a client (`openConnection`, or one `tasksFor` shares). */
@@ -90,7 +91,7 @@ export async function openConnection(
     telemetry = telemetryFor?.({ session, url });
     if (telemetry !== undefined) session.observe(telemetry);
     const server = await session.connect();
-    const rights: ConnectionRights = { endsSession: true };
+    const rights: ConnectionRights = { endsHttpSession: true };
     if (url !== undefined) {
       rights.join = (joined, ended) => openTransport(target, settings, { join: { ...joined, ended } });
     }

@@ -13,13 +13,13 @@ import {
   readTaskRef,
   serverIdentity,
   type TaskRef,
-  type TaskSession,
+  type HttpSession,
 } from "../task/ref.js";
 import { checkTaskArgument } from "./options.js";
 
 export class ClientRefs {
   /** The HTTP session this client's 2025-era tasks are created in, as their refs record it. */
-  readonly ownSession: TaskSession | undefined;
+  readonly ownHttpSession: HttpSession | undefined;
   /** Whether the warning that this connection has no identity for stored refs was given. */
   private saidNoIdentity = false;
 
@@ -31,7 +31,7 @@ export class ClientRefs {
     private readonly log: Logger,
   ) {
     // 2026-07-28 has no sessions; a 2025-era session id that could not be sent back is not recorded.
-    this.ownSession =
+    this.ownHttpSession =
       info.era === "legacy" && isSessionField(sessionId)
         ? { id: sessionId, protocolVersion: info.protocolVersion }
         : undefined;
@@ -51,7 +51,7 @@ export class ClientRefs {
   make(
     fields: Omit<TaskRef, "v" | "server">,
     era: NonNullable<TaskRef["era"]>,
-    session: TaskSession | undefined,
+    session: HttpSession | undefined,
   ): TaskRef {
     const ref: TaskRef = { v: 1, server: this.server(), era, ...fields };
     if (session !== undefined) ref.session = session;

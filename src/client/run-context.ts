@@ -21,7 +21,7 @@ import { OutputChecks } from "../tools/output-checks.js";
 import type { ClientSettings } from "./options.js";
 import type { ClientRefs } from "./refs.js";
 import type { Shutdown } from "./shutdown.js";
-import { SessionBoundRequests, type JoinedSessions } from "./joined-sessions.js";
+import { SessionBoundRequests, type JoinedHttpSessions } from "./joined-sessions.js";
 
 /** What the shared run context is built from. */
 export interface RunContextParts {
@@ -39,7 +39,7 @@ export interface RunContextParts {
   /** The client's end: its signal and the store writes it waits for (./shutdown.ts). */
   shutdown: Pick<Shutdown, "signal" | "trackWrite">;
   /** The client's bookkeeping as runs learn their task id, leave a task running, and end. */
-  hooks: Pick<RunContext, "adopted" | "orphaned" | "released">;
+  hooks: Pick<RunContext, "following" | "orphaned" | "released">;
 }
 
 /** The run context every run of one client shares. */
@@ -66,13 +66,13 @@ export function buildRunContext(parts: RunContextParts): RunContext {
     log,
     store,
     trackWrite: parts.shutdown.trackWrite,
-    closing: parts.shutdown.signal,
+    shutdown: parts.shutdown.signal,
     now: () => Date.now(),
     retryDelay: (attempt, error) => retryDelay(attempt, retry, error),
     toOutcome: toolOutcome,
     outputChecks: outputChecksFor(catalog, server, settings),
     redact: redactTaskId,
-    refFor: (fields) => refs.make(fields, server.era, refs.ownSession),
+    refFor: (fields) => refs.make(fields, server.era, refs.ownHttpSession),
     ...parts.hooks,
   };
 }
@@ -92,7 +92,7 @@ export interface RefContextParts {
   connection: ProtocolEra;
   refs: ClientRefs;
   /** Undefined for a client not connected by URL, which cannot join another HTTP session. */
-  joined: JoinedSessions | undefined;
+  joined: JoinedHttpSessions | undefined;
 }
 
 /**
@@ -104,7 +104,7 @@ export function refContext(parts: RefContextParts, ref: Partial<TaskRef>, operat
   const base = contextForRef(own, parts.era, connection, ref, operation);
   const era = refEra(ref, connection);
   const session = ref.session;
-  const elsewhere = era === "legacy" && session !== undefined && session.id !== refs.ownSession?.id;
+  const elsewhere = era === "legacy" && session !== undefined && session.id !== refs.ownHttpSession?.id;
   if (elsewhere && joined !== undefined) {
     const inSession = joined.get(session);
     const release = inSession.hold();
@@ -130,7 +130,7 @@ export function refContext(parts: RefContextParts, ref: Partial<TaskRef>, operat
     );
   }
   // The client's own context writes refs of its era and session: right for most refs, not for all.
-  if (era === connection && session?.id === refs.ownSession?.id) return { context: base };
+  if (era === connection && session?.id === refs.ownHttpSession?.id) return { context: base };
   return { context: { ...base, refFor: (fields) => refs.make(fields, era, session) } };
 }
 

@@ -58,7 +58,7 @@ import {
   type ConnectionRights,
   type Unwire,
 } from "./connection.js";
-import { joinedSessionsFor, type JoinedSessions } from "./joined-sessions.js";
+import { joinedHttpSessionsFor, type JoinedHttpSessions } from "./joined-sessions.js";
 import { buildRunContext, refContext, withCallHandlers, type RefContextParts } from "./run-context.js";
 import { ClientRuns } from "./runs.js";
 import { ClientRefs } from "./refs.js";
@@ -102,7 +102,7 @@ export class TaskClient<Tools extends ToolTypes<Tools> = UntypedTools> {
   /** Task status notifications; undefined with `notifications: "off"` or on a 2025-era server. */
   private readonly subscriptions: Subscriptions | undefined;
   /** Sessions of other connections this client follows tasks in (URL targets only). */
-  private readonly joined: JoinedSessions | undefined;
+  private readonly joined: JoinedHttpSessions | undefined;
   private readonly ownWiring: Unwire;
   private readonly rights: ConnectionRights;
 
@@ -147,10 +147,10 @@ export class TaskClient<Tools extends ToolTypes<Tools> = UntypedTools> {
           this.runs.leftRunning(taskId);
           this.emitEvent("orphan", taskId, run.handle);
         },
-        adopted: (run, taskId) => {
+        following: (run, taskId) => {
           this.runs.learned(run, taskId);
           this.serverRequests.follow(taskId, run);
-          this.subscriptions?.adopted(run, taskId);
+          this.subscriptions?.follow(run, taskId);
           this.emitEvent("task", run.handle, taskId);
         },
         released: (run) => {
@@ -190,7 +190,7 @@ export class TaskClient<Tools extends ToolTypes<Tools> = UntypedTools> {
         provenAfterMs: options.notificationSafetyNetMs,
       });
     }
-    this.joined = joinedSessionsFor({ rights, settings, server, era: this.era, wiring, telemetry });
+    this.joined = joinedHttpSessionsFor({ rights, settings, server, era: this.era, wiring, telemetry });
     this.refContexts = {
       own: this.context,
       era: this.era,
@@ -244,12 +244,16 @@ export class TaskClient<Tools extends ToolTypes<Tools> = UntypedTools> {
    * `Client`'s connection). Most code wants `connect` or `tasksFor` instead.
    * @internal
    */
-  static adopt(transport: McpTransport, server: ServerInfo, options: TaskClientOptions = {}): TaskClient {
+  static overNegotiated(
+    transport: McpTransport,
+    server: ServerInfo,
+    options: TaskClientOptions = {},
+  ): TaskClient {
     const settings = settingsOf(options);
     checkNegotiatedOptions(settings);
     const session = sessionFor(transport, settings);
-    session.adopt(server);
-    return new TaskClient({ session, server, rights: { endsSession: false } }, settings);
+    session.useNegotiated(server);
+    return new TaskClient({ session, server, rights: { endsHttpSession: false } }, settings);
   }
 
   /** Listens to one of the client's events (see `TaskClientEvents`). */
@@ -416,7 +420,7 @@ export class TaskClient<Tools extends ToolTypes<Tools> = UntypedTools> {
         this.context.scheduler.close();
         this.context.alarms.close();
       },
-      mayEndSession: () => this.rights.endsSession && this.runs.noneFollowable,
+      mayEndSession: () => this.rights.endsHttpSession && this.runs.noneFollowable,
       closeConnections: async (endSession) => {
         await this.joined?.close();
         const failed = (failure: unknown) => log.warn("could not end the session with the server", failure);

@@ -7,7 +7,7 @@
  * When a poll goes out is never decided here: the run's cadence owner (src/scheduler/cadence.ts) hears what
  * happened (`pushing`, `notPushed`) and decides.
  *
- * Streams stay few: ids adopted within one batch window share a listen, a listen carries at most
+ * Streams stay few: ids followed within one batch window share a listen, a listen carries at most
  * `maxIdsPerListen` ids and at most `maxStreams` listens are open; past that cap, new ids are merged into the
  * stream with most room, or wait, polled as usual. A merge is make-before-break: a new listen for the union is
  * sent, and the stream it replaces keeps pushing its tasks until that listen is acknowledged, so a carried task
@@ -84,7 +84,7 @@ export interface SubscriptionsOptions {
   retry: RetryTiming;
   /** How long an acknowledged stream must stay open to count as working. Default 30000. */
   provenAfterMs?: number;
-  /** How long newly adopted ids wait to share one listen. Default 10 ms. */
+  /** How long newly followed ids wait to share one listen. Default 10 ms. */
   batchMs?: number;
   /** Most task ids per listen. Default 2500. */
   maxIdsPerListen?: number;
@@ -161,7 +161,7 @@ export class Subscriptions {
   }
 
   /** A run learned its task id: listen for it with the next batch. */
-  adopted(run: PushTarget, taskId: string): void {
+  follow(run: PushTarget, taskId: string): void {
     if (this.disabled || this.watched.has(taskId)) return;
     this.watched.set(taskId, { taskId, run, stream: undefined, breaks: 0, pollOnly: false });
     this.pending.add(taskId);

@@ -63,7 +63,7 @@ export interface RunContext {
    * Aborted as the client closes: stops what no handle bounds (the retries of a `tasks/cancel` sent for a task
    * nobody follows, or after its handle ended), so `close()` leaves no timer behind.
    */
-  closing: AbortSignal;
+  shutdown: AbortSignal;
   /** Epoch milliseconds. */
   now(): number;
   /** The wait before poll retry number `attempt` after `error` (backoff with jitter, or the server's Retry-After). */
@@ -76,7 +76,7 @@ export interface RunContext {
   /** Completes a ref with the server's identity. */
   refFor(fields: Omit<TaskRef, "v" | "server">): TaskRef;
   /** A run learned its task id. */
-  adopted(run: TaskRun, taskId: string): void;
+  following(run: TaskRun, taskId: string): void;
   /** The server created a task nobody follows (a late call answer); the run sent `tasks/cancel` for it. */
   orphaned(run: TaskRun, taskId: string): void;
   /** A run's handle ended. */

@@ -23,9 +23,6 @@ export interface StdioTarget {
  */
 export type ConnectTarget = string | URL | StdioTarget | McpTransport;
 
-/** How a URL target's transport is built (see `buildHttpTransport`); ignored for other targets. */
-export type ResolveOptions = HttpTransportOptions;
-
 /**
  * Checks a target before anything is opened: a `TypeError` for one that is none of the kinds above (or a URL
  * that is not http(s)).
@@ -44,7 +41,7 @@ function notATarget(): TypeError {
 /** Builds (or passes through) the transport for a target. The transport is returned unstarted. */
 export async function resolveTransport(
   target: ConnectTarget,
-  options: ResolveOptions = {},
+  options: HttpTransportOptions = {},
 ): Promise<McpTransport> {
   if (typeof target === "string" || target instanceof URL) {
     return buildHttpTransport(parseUrl(target), options);
