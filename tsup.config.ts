@@ -21,6 +21,8 @@ const publicEntries = {
   // Many servers behind one object: imports the core by the package's name, like the bridges, and stays out of
   // the main entry's browser budget.
   "host/index": "src/host/index.ts",
+  // Durable Objects: the core by the package's name, Cloudflare's API by its shape (no package at run time).
+  "engines/cloudflare": "src/engines/cloudflare.ts",
 };
 
 const library: Options = {
@@ -96,7 +98,8 @@ const library: Options = {
 
 /**
  * The `mcp-tasks` command (bin/mcp-tasks.js): ESM only, no types. It imports the library through the built
- * entries (dist/index.js, dist/store/index.js, dist/auth/oauth/index.js) instead of bundling a second copy.
+ * entries (dist/index.js, dist/store/index.js, dist/auth/oauth/index.js, dist/host/index.js) instead of bundling
+ * a second copy.
  */
 const cli: Options = {
   entry: { cli: "src/cli/main.ts" },
@@ -112,10 +115,12 @@ const cli: Options = {
     {
       name: "cli-uses-the-built-library",
       setup(build) {
-        build.onResolve({ filter: /^\.\.\/(index|store\/index|auth\/oauth\/index)\.js$/ }, (args) =>
-          args.importer.includes(join("src", "cli"))
-            ? { path: args.path.slice(1), external: true }
-            : undefined,
+        build.onResolve(
+          { filter: /^\.\.\/(index|store\/index|auth\/oauth\/index|host\/index)\.js$/ },
+          (args) =>
+            args.importer.includes(join("src", "cli"))
+              ? { path: args.path.slice(1), external: true }
+              : undefined,
         );
       },
     },

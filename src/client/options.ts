@@ -42,6 +42,7 @@ import { checkTelemetry, type TelemetryPlugin } from "../telemetry/connection-te
 import { checkConnectionHeaders } from "../auth/headers.js";
 import { checkConnectionAuth } from "../auth/connection-auth.js";
 import type { HttpTransportOptions } from "../session/http-transport.js";
+import { hostHooksOf, type HostHooks } from "./host-hooks.js";
 
 /** Options of `TaskClient.connect`: the connection, and the defaults of every call made through it. */
 export interface TaskClientOptions {
@@ -240,6 +241,8 @@ export interface ClientSettings {
   http: HttpTransportOptions;
   /** Undefined when telemetry is off. */
   telemetry: TelemetryPlugin | undefined;
+  /** Set when a `TaskHost` made the client (./host-hooks.ts). */
+  host: HostHooks | undefined;
 }
 
 /**
@@ -267,6 +270,7 @@ export function settingsOf(options: TaskClientOptions, target?: ConnectTarget): 
     adoptEveryMs: adoptEvery(options),
     http,
     telemetry: checkTelemetry(options.telemetry),
+    host: hostHooksOf(options),
   };
 }
 
@@ -309,9 +313,7 @@ const DEFAULT_ADOPT_EVERY_MS = 1000;
 
 function adoptEvery({ adopt, store }: TaskClientOptions): number | undefined {
   if (adopt === undefined || adopt === false) return undefined;
-  if (adopt !== true && (typeof adopt !== "object" || adopt === null)) {
-    throw new TypeError(`TaskClient: \`adopt\` must be a boolean or { everyMs }, got ${kindOf(adopt)}`);
-  }
+  if (adopt !== true) requireObject("TaskClient", "adopt", adopt);
   if (store === undefined) throw new TypeError("TaskClient: `adopt` needs a `store`");
   if (adopt === true) return DEFAULT_ADOPT_EVERY_MS;
   return positiveInteger("TaskClient", "adopt.everyMs", adopt.everyMs, undefined);
@@ -477,27 +479,6 @@ function requireObject(caller: string, name: string, value: unknown): void {
   }
 }
 
-/** The ranges a number option may have, and how a message says each. */
-const NUMBER_RANGES = {
-  positiveWhole: { holds: (n: number) => Number.isSafeInteger(n) && n >= 1, says: "a positive whole number" },
-  nonNegative: { holds: (n: number) => Number.isFinite(n) && n >= 0, says: "a finite number ≥ 0" },
-};
-
-/** A number in `range`, or `fallback` when not given. */
-function numberIn<F extends number | undefined>(
-  range: keyof typeof NUMBER_RANGES,
-  [caller, name]: [string, string],
-  value: unknown,
-  fallback: F,
-): number | F {
-  if (value === undefined) return fallback;
-  const { holds, says } = NUMBER_RANGES[range];
-  if (typeof value !== "number")
-    throw new TypeError(`${caller}: \`${name}\` must be ${says}, got ${kindOf(value)}`);
-  if (!holds(value)) throw new RangeError(`${caller}: \`${name}\` must be ${says}, got ${value}`);
-  return value;
-}
-
 /** A whole number ≥ 1 (and a safe integer), or `fallback` when not given. */
 function positiveInteger<F extends number | undefined>(
   caller: string,
@@ -505,7 +486,7 @@ function positiveInteger<F extends number | undefined>(
   value: unknown,
   fallback: F,
 ) {
-  return numberIn("positiveWhole", [caller, name], value, fallback);
+  return numberIn(true, caller, name, value, fallback);
 }
 
 /** A finite number ≥ 0, or `fallback` when not given. */
@@ -515,7 +496,24 @@ export function nonNegative<F extends number | undefined>(
   value: unknown,
   fallback: F,
 ) {
-  return numberIn("nonNegative", [caller, name], value, fallback);
+  return numberIn(false, caller, name, value, fallback);
+}
+
+/** A number option: `TypeError` when it is no number, `RangeError` out of its range. */
+function numberIn<F extends number | undefined>(
+  whole: boolean,
+  caller: string,
+  name: string,
+  value: unknown,
+  fallback: F,
+): number | F {
+  if (value === undefined) return fallback;
+  const says = `${caller}: \`${name}\` must be ${whole ? "a positive whole number" : "a finite number ≥ 0"}, got `;
+  if (typeof value !== "number") throw new TypeError(says + kindOf(value));
+  if (whole ? !(Number.isSafeInteger(value) && value >= 1) : !(Number.isFinite(value) && value >= 0)) {
+    throw new RangeError(says + String(value));
+  }
+  return value;
 }
 
 /** One of `choices`, or undefined when not given. */
@@ -526,12 +524,9 @@ function choice<T extends string>(
   choices: readonly T[],
 ): T | undefined {
   if (value === undefined) return undefined;
-  const listed = choices.join(", ");
-  if (typeof value !== "string")
-    throw new TypeError(`${caller}: \`${name}\` must be one of ${listed}, got ${kindOf(value)}`);
-  if (!(choices as readonly string[]).includes(value)) {
-    throw new RangeError(`${caller}: \`${name}\` must be one of ${listed}`);
-  }
+  const says = `${caller}: \`${name}\` must be one of ${choices.join(", ")}, got `;
+  if (typeof value !== "string") throw new TypeError(says + kindOf(value));
+  if (!(choices as readonly string[]).includes(value)) throw new RangeError(says.slice(0, -6));
   return value as T;
 }
 

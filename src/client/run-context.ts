@@ -123,11 +123,9 @@ export function refContext(parts: RefContextParts, ref: Partial<TaskRef>, operat
     return { context, release };
   }
   if (elsewhere) {
-    own.log.warn(
-      "the task lives in another HTTP session, which a client not connected by URL cannot join; following " +
-        "it in this client's session",
-      { taskId: redactTaskId(ref.taskId ?? "") },
-    );
+    own.log.warn("cannot join the task's HTTP session without a URL; following it in this client's session", {
+      taskId: redactTaskId(ref.taskId ?? ""),
+    });
   }
   // The client's own context writes refs of its era and session: right for most refs, not for all.
   if (era === connection && session?.id === refs.ownHttpSession?.id) return { context: base };

@@ -137,7 +137,10 @@ export class TaskClient<Tools extends ToolTypes<Tools> = UntypedTools> {
       catalog: this.catalog,
       era: this.era,
       mirrorHeaders,
-      scheduler: new PollScheduler({ maxInFlight: options.maxInFlight, onJobError }),
+      // A host's client polls on its share of the host's scheduler (../scheduler/fair-scheduler.ts).
+      scheduler:
+        settings.host?.polls(onJobError) ??
+        new PollScheduler({ maxInFlight: options.maxInFlight, onJobError }),
       alarms: new AlarmClock({ onError: onJobError }),
       refs: this.refs,
       url,
@@ -212,6 +215,12 @@ export class TaskClient<Tools extends ToolTypes<Tools> = UntypedTools> {
     });
     if (settings.adoptEveryMs !== undefined && settings.store !== undefined) {
       this.stopAdoption = adoptStored(this.stored, settings.store, settings.adoptEveryMs);
+    }
+    const host = settings.host;
+    if (host !== undefined) {
+      session.onNotification((method) => {
+        if (method === "notifications/tools/list_changed") host.toolsChanged();
+      });
     }
     session.onClose(() => {
       this.subscriptions?.close();
