@@ -6,7 +6,7 @@
  */
 export { TaskClient, type TaskClientEvents } from "./client/task-client.js";
 export type { Logger } from "./protocol/logging.js";
-export { TaskRefError, readTaskRef, type TaskRef, type TaskSession } from "./task/ref.js";
+export { TaskRefError, readTaskRef, type TaskRef, type HttpSession } from "./task/ref.js";
 export type { TaskClientOptions, CallToolOptions } from "./client/options.js";
 export type {
   ToolArguments,

@@ -45,7 +45,7 @@ export function tasksFor(client: SdkClientLike, options: TaskClientOptions = {})
   }
   const shared = new SharedTransport(transport);
   void shared.start();
-  return TaskClient.adopt(shared, serverInfoOf(client), {
+  return TaskClient.overNegotiated(shared, serverInfoOf(client), {
     ...options,
     // The app's own identity, when its Client was given one (a private field on both SDK lines).
     clientInfo: options.clientInfo ?? ((client as { _clientInfo?: Implementation })._clientInfo || undefined),

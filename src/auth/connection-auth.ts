@@ -10,8 +10,7 @@
 import type { FetchLike } from "../protocol/headers.js";
 import type { Logger } from "../protocol/logging.js";
 import { AuthError } from "../protocol/errors.js";
-import type { McpTransport } from "../session/types.js";
-import type { JoinedSession } from "../session/streamable-http.js";
+import type { HttpSession, McpTransport } from "../session/types.js";
 import { claimFailure } from "../session/failures.js";
 import { describeSent, refusalError, type RefusalLog } from "./challenge.js";
 import { authFailure } from "./failures.js";
@@ -51,7 +50,7 @@ export interface AuthTransportParts {
   /** The client's bounds (`maxMessageBytes`, one answer per request) for bodies another transport reads. */
   bounds: AuthBounds;
   /** A session another connection opened, to send in. */
-  join?: JoinedSession;
+  join?: HttpSession;
 }
 
 /** The client's bounds on what servers send, for bodies the plug-in's own transport reads. */

@@ -31,8 +31,12 @@ import type {
   RequestOptions,
   ServerInfo,
 } from "../session/types.js";
-import type { TaskSession } from "../task/ref.js";
+import type { HttpSession } from "../task/ref.js";
 import type { UnsupportedError } from "../protocol/errors.js";
+import type { ClientTelemetry } from "../telemetry/types.js";
+import type { EraParts } from "../eras/era-parts.js";
+import type { ClientSettings } from "./options.js";
+import { sessionFor, wireSession, type ConnectionRights, type SessionWiring } from "./connection.js";
 
 type NotificationListener = (method: string, params: Record<string, unknown>) => void;
 
@@ -42,11 +46,11 @@ export interface JoinDeps {
    * The unstarted transport of a joined session, built with the client's own options (./connection.ts); `ended`
    * hears of the server's 404.
    */
-  transport(session: TaskSession, ended: () => void): Promise<McpTransport>;
+  transport(session: HttpSession, ended: () => void): Promise<McpTransport>;
   /** A `Session` over that transport, with the client's settings. */
   session(transport: McpTransport): Session;
   /** The server as the joined session knows it (a 2025-11-25 session). */
-  server(session: TaskSession): ServerInfo;
+  server(session: HttpSession): ServerInfo;
   /** The 2025-11-25 task requests over a channel. */
   requests(channel: ReplyChannel): LegacyTaskRequests;
   /** Connects a joined session's server requests, notifications and errors to the client; returns the undoing. */
@@ -54,17 +58,49 @@ export interface JoinDeps {
   log: Logger;
 }
 
+/**
+ * The joined sessions of a client connected by URL (undefined otherwise): each built with the client's own
+ * transport options and settings (./connection.ts) and wired to the client as its own session is.
+ */
+export function joinedHttpSessionsFor(parts: {
+  rights: ConnectionRights;
+  settings: ClientSettings;
+  server: ServerInfo;
+  era: EraParts;
+  wiring: SessionWiring;
+  telemetry: ClientTelemetry | undefined;
+}): JoinedHttpSessions | undefined {
+  const { rights, settings, server, era, wiring, telemetry } = parts;
+  if (rights.join === undefined) return undefined;
+  return new JoinedHttpSessions({
+    transport: rights.join,
+    session: (transport) => sessionFor(transport, settings),
+    server: (joined) => ({
+      era: "legacy",
+      protocolVersion: joined.protocolVersion,
+      supportsTasks: true,
+      ...(server.capabilities !== undefined && { capabilities: server.capabilities }),
+    }),
+    requests: (channel) => era.legacyRequests(channel),
+    wire: (session) => {
+      if (telemetry !== undefined) session.observe(telemetry.observerFor(session));
+      return wireSession(session, wiring, "transport error in a task's own session").all;
+    },
+    log: settings.log,
+  });
+}
+
 /** Every session this client follows tasks in besides its own, by session id. */
-export class JoinedSessions {
-  private readonly joined = new Map<string, JoinedSession>();
+export class JoinedHttpSessions {
+  private readonly joined = new Map<string, JoinedHttpSession>();
 
   constructor(private readonly deps: JoinDeps) {}
 
   /** The joined session `session` names (joined now if it is not yet). */
-  get(session: TaskSession): JoinedSession {
+  get(session: HttpSession): JoinedHttpSession {
     let joined = this.joined.get(session.id);
     if (joined === undefined || joined.protocolVersion !== session.protocolVersion) {
-      joined = new JoinedSession(session, this.deps, (idle) => {
+      joined = new JoinedHttpSession(session, this.deps, (idle) => {
         if (this.joined.get(idle.id) === idle) this.joined.delete(idle.id);
       });
       this.joined.set(session.id, joined);
@@ -81,7 +117,7 @@ export class JoinedSessions {
 }
 
 /** One session joined: a channel that opens its connection on demand and closes it when nobody uses it. */
-export class JoinedSession implements ReplyChannel {
+export class JoinedHttpSession implements ReplyChannel {
   /** Set when the server answered 404: the session is over, and its tasks are followed elsewhere. */
   ended = false;
   /** The 2025-11-25 task requests in this session (their `tasks/result` side channels included). */
@@ -91,9 +127,9 @@ export class JoinedSession implements ReplyChannel {
   private readonly listeners = new Set<NotificationListener>();
 
   constructor(
-    private readonly session: TaskSession,
+    private readonly session: HttpSession,
     private readonly deps: JoinDeps,
-    private readonly idle: (joined: JoinedSession) => void,
+    private readonly idle: (joined: JoinedHttpSession) => void,
   ) {
     this.requests = deps.requests(this);
   }
@@ -107,7 +143,7 @@ export class JoinedSession implements ReplyChannel {
   }
 
   /** The session as a ref records it. */
-  get ref(): TaskSession {
+  get ref(): HttpSession {
     return { id: this.session.id, protocolVersion: this.session.protocolVersion };
   }
 
@@ -174,7 +210,7 @@ export class JoinedSession implements ReplyChannel {
 
   private opened(): Promise<Session> {
     if (this.connection !== undefined) return this.connection.session;
-    const connection: NonNullable<JoinedSession["connection"]> = {
+    const connection: NonNullable<JoinedHttpSession["connection"]> = {
       session: this.open().then((session) => {
         if (this.connection === connection) {
           connection.unwire = this.deps.wire(session);
@@ -223,7 +259,7 @@ export class JoinedSession implements ReplyChannel {
  */
 export class SessionBoundRequests extends TaskRequests {
   constructor(
-    private readonly joined: JoinedSession,
+    private readonly joined: JoinedHttpSession,
     /** The same task's requests in the client's own session. */
     private readonly own: TaskRequests,
     retry: RetryTiming,

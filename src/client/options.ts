@@ -1,19 +1,48 @@
 /**
- * Options of `TaskClient.connect` and `callTool`, with their defaults resolved in one place.
+ * The one owner of what callers pass the client's entry points — `connect` (and `tasksFor`), `callTool`,
+ * `task`, `resume`, `cancel` — and of the options' defaults. Every entry point checks here first, synchronously,
+ * before anything is registered, opened or sent. Every default is written once: here, or (for a part that also
+ * runs on its own) as that part's exported constant, which is imported here rather than repeated.
+ *
+ * One error type per kind of mistake:
+ * - `TypeError`: the value is not of the kind the option takes — the wrong type, a malformed shape (an object
+ *   without the members it needs, a string that is not an http(s) URL), an option that moved, or options that do
+ *   not go together (with each other or with the target);
+ * - `RangeError`: the value is of the right kind but outside what is allowed — a number that is negative,
+ *   fractional, not finite or too large; an invalid `Date`; an empty name or task id; a string that is not one
+ *   of the option's choices.
+ * A ref that is malformed or names another server is data rather than an option: `TaskRefError` (../task/ref.ts).
  */
 import type { Implementation } from "../schema/index.js";
 import type { InputHandlers } from "../input/types.js";
 import type { PollTiming, RetryTiming } from "../scheduler/types.js";
 import type { UnansweredInputAction } from "../task/types.js";
-import type { Logger } from "../protocol/logging.js";
 import type { TaskStore } from "../store/types.js";
 import type { CallSpec, LegacyTasksMode } from "../eras/dialect.js";
 import type { ConnectionTelemetry } from "../telemetry/connection-telemetry.js";
 import { Method } from "../protocol/constants.js";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../session/bounded-body.js";
+import { DEFAULT_REQUEST_TIMEOUT_MS } from "../session/session.js";
+import { DEFAULT_MAX_SERVER_REQUESTS } from "../session/incoming.js";
+import { DEFAULT_MAX_IN_FLIGHT } from "../scheduler/scheduler.js";
+import { DEFAULT_SAFETY_NET_MS } from "../notifications/subscriptions.js";
+import {
+  DEFAULT_INPUT_CONCURRENCY,
+  DEFAULT_MAX_INPUT_ROUNDS,
+  DEFAULT_UNANSWERED_INPUT_POLICY,
+  UNANSWERED_INPUT_ACTIONS,
+} from "../input/policy.js";
+import { checkConnectTarget, type ConnectTarget } from "../session/targets.js";
 import type { ConnectionHeaders } from "../auth/headers.js";
 import type { ConnectionAuth } from "../auth/connection-auth.js";
 import type { JsonSchemaValidator } from "../tools/json-schema.js";
+import { resolvePollTiming, resolveRetryTiming } from "../scheduler/timing.js";
+import { safeLogger, type Logger } from "../protocol/logging.js";
+import { checkTelemetry, type TelemetryPlugin } from "../telemetry/connection-telemetry.js";
+import { checkConnectionHeaders } from "../auth/headers.js";
+import { checkConnectionAuth } from "../auth/connection-auth.js";
+import type { HttpTransportOptions } from "../session/http-transport.js";
+import { hostHooksOf, type HostHooks } from "./host-hooks.js";
 
 /** Options of `TaskClient.connect`: the connection, and the defaults of every call made through it. */
 export interface TaskClientOptions {
@@ -201,6 +230,97 @@ export interface CallToolOptions {
   inputHandlers?: InputHandlers;
 }
 
+/** Every option of `connect` checked and defaulted, once per client. */
+export interface ClientSettings {
+  options: ResolvedClientOptions;
+  polling: PollTiming;
+  retry: RetryTiming;
+  log: Logger;
+  store: TaskStore | undefined;
+  /** How often the adoption loop runs; undefined without `adopt`. */
+  adoptEveryMs: number | undefined;
+  /** What a URL target's transport is built with: `headers`, `auth`. */
+  http: HttpTransportOptions;
+  /** Undefined when telemetry is off. */
+  telemetry: TelemetryPlugin | undefined;
+  /** Set when a `TaskHost` made the client (./host-hooks.ts). */
+  host: HostHooks | undefined;
+}
+
+/**
+ * The options of `connect` (and the target, when given), checked and defaulted. Everything a caller can get wrong
+ * fails here, before the store is opened or anything is sent.
+ */
+export function settingsOf(options: TaskClientOptions, target?: ConnectTarget): ClientSettings {
+  requireObject("TaskClient", "options", options);
+  const log = safeLogger(options.logger);
+  const http = httpOptions(options);
+  if (target !== undefined) {
+    checkConnectTarget(target);
+    const isUrl = typeof target === "string" || target instanceof URL;
+    if (!isUrl && Object.keys(http).length > 0) {
+      throw new TypeError("TaskClient.connect: `headers` and `auth` apply to a URL target only");
+    }
+  }
+  if (http.auth !== undefined) http.log = log;
+  return {
+    options: resolveClientOptions(options),
+    polling: resolvePollTiming(options.polling ?? {}),
+    retry: resolveRetryTiming(options.retry ?? {}),
+    log,
+    store: checkStore(options.store),
+    adoptEveryMs: adoptEvery(options),
+    http,
+    telemetry: checkTelemetry(options.telemetry),
+    host: hostHooksOf(options),
+  };
+}
+
+/** What a client over an already negotiated connection (`tasksFor`) cannot take. */
+export function checkNegotiatedOptions(settings: ClientSettings): void {
+  if (settings.telemetry !== undefined) {
+    throw new TypeError("tasksFor: `telemetry` needs TaskClient.connect");
+  }
+}
+
+/** The HTTP-only options, checked; a caller mistake (a bad header, an `auth` that is not one) throws here. */
+function httpOptions(options: TaskClientOptions): HttpTransportOptions {
+  const http: HttpTransportOptions = {};
+  const checked = checkConnectionHeaders(options.headers);
+  if (checked !== undefined) http.headers = checked;
+  const auth = checkConnectionAuth(options);
+  if (auth !== undefined) {
+    if (
+      typeof checked === "object" &&
+      Object.keys(checked).some((name) => name.toLowerCase() === "authorization")
+    ) {
+      throw new TypeError("TaskClient: give either an `Authorization` header or `auth`, not both");
+    }
+    http.auth = auth;
+  }
+  return http;
+}
+
+function checkStore(store: TaskStore | undefined): TaskStore | undefined {
+  if (store === undefined) return undefined;
+  const methods = ["put", "remove", "list"] as const;
+  if (typeof store !== "object" || store === null || methods.some((m) => typeof store[m] !== "function")) {
+    throw new TypeError("TaskClient: `store` must be a TaskStore (put, remove, list)");
+  }
+  return store;
+}
+
+/** How often adoption runs, by default (`adopt: true`). */
+const DEFAULT_ADOPT_EVERY_MS = 1000;
+
+function adoptEvery({ adopt, store }: TaskClientOptions): number | undefined {
+  if (adopt === undefined || adopt === false) return undefined;
+  if (adopt !== true) requireObject("TaskClient", "adopt", adopt);
+  if (store === undefined) throw new TypeError("TaskClient: `adopt` needs a `store`");
+  if (adopt === true) return DEFAULT_ADOPT_EVERY_MS;
+  return positiveInteger("TaskClient", "adopt.everyMs", adopt.everyMs, undefined);
+}
+
 export const DEFAULT_CLIENT_INFO: Implementation = { name: "mcp-tasks", version: "0.1.0" };
 
 export interface ResolvedClientOptions {
@@ -223,30 +343,58 @@ export interface ResolvedClientOptions {
   validateOutput: false | "bundled" | JsonSchemaValidator;
 }
 
+/** The client-wide options with their defaults (the timing options are `resolvePollTiming`'s and `resolveRetryTiming`'s). */
 export function resolveClientOptions(options: TaskClientOptions): ResolvedClientOptions {
+  const at = "TaskClient";
+  if (options.inputHandlers !== undefined) checkInputHandlers(options.inputHandlers, at);
   return {
     clientInfo: options.clientInfo ?? DEFAULT_CLIENT_INFO,
     inputHandlers: options.inputHandlers ?? {},
-    unansweredInput: options.unansweredInput ?? "fail",
-    inputConcurrency: positiveInteger("inputConcurrency", options.inputConcurrency, 4),
-    maxServerRequests: positiveInteger("maxServerRequests", options.maxServerRequests, 64),
-    maxInputRounds: positiveInteger("maxInputRounds", options.maxInputRounds, 10),
-    maxInFlight: positiveInteger("maxInFlight", options.maxInFlight, 64),
-    requestTimeoutMs: positiveInteger("requestTimeoutMs", options.requestTimeoutMs, 60_000),
-    cancelGraceMs: nonNegative("cancelGraceMs", options.cancelGraceMs, 10_000),
-    ttlGraceMs: nonNegative("ttlGraceMs", options.ttlGraceMs, 5_000),
-    closeTimeoutMs: nonNegative("closeTimeoutMs", options.closeTimeoutMs, 5_000),
-    notifications: notificationsMode(options.notifications),
+    unansweredInput:
+      choice(at, "unansweredInput", options.unansweredInput, UNANSWERED_INPUT_ACTIONS) ??
+      DEFAULT_UNANSWERED_INPUT_POLICY,
+    inputConcurrency: positiveInteger(
+      at,
+      "inputConcurrency",
+      options.inputConcurrency,
+      DEFAULT_INPUT_CONCURRENCY,
+    ),
+    maxServerRequests: positiveInteger(
+      at,
+      "maxServerRequests",
+      options.maxServerRequests,
+      DEFAULT_MAX_SERVER_REQUESTS,
+    ),
+    maxInputRounds: positiveInteger(at, "maxInputRounds", options.maxInputRounds, DEFAULT_MAX_INPUT_ROUNDS),
+    maxInFlight: positiveInteger(at, "maxInFlight", options.maxInFlight, DEFAULT_MAX_IN_FLIGHT),
+    requestTimeoutMs: positiveInteger(
+      at,
+      "requestTimeoutMs",
+      options.requestTimeoutMs,
+      DEFAULT_REQUEST_TIMEOUT_MS,
+    ),
+    cancelGraceMs: nonNegative(at, "cancelGraceMs", options.cancelGraceMs, 10_000),
+    ttlGraceMs: nonNegative(at, "ttlGraceMs", options.ttlGraceMs, 5_000),
+    closeTimeoutMs: nonNegative(at, "closeTimeoutMs", options.closeTimeoutMs, 5_000),
+    notifications: choice(at, "notifications", options.notifications, ["auto", "off"]) ?? "auto",
     notificationSafetyNetMs: positiveInteger(
+      at,
       "notificationSafetyNetMs",
       options.notificationSafetyNetMs,
-      30_000,
+      DEFAULT_SAFETY_NET_MS,
     ),
-    legacyTasks: legacyTasksMode("TaskClient", options.legacyTasks) ?? "auto",
-    maxMessageBytes: positiveInteger("maxMessageBytes", options.maxMessageBytes, DEFAULT_MAX_MESSAGE_BYTES),
+    legacyTasks: choice(at, "legacyTasks", options.legacyTasks, LEGACY_TASKS_MODES) ?? "auto",
+    maxMessageBytes: positiveInteger(
+      at,
+      "maxMessageBytes",
+      options.maxMessageBytes,
+      DEFAULT_MAX_MESSAGE_BYTES,
+    ),
     validateOutput: validateOutputMode(options.validateOutput),
   };
 }
+
+const LEGACY_TASKS_MODES: readonly LegacyTasksMode[] = ["auto", "never"];
 
 function validateOutputMode(value: unknown): ResolvedClientOptions["validateOutput"] {
   if (value === undefined || value === true) return "bundled";
@@ -262,37 +410,40 @@ function validateOutputMode(value: unknown): ResolvedClientOptions["validateOutp
   );
 }
 
-/**
- * Checks the arguments of `callTool` before anything is sent: a caller mistake (plain JavaScript, an `any`)
- * throws a `TypeError` here, synchronously, instead of reaching the server as a malformed request.
- */
+/** Checks the arguments of `callTool`: its name, its arguments and its options. */
 export function checkToolCall(name: unknown, args: unknown, options: unknown): void {
-  if (typeof name !== "string" || name.length === 0) {
+  if (typeof name !== "string") {
     throw new TypeError(`callTool: \`name\` must be a non-empty string, got ${kindOf(name)}`);
   }
+  if (name.length === 0) throw new RangeError("callTool: `name` is empty");
   if (!isPlainObject(args)) {
     throw new TypeError(`callTool: \`args\` must be a plain object, got ${kindOf(args)}`);
   }
   checkCallOptions(options, "callTool");
 }
 
-/**
- * Checks the options of a call (`callTool`) or of a handle for an existing task (`TaskClient.task`, `resume`):
- * throws a `TypeError` naming `caller` and the option, before anything is registered or sent.
- */
+/** Checks the task `task()` and `cancel()` take: a non-empty task id, or an object (read as a `TaskRef`). */
+export function checkTaskArgument(task: unknown, caller: string): void {
+  if (typeof task === "string") {
+    if (task.length === 0) throw new RangeError(`${caller}: the task id must be a non-empty string`);
+    return;
+  }
+  if (typeof task !== "object" || task === null) {
+    throw new TypeError(`${caller}: expected a TaskRef or a task id, got ${kindOf(task)}`);
+  }
+}
+
+/** Checks the options of a call (`callTool`) or of a handle for an existing task (`task`, `resume`). */
 export function checkCallOptions(options: unknown, caller: string): void {
-  if (typeof options !== "object" || options === null || Array.isArray(options)) {
-    throw new TypeError(`${caller}: \`options\` must be an object, got ${kindOf(options)}`);
-  }
-  const { timeoutMs, deadline, signal, meta, inputHandlers } = options as Record<string, unknown>;
-  if (timeoutMs !== undefined && !isNonNegativeNumber(timeoutMs)) {
-    throw new TypeError(`${caller}: \`timeoutMs\` must be a finite number ≥ 0`);
-  }
+  requireObject(caller, "options", options);
+  const { timeoutMs, deadline, signal, meta, inputHandlers, legacyTasks, taskTtlMs } = options as Record<
+    string,
+    unknown
+  >;
+  nonNegative(caller, "timeoutMs", timeoutMs, undefined);
   if (deadline !== undefined) {
-    const at = deadline instanceof Date ? deadline.getTime() : deadline;
-    if (!isNonNegativeNumber(at)) {
-      throw new TypeError(`${caller}: \`deadline\` must be a valid Date or a finite epoch-ms number ≥ 0`);
-    }
+    if (!(deadline instanceof Date)) nonNegative(caller, "deadline", deadline, undefined);
+    else if (!(deadline.getTime() >= 0)) throw new RangeError(`${caller}: \`deadline\` must be a valid Date`);
   }
   if (signal !== undefined && !isAbortSignalLike(signal)) {
     throw new TypeError(`${caller}: \`signal\` must be an AbortSignal`);
@@ -301,7 +452,84 @@ export function checkCallOptions(options: unknown, caller: string): void {
     throw new TypeError(`${caller}: \`meta\` must be a plain object, got ${kindOf(meta)}`);
   }
   if (inputHandlers !== undefined) checkInputHandlers(inputHandlers, caller);
-  checkLegacyCallOptions(options as CallToolOptions, caller);
+  choice(caller, "legacyTasks", legacyTasks, LEGACY_TASKS_MODES);
+  positiveInteger(caller, "taskTtlMs", taskTtlMs, undefined);
+}
+
+/** The absolute time (epoch ms) a checked call stops waiting, or undefined: the earlier of its two limits. */
+export function deadlineOf(options: CallToolOptions, now: number): number | undefined {
+  const { deadline, timeoutMs } = options;
+  const at = deadline instanceof Date ? deadline.getTime() : deadline;
+  const byTimeout = timeoutMs === undefined ? undefined : now + timeoutMs;
+  if (at === undefined) return byTimeout;
+  return byTimeout === undefined ? at : Math.min(at, byTimeout);
+}
+
+/** What `callTool` sends, with the 2025-11-25 options the dialect reads. */
+export function callSpec(name: string, params: Record<string, unknown>, options: CallToolOptions): CallSpec {
+  const call: CallSpec = { method: Method.toolsCall, params, toolName: name };
+  if (options.legacyTasks !== undefined) call.legacyTasks = options.legacyTasks;
+  if (options.taskTtlMs !== undefined) call.taskTtlMs = options.taskTtlMs;
+  return call;
+}
+
+/* ---- The checks, each throwing the error type the rule above gives its kind of mistake ----------------- */
+
+function requireObject(caller: string, name: string, value: unknown): void {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new TypeError(`${caller}: \`${name}\` must be an object, got ${kindOf(value)}`);
+  }
+}
+
+/** A whole number ≥ 1 (and a safe integer), or `fallback` when not given. */
+function positiveInteger<F extends number | undefined>(
+  caller: string,
+  name: string,
+  value: unknown,
+  fallback: F,
+) {
+  return numberIn(true, caller, name, value, fallback);
+}
+
+/** A finite number ≥ 0, or `fallback` when not given. */
+export function nonNegative<F extends number | undefined>(
+  caller: string,
+  name: string,
+  value: unknown,
+  fallback: F,
+) {
+  return numberIn(false, caller, name, value, fallback);
+}
+
+/** A number option: `TypeError` when it is no number, `RangeError` out of its range. */
+function numberIn<F extends number | undefined>(
+  whole: boolean,
+  caller: string,
+  name: string,
+  value: unknown,
+  fallback: F,
+): number | F {
+  if (value === undefined) return fallback;
+  const says = `${caller}: \`${name}\` must be ${whole ? "a positive whole number" : "a finite number ≥ 0"}, got `;
+  if (typeof value !== "number") throw new TypeError(says + kindOf(value));
+  if (whole ? !(Number.isSafeInteger(value) && value >= 1) : !(Number.isFinite(value) && value >= 0)) {
+    throw new RangeError(says + String(value));
+  }
+  return value;
+}
+
+/** One of `choices`, or undefined when not given. */
+function choice<T extends string>(
+  caller: string,
+  name: string,
+  value: unknown,
+  choices: readonly T[],
+): T | undefined {
+  if (value === undefined) return undefined;
+  const says = `${caller}: \`${name}\` must be one of ${choices.join(", ")}, got `;
+  if (typeof value !== "string") throw new TypeError(says + kindOf(value));
+  if (!(choices as readonly string[]).includes(value)) throw new RangeError(says.slice(0, -6));
+  return value as T;
 }
 
 function checkInputHandlers(handlers: unknown, caller: string): void {
@@ -314,10 +542,6 @@ function checkInputHandlers(handlers: unknown, caller: string): void {
       throw new TypeError(`${caller}: \`inputHandlers.${kind}\` must be a function, got ${kindOf(handler)}`);
     }
   }
-}
-
-function isNonNegativeNumber(value: unknown): value is number {
-  return typeof value === "number" && Number.isFinite(value) && value >= 0;
 }
 
 /** An object literal or a null-prototype object: not an array, a class instance, or null. */
@@ -345,68 +569,4 @@ function kindOf(value: unknown): string {
   if (typeof value === "string") return value.length === 0 ? "an empty string" : "a string";
   if (typeof value === "object") return "an object that is not plain";
   return typeof value;
-}
-
-/** The absolute time (epoch ms) a call stops waiting, or undefined. Rejects nonsense early, at the call site. */
-export function deadlineOf(options: CallToolOptions, now: number): number | undefined {
-  let deadline: number | undefined;
-  if (options.deadline !== undefined) {
-    deadline = options.deadline instanceof Date ? options.deadline.getTime() : options.deadline;
-    if (!Number.isFinite(deadline))
-      throw new TypeError("callTool: `deadline` must be a valid Date or epoch ms");
-  }
-  if (options.timeoutMs !== undefined) {
-    if (!Number.isFinite(options.timeoutMs) || options.timeoutMs < 0) {
-      throw new RangeError("callTool: `timeoutMs` must be a non-negative number");
-    }
-    const byTimeout = now + options.timeoutMs;
-    deadline = deadline === undefined ? byTimeout : Math.min(deadline, byTimeout);
-  }
-  return deadline;
-}
-
-function positiveInteger(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < 1)
-    throw new RangeError(`TaskClient: \`${name}\` must be a positive integer`);
-  return value;
-}
-
-function nonNegative(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isFinite(value) || value < 0) throw new RangeError(`TaskClient: \`${name}\` must be ≥ 0`);
-  return value;
-}
-
-function notificationsMode(value: unknown): "auto" | "off" {
-  if (value === undefined) return "auto";
-  if (value === "auto" || value === "off") return value;
-  throw new RangeError('TaskClient: `notifications` must be "auto" or "off"');
-}
-
-/* ---- The 2025-11-25 options (`legacyTasks`, `taskTtlMs`) ---------------------------------------------- */
-
-/** The mode, or undefined when not given; anything else is a caller mistake. */
-export function legacyTasksMode(where: string, value: unknown): LegacyTasksMode | undefined {
-  if (value === undefined || value === "auto" || value === "never") return value;
-  throw new RangeError(`${where}: \`legacyTasks\` must be "auto" or "never"`);
-}
-
-export function checkLegacyCallOptions(
-  options: { legacyTasks?: unknown; taskTtlMs?: unknown },
-  caller = "callTool",
-): void {
-  legacyTasksMode(caller, options.legacyTasks);
-  const ttl = options.taskTtlMs;
-  if (ttl !== undefined && !(typeof ttl === "number" && Number.isSafeInteger(ttl) && ttl > 0)) {
-    throw new TypeError(`${caller}: \`taskTtlMs\` must be a positive whole number of milliseconds`);
-  }
-}
-
-/** What `callTool` sends, with the 2025-11-25 options the dialect reads. */
-export function callSpec(name: string, params: Record<string, unknown>, options: CallToolOptions): CallSpec {
-  const call: CallSpec = { method: Method.toolsCall, params, toolName: name };
-  if (options.legacyTasks !== undefined) call.legacyTasks = options.legacyTasks;
-  if (options.taskTtlMs !== undefined) call.taskTtlMs = options.taskTtlMs;
-  return call;
 }

@@ -42,7 +42,7 @@ export function eraPartsFor(
   if (server.era === "modern") {
     // Every 2026 call declares the extension, so a task answer is followed as before. Only a server whose
     // discover result is known to lack the extension has task ids refused up front (client.task, cancel,
-    // describe); a client adopted without a discover result (tasksFor) cannot know, and refuses nothing.
+    // describe); a client over a negotiated connection (tasksFor) cannot know, and refuses nothing.
     const knownWithout = !server.supportsTasks && server.discover !== undefined;
     const tasks = knownWithout
       ? new RefusingTaskRequests(

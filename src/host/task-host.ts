@@ -4,6 +4,7 @@
  * connection (tasks, polling, input, the store) stays the client's own.
  */
 import { EventEmitter } from "eventemitter3";
+import { nonNegative } from "../client/options.js";
 import {
   TaskEndedError,
   TaskClient,
@@ -676,9 +677,7 @@ function checkHostOptions(options: TaskHostOptions): TaskHostOptions {
   if (store !== undefined && !isStore(store)) {
     throw new TypeError("TaskHost.connect: `store` must be a TaskStore (put, remove and list)");
   }
-  if (closeTimeoutMs !== undefined && !(Number.isFinite(closeTimeoutMs) && closeTimeoutMs >= 0)) {
-    throw new TypeError("TaskHost.connect: `closeTimeoutMs` must be a non-negative number");
-  }
+  nonNegative("TaskHost.connect", "closeTimeoutMs", closeTimeoutMs, undefined);
   return options;
 }
 

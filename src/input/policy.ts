@@ -30,13 +30,15 @@ export const DEFAULT_MAX_INPUT_ROUNDS = 10;
 /** Failed `tasks/update` requests carrying the same key before the key is given up, by default. */
 export const DEFAULT_MAX_UPDATE_FAILURES = 3;
 
-const ACTIONS: ReadonlySet<string> = new Set<UnansweredInputAction>(["decline", "cancel", "fail"]);
+/** Every policy there is. */
+export const UNANSWERED_INPUT_ACTIONS: readonly UnansweredInputAction[] = ["decline", "cancel", "fail"];
+const ACTIONS: ReadonlySet<string> = new Set(UNANSWERED_INPUT_ACTIONS);
 
 /** The policy, checked: an unknown value is a caller error, not a silent default. */
 export function checkPolicy(policy: UnansweredInputAction | undefined): UnansweredInputAction {
   if (policy === undefined) return DEFAULT_UNANSWERED_INPUT_POLICY;
   if (!ACTIONS.has(policy)) {
-    throw new TypeError(
+    throw new RangeError(
       `unanswered-input policy must be "decline", "cancel" or "fail", got ${String(policy)}`,
     );
   }

@@ -29,7 +29,7 @@ export function transition(state: CallState, event: CallEvent, config: Lifecycle
     case "resume":
       return {
         state: next(state, { phase: "polling", taskId: event.taskId }),
-        effects: [{ type: "adopt", task: undefined, taskId: event.taskId }, oneShot("resume")],
+        effects: [{ type: "follow", task: undefined, taskId: event.taskId }, oneShot("resume")],
       };
     case "callAnswered":
       return onAnswer(state, event.answer, config, now);
@@ -124,7 +124,7 @@ function onTaskCreated(state: CallState, task: CreateTaskResult, config: Lifecyc
   const taskId = task.taskId;
   const known = withTtl(next(state, { taskId }), task.createdAt, task.ttlMs, config, now);
   const store: readonly Effect[] = config.durable ? [{ type: "persist", task, taskId }] : none;
-  const adopt: readonly Effect[] = config.durable ? none : [{ type: "adopt", task, taskId }];
+  const follow: readonly Effect[] = config.durable ? none : [{ type: "follow", task, taskId }];
   if (state.detachOnAnswer) {
     // A cancel asked for earlier still goes out; the handle ends as detached, carrying the id (once stored).
     const cancel: Effect[] = state.cancel ? [{ type: "cancelOrphan", taskId }] : [];
@@ -132,7 +132,7 @@ function onTaskCreated(state: CallState, task: CreateTaskResult, config: Lifecyc
       // Not `cancelling`: the handle ends as detached when `stored` comes, whatever the cancel's grace says.
       return { state: next(known, { phase: "polling", storing: true }), effects: [...store, ...cancel] };
     }
-    return end(known, waitedEnding(state), [...adopt, ...cancel]);
+    return end(known, waitedEnding(state), [...follow, ...cancel]);
   }
   if (state.cancel) {
     const cancelling = next(known, {
@@ -140,14 +140,14 @@ function onTaskCreated(state: CallState, task: CreateTaskResult, config: Lifecyc
       cancel: { ...state.cancel, sent: true },
       storing: config.durable === true,
     });
-    return { state: cancelling, effects: [...store, ...adopt, { type: "sendCancel", taskId }] };
+    return { state: cancelling, effects: [...store, ...follow, { type: "sendCancel", taskId }] };
   }
   const polling = next(known, { phase: "polling" });
   if (config.durable) {
     // The ref is written before the handle reports the task or polls it.
     return { state: next(polling, { storing: true }), effects: store };
   }
-  return { state: polling, effects: [...adopt, ...followSeed(task)] };
+  return { state: polling, effects: [...follow, ...followSeed(task)] };
 }
 
 /** The first look at a new task: a working seed is shown and polled after its interval; any other is polled now. */
@@ -168,12 +168,12 @@ function followSeed(task: CreateTaskResult): readonly Effect[] {
  */
 function onStored(state: CallState, task: CreateTaskResult): Step {
   if (!state.storing || state.taskId !== task.taskId) return { state, effects: none };
-  const adopt: Effect = { type: "adopt", task, taskId: task.taskId };
+  const follow: Effect = { type: "follow", task, taskId: task.taskId };
   const stored = next(state, { storing: false });
-  if (state.detachOnAnswer) return end(stored, waitedEnding(state), [adopt]);
+  if (state.detachOnAnswer) return end(stored, waitedEnding(state), [follow]);
   // The cancel's own one-shot, deferred while storing (see `afterCancel`).
-  if (state.phase !== "polling") return { state: stored, effects: [adopt, oneShot("cancelAnswered")] };
-  return { state: stored, effects: [adopt, ...followSeed(task)] };
+  if (state.phase !== "polling") return { state: stored, effects: [follow, oneShot("cancelAnswered")] };
+  return { state: stored, effects: [follow, ...followSeed(task)] };
 }
 
 /** The ref could not be stored: the task is never reported, and is cancelled unless that is not ours to do. */

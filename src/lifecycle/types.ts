@@ -140,7 +140,7 @@ export type Effect =
   /** Write the new task's ref to the store, then raise `stored`. */
   | { type: "persist"; task: CreateTaskResult; taskId: string }
   /** The task id is known: record it on the handle (fires `task`, resolves `ref`). */
-  | { type: "adopt"; task: CreateTaskResult | undefined; taskId: string }
+  | { type: "follow"; task: CreateTaskResult | undefined; taskId: string }
   /** A non-terminal snapshot for the handle and the input coordinator. */
   | { type: "show"; snapshot: DetailedTask }
   /**

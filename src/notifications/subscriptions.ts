@@ -7,7 +7,7 @@
  * When a poll goes out is never decided here: the run's cadence owner (src/scheduler/cadence.ts) hears what
  * happened (`pushing`, `notPushed`) and decides.
  *
- * Streams stay few: ids adopted within one batch window share a listen, a listen carries at most
+ * Streams stay few: ids followed within one batch window share a listen, a listen carries at most
  * `maxIdsPerListen` ids and at most `maxStreams` listens are open; past that cap, new ids are merged into the
  * stream with most room, or wait, polled as usual. A merge is make-before-break: a new listen for the union is
  * sent, and the stream it replaces keeps pushing its tasks until that listen is acknowledged, so a carried task
@@ -49,6 +49,12 @@ const UNSUPPORTED: ReadonlySet<number> = new Set([
  */
 const REFUSING_HTTP_STATUS: ReadonlySet<number> = new Set([404, 405]);
 
+/**
+ * The safety net of a pushed task, by default (`notificationSafetyNetMs`): how long a stream must stay open to
+ * count as working, and the floor of the slow poll that still checks on a pushed task.
+ */
+export const DEFAULT_SAFETY_NET_MS = 30_000;
+
 /** What a subscription needs of a task's run (`TaskRun` is one). */
 export interface PushTarget {
   /**
@@ -78,7 +84,7 @@ export interface SubscriptionsOptions {
   retry: RetryTiming;
   /** How long an acknowledged stream must stay open to count as working. Default 30000. */
   provenAfterMs?: number;
-  /** How long newly adopted ids wait to share one listen. Default 10 ms. */
+  /** How long newly followed ids wait to share one listen. Default 10 ms. */
   batchMs?: number;
   /** Most task ids per listen. Default 2500. */
   maxIdsPerListen?: number;
@@ -142,7 +148,7 @@ export class Subscriptions {
     this.batchMs = options.batchMs ?? 10;
     this.maxIds = options.maxIdsPerListen ?? 2500;
     this.maxStreams = options.maxStreams ?? 4;
-    this.provenAfterMs = options.provenAfterMs ?? 30_000;
+    this.provenAfterMs = options.provenAfterMs ?? DEFAULT_SAFETY_NET_MS;
     this.stopListening = options.channel.onNotification((method, params) => {
       if (method === Method.tasksNotification) this.onTask(params);
       else if (method === Method.subscriptionsAcknowledged) this.onAcknowledged(params);
@@ -155,7 +161,7 @@ export class Subscriptions {
   }
 
   /** A run learned its task id: listen for it with the next batch. */
-  adopted(run: PushTarget, taskId: string): void {
+  follow(run: PushTarget, taskId: string): void {
     if (this.disabled || this.watched.has(taskId)) return;
     this.watched.set(taskId, { taskId, run, stream: undefined, breaks: 0, pollOnly: false });
     this.pending.add(taskId);

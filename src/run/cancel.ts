@@ -9,7 +9,7 @@ export interface CancelReply {
 
 /** One `tasks/cancel` whose failure is reported, not thrown; its retries stop when the client closes. */
 export function cancelQuietly(context: RunContext, taskId: string): Promise<CancelReply> {
-  return context.tasks.cancel(taskId, context.closing).then(
+  return context.tasks.cancel(taskId, context.shutdown).then(
     (ack) => ({ ack }),
     (error: unknown) => ({ error }),
   );
@@ -23,7 +23,7 @@ export function cancelOrphan(context: RunContext, taskId: string): void {
   context.log.warn("no handle can follow a task the server created; sending tasks/cancel for it", {
     taskId: context.redact(taskId),
   });
-  context.tasks.cancel(taskId, context.closing).catch((error: unknown) => {
+  context.tasks.cancel(taskId, context.shutdown).catch((error: unknown) => {
     context.log.warn("tasks/cancel for a task nobody observes failed", error);
   });
 }

@@ -62,7 +62,7 @@ export interface RunContext {
    * Aborted as the client closes: stops what no handle bounds (the retries of a `tasks/cancel` sent for a task
    * nobody follows, or after its handle ended), so `close()` leaves no timer behind.
    */
-  closing: AbortSignal;
+  shutdown: AbortSignal;
   /** Epoch milliseconds. */
   now(): number;
   /** The wait before poll retry number `attempt` after `error` (backoff with jitter, or the server's Retry-After). */
@@ -75,11 +75,19 @@ export interface RunContext {
   /** Completes a ref with the server's identity. */
   refFor(fields: Omit<TaskRef, "v" | "server">): TaskRef;
   /** A run learned its task id. */
-  adopted(run: TaskRun, taskId: string): void;
+  following(run: TaskRun, taskId: string): void;
   /** The server created a task nobody follows (a late call answer); the run sent `tasks/cancel` for it. */
   orphaned(run: TaskRun, taskId: string): void;
   /** A run's handle ended. */
   released(run: TaskRun): void;
+}
+
+/**
+ * The protocol generation a task known by ref lives in: the one its ref records; for a bare task id (no `v`), the
+ * connection's; for a ref written before refs recorded it, 2026-07-28. The one place this rule is written.
+ */
+export function refEra(ref: Partial<TaskRef>, connection: ProtocolEra): ProtocolEra {
+  return ref.era ?? (ref.v === undefined ? connection : "modern");
 }
 
 /**
@@ -96,7 +104,7 @@ export function contextForRef(
 ): RunContext {
   const unsupported = context.tasks.unsupported(operation);
   if (unsupported !== undefined) throw unsupported;
-  const era = ref.era ?? (ref.v === undefined ? connection : "modern");
+  const era = refEra(ref, connection);
   if (era === connection) return context;
   if (era === "legacy") return { ...context, tasks: parts.legacyRequests() };
   throw new UnsupportedError(

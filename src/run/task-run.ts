@@ -364,10 +364,10 @@ export class TaskRun
         this.created = effect.task;
         this.persist(effect.task);
         return;
-      case "adopt":
+      case "follow":
         this.created = effect.task;
         this.sink.setTaskId(effect.taskId);
-        this.context.adopted(this, effect.taskId);
+        this.context.following(this, effect.taskId);
         // A task takes a while: its result should not wait for the tool list (none comes to an ended handle).
         if (this.state.phase !== "ended") this.lookUpCheck();
         return;

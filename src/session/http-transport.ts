@@ -22,9 +22,9 @@ import { withHttpErrorMapping } from "./http-fetch.js";
 import { withDeadConnectionResend } from "./http-resend.js";
 import { withSameOriginRedirects } from "./http-redirects.js";
 import type { RequestHeaders } from "./request-headers.js";
-import type { McpTransport } from "./types.js";
+import type { HttpSession, McpTransport } from "./types.js";
 import { silentLogger, type Logger } from "../protocol/logging.js";
-import { StreamableHttpTransport, type JoinedSession } from "./streamable-http.js";
+import { StreamableHttpTransport } from "./streamable-http.js";
 import { withConnectionHeaders, type CheckedHeaders } from "../auth/headers.js";
 import { describeSent, RefusalLog } from "../auth/challenge.js";
 import { authFailure } from "../auth/failures.js";
@@ -33,6 +33,7 @@ import { StreamFailures } from "./answers.js";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "./bounded-body.js";
 import type { NodeHttp } from "./http-undici.js";
 
+/** What a URL target's transport is built from: the connection's options, assembled once (src/client/connection.ts). */
 export interface HttpTransportOptions {
   /**
    * The `fetch` under everything. Default: on Node, undici's dispatcher API (./http-undici.ts; `MCP_TASKS_HTTP=fetch`
@@ -52,7 +53,7 @@ export interface HttpTransportOptions {
   /** Where the plug-in's own warnings go (the client's logger). */
   log?: Logger;
   /** Send in this existing session instead of opening one; `ended` hears of its first 404. */
-  join?: JoinedSession & { ended(): void };
+  join?: HttpSession & { ended(): void };
 }
 
 export async function buildHttpTransport(

@@ -54,7 +54,8 @@ import type {
 type NotificationListener = (method: string, params: Record<string, unknown>) => void;
 type ErrorListener = (error: Error) => void;
 
-const DEFAULT_TIMEOUT_MS = 60_000;
+/** How long a request waits for its answer, by default (`requestTimeoutMs`). */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 const DEFAULT_STDIO_PROBE_TIMEOUT_MS = 10_000;
 /** Every request id this library makes starts with this; each session adds its own tag (see `idPrefix`). */
 const ID_NAMESPACE = "mcp-tasks:";
@@ -92,7 +93,7 @@ export class Session implements ReplyChannel {
   private sending = 0;
   private held: Error[] = [];
   /** Why the transport is about to close, when it said (a stdio line over the size limit closes the connection). */
-  private closing: TransportError | undefined;
+  private closeCause: TransportError | undefined;
   private flushTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly settled = (): void => {
     this.sending -= 1;
@@ -109,7 +110,7 @@ export class Session implements ReplyChannel {
   ) {
     this.envelope = buildEnvelope({ clientInfo: options.clientInfo, capabilities: options.capabilities });
     this.framing = this.envelope;
-    this.timeoutMs = options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.kind = transportKind(transport);
     this.incoming = new IncomingRequests(
       (out) => this.transmit(out),
@@ -163,8 +164,8 @@ export class Session implements ReplyChannel {
    * Uses a connection someone else already started and negotiated (an SDK `Client`'s transport): no start, no
    * probe. `server` is what that negotiation found; the envelope is sent only on the modern era.
    */
-  adopt(server: ServerInfo): void {
-    if (this.connecting) throw new Error("Session.adopt: the session is already connected");
+  useNegotiated(server: ServerInfo): void {
+    if (this.connecting) throw new Error("Session.useNegotiated: the session is already connected");
     this.attach();
     if (server.era === "legacy") this.framing = undefined;
     this.info = server;
@@ -380,7 +381,7 @@ export class Session implements ReplyChannel {
     // -32022 naming our version as supported: send the probe once more (SEP-2575), never a third time.
     const verdict = "retry" in first ? classifyProbe(await probe(), this.kind, true) : first;
     if ("error" in verdict) throw this.probeFailure(verdict.error);
-    if (verdict.era === "modern") return (this.info = this.adoptModern(verdict.discover));
+    if (verdict.era === "modern") return (this.info = this.modernInfo(verdict.discover));
     try {
       this.info = await this.initializeLegacy();
     } catch (error) {
@@ -391,12 +392,12 @@ export class Session implements ReplyChannel {
       this.framing = this.envelope;
       const late = classifyProbe(await probe(this.timeoutMs), this.kind, true);
       if (!("era" in late) || late.era !== "modern") throw error;
-      this.info = this.adoptModern(late.discover);
+      this.info = this.modernInfo(late.discover);
     }
     return this.info;
   }
 
-  private adoptModern(discover: DiscoverResult): ServerInfo {
+  private modernInfo(discover: DiscoverResult): ServerInfo {
     this.transport.setProtocolVersion?.(PROTOCOL_VERSION);
     const info: ServerInfo = {
       era: "modern",
@@ -462,14 +463,14 @@ export class Session implements ReplyChannel {
       // also report here every failure they throw from send(): held until the request has claimed it (see
       // `sending`). After close, the transports report their own teardown (aborted streams): that is no news.
       if (this.closed || isClaimedFailure(error)) return;
-      if (isTooLarge(error)) this.closing = error;
+      if (isTooLarge(error)) this.closeCause = error;
       if (this.sending === 0) return this.report(error);
       this.held.push(error);
       this.flushTimer ??= setTimeout(this.flushHeld, 0);
     };
     transport.onclose = () => {
       previousClose?.();
-      const cause = this.closing;
+      const cause = this.closeCause;
       this.end((method) =>
         cause !== undefined
           ? tooLargeFor(cause, method)

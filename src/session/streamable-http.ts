@@ -32,12 +32,13 @@ import { readSse } from "./sse.js";
 import { answerFrames, isAnonymousError } from "./answers.js";
 import { isJsonRpcMessage } from "./frames.js";
 import { DEFAULT_MAX_MESSAGE_BYTES, discardBody, readErrorBody, readBoundedText } from "./bounded-body.js";
-import type { McpTransport, OutgoingMessage, SendOptions } from "./types.js";
+import type { HttpSession, McpTransport, OutgoingMessage, SendOptions } from "./types.js";
 
 /** Headers for every request: fixed, or computed per request (e.g. a fresh bearer token). */
 export type HeadersSource = HeadersInit | (() => HeadersInit | Promise<HeadersInit>);
 
-export interface HttpTransportOptions {
+/** What the transport itself takes (./http-transport.ts builds it from a client's `HttpTransportOptions`). */
+export interface StreamableHttpOptions {
   /** The `fetch` every request goes through. Default: the global `fetch`, resolved per request. */
   fetch?: FetchLike;
   /** Extra settings for every request (its `headers` are sent first; `method`, `body` and `signal` are ours). */
@@ -49,13 +50,7 @@ export interface HttpTransportOptions {
   /** The largest JSON body or SSE event taken from the server. Default 16 MiB. */
   maxMessageBytes?: number;
   /** A session the server already initialized, to send every request in (see the file comment). */
-  join?: JoinedSession;
-}
-
-/** The session a joining transport sends in: its `Mcp-Session-Id` and the `MCP-Protocol-Version` it settled on. */
-export interface JoinedSession {
-  id: string;
-  protocolVersion: string;
+  join?: HttpSession;
 }
 
 const DEFAULT_RECONNECTION = { initialDelayMs: 1000, maxDelayMs: 30_000, growFactor: 1.5, maxRetries: 2 };
@@ -83,12 +78,12 @@ export class StreamableHttpTransport implements McpTransport {
   /** Set by `terminateSession`: the streams the server now closes are not resumed. */
   private ending = false;
   private readonly reconnects = new Set<ReturnType<typeof setTimeout>>();
-  private readonly reconnection: NonNullable<HttpTransportOptions["reconnection"]>;
+  private readonly reconnection: NonNullable<StreamableHttpOptions["reconnection"]>;
   private readonly maxMessageBytes: number;
 
   constructor(
     readonly url: URL,
-    private readonly options: HttpTransportOptions = {},
+    private readonly options: StreamableHttpOptions = {},
   ) {
     this.reconnection = options.reconnection ?? DEFAULT_RECONNECTION;
     this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;

@@ -23,13 +23,25 @@ export interface StdioTarget {
  */
 export type ConnectTarget = string | URL | StdioTarget | McpTransport;
 
-/** How a URL target's transport is built (see `buildHttpTransport`); ignored for other targets. */
-export type ResolveOptions = HttpTransportOptions;
+/**
+ * Checks a target before anything is opened: a `TypeError` for one that is none of the kinds above (or a URL
+ * that is not http(s)).
+ */
+export function checkConnectTarget(target: unknown): void {
+  if (typeof target === "string" || target instanceof URL) parseUrl(target);
+  else if (!isTransport(target) && !isStdioTarget(target)) throw notATarget();
+}
+
+function notATarget(): TypeError {
+  return new TypeError(
+    "connect target must be a URL, a stdio command ({ command, args? }), or an MCP transport (start/send/close)",
+  );
+}
 
 /** Builds (or passes through) the transport for a target. The transport is returned unstarted. */
 export async function resolveTransport(
   target: ConnectTarget,
-  options: ResolveOptions = {},
+  options: HttpTransportOptions = {},
 ): Promise<McpTransport> {
   if (typeof target === "string" || target instanceof URL) {
     return buildHttpTransport(parseUrl(target), options);
@@ -40,9 +52,7 @@ export async function resolveTransport(
     const { createStdioTransport } = await import("#stdio");
     return createStdioTransport(target, options.maxMessageBytes);
   }
-  throw new TypeError(
-    "connect target must be a URL, a stdio command ({ command, args? }), or an MCP transport (start/send/close)",
-  );
+  throw notATarget();
 }
 
 function parseUrl(target: string | URL): URL {

@@ -50,6 +50,16 @@ export interface RequestWatch {
  */
 export type ProtocolEra = "modern" | "legacy";
 
+/**
+ * A Streamable HTTP session (2025-11-25; 2026-07-28 has none): its `Mcp-Session-Id` and the protocol version its
+ * `initialize` settled on. What a ref records of the session its task was created in, and what a transport that
+ * joins that session sends with every request.
+ */
+export interface HttpSession {
+  id: string;
+  protocolVersion: string;
+}
+
 /** What the client learned about the server when it connected (`client.server`). */
 export interface ServerInfo {
   era: ProtocolEra;

@@ -4,6 +4,7 @@
  * on the same task later.
  */
 import { McpTasksError } from "../protocol/errors.js";
+import type { HttpSession } from "../session/types.js";
 
 /**
  * A task's name on its server, as plain JSON: what a store keeps and `client.task(ref)` follows. `Name` is the
@@ -41,14 +42,10 @@ export interface TaskRef<Name extends string = string> {
    * the task id: never logged whole. Absent for 2026-07-28 tasks (that revision has no sessions), for stdio, and
    * in refs written before this field existed.
    */
-  session?: TaskSession;
+  session?: HttpSession;
 }
 
-/** An HTTP session a task lives in: its id and the protocol version its `initialize` settled on. */
-export interface TaskSession {
-  id: string;
-  protocolVersion: string;
-}
+export type { HttpSession };
 
 /**
  * Longest session id or protocol version a ref may carry. Both travel as header values; the transport spec

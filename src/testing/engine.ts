@@ -47,7 +47,7 @@ export class TaskEngine {
   private readonly clock: Clock;
   private readonly requestState: RequestStateCodec = createRequestStateCodec();
   private readonly subscribers = new Set<{ taskIds: ReadonlySet<string>; listener: TaskListener }>();
-  private readonly closing = new AbortController();
+  private readonly shutdown = new AbortController();
   private readonly runner: RunnerEnvironment;
 
   constructor(private readonly options: EngineOptions) {
@@ -79,8 +79,8 @@ export class TaskEngine {
   ): Promise<Record<string, unknown>> {
     const signal =
       request.signal === undefined
-        ? this.closing.signal
-        : AbortSignal.any([request.signal, this.closing.signal]);
+        ? this.shutdown.signal
+        : AbortSignal.any([request.signal, this.shutdown.signal]);
     return handleToolCall(
       {
         tools: this.tools,
@@ -151,7 +151,7 @@ export class TaskEngine {
 
   /** Stop every timer, abort waiting synchronous calls, forget tasks and subscribers. */
   close(): void {
-    this.closing.abort();
+    this.shutdown.abort();
     this.store.clear();
     this.subscribers.clear();
   }

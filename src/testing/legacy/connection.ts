@@ -35,7 +35,7 @@ export interface LegacyCore {
   /** Where each `notifications/tasks/status` is recorded as it is sent. */
   readonly sent: NotificationLog;
   /** Aborted when the server closes: ends blocking `tasks/result` waits and running calls. */
-  readonly closing: AbortSignal;
+  readonly shutdownSignal: AbortSignal;
 }
 
 const anyResult = z.looseObject({});
@@ -143,7 +143,7 @@ export function createLegacyServer(core: LegacyCore): LegacyServer {
         ? [...resolveSteps(tool, "beforeTask", args), ...resolveSteps(tool, "steps", args)]
         : resolveSteps(tool, "beforeTask", args);
     const responses: Record<string, InputResponse> = {};
-    const signal = AbortSignal.any([extra.signal, core.closing]);
+    const signal = AbortSignal.any([extra.signal, core.shutdownSignal]);
     // Each round that asks for input is answered on this call's stream; the steps bound the loop.
     for (let start = 0; start <= steps.length;) {
       const call: ToolCall = {
@@ -182,7 +182,7 @@ export function createLegacyServer(core: LegacyCore): LegacyServer {
 
   server.setRequestHandler(sdk.types.GetTaskPayloadRequestSchema, async (request, extra) => {
     const { taskId } = request.params;
-    const signal = AbortSignal.any([extra.signal, core.closing]);
+    const signal = AbortSignal.any([extra.signal, core.shutdownSignal]);
     // Ends when the task ends, expires (lookup throws), or the request is aborted or the server closes.
     for (;;) {
       const record = engine.store.lookup(taskId);

@@ -33,7 +33,7 @@ export async function createLegacyCore(options: TaskServerOptions & object): Pro
   const clock = options.clock ?? systemClock;
   const reportError = (error: Error) => options.onError?.(error);
   const engine = new TaskEngine({ tools, clock, onError: reportError });
-  const closing = new AbortController();
+  const stop = new AbortController();
   return {
     sdk,
     engine,
@@ -42,12 +42,12 @@ export async function createLegacyCore(options: TaskServerOptions & object): Pro
     serverInfo: options.serverInfo ?? DEFAULT_SERVER_INFO,
     pageSize,
     reportError,
-    closing: closing.signal,
+    shutdownSignal: stop.signal,
     log: new RequestLog(),
     sent: new NotificationLog(),
     tracing,
     shutdown: () => {
-      closing.abort();
+      stop.abort();
       engine.close();
     },
   };

@@ -4,7 +4,7 @@
  * session's tasks to the client's own session, once.
  */
 import { describe, expect, it } from "vitest";
-import { JoinedSessions, SessionBoundRequests } from "../../../src/client/joined-sessions.js";
+import { JoinedHttpSessions, SessionBoundRequests } from "../../../src/client/joined-sessions.js";
 import { Session } from "../../../src/session/session.js";
 import { TaskRequests } from "../../../src/eras/task-requests.js";
 import { LegacyTaskRequests } from "../../../src/eras/legacy/requests.js";
@@ -27,7 +27,7 @@ function joinedSessions() {
   const transports: FakeTransport[] = [];
   const warnings: unknown[] = [];
   const endedIds = new Set<string>();
-  const sessions = new JoinedSessions({
+  const sessions = new JoinedHttpSessions({
     transport: (session, ended) => {
       const transport = new FakeTransport((message, self) => {
         if (message.id === undefined) return;
@@ -103,11 +103,11 @@ describe("a joined session", () => {
     const own = new FakeTransport((message, self) => {
       if (message.id !== undefined) self.answer(message.id, task(String(message.params?.["taskId"])));
     });
-    const ownSession = new Session(own, { clientInfo: { name: "t", version: "1" }, capabilities: {} });
-    ownSession.adopt({ era: "legacy", protocolVersion: "2025-11-25", supportsTasks: true });
+    const ownHttpSession = new Session(own, { clientInfo: { name: "t", version: "1" }, capabilities: {} });
+    ownHttpSession.useNegotiated({ era: "legacy", protocolVersion: "2025-11-25", supportsTasks: true });
     const requests = new SessionBoundRequests(
       joined,
-      new LegacyTaskRequests(ownSession, retry, () => undefined, support),
+      new LegacyTaskRequests(ownHttpSession, retry, () => undefined, support),
       retry,
     );
     endedIds.add("s-gone");

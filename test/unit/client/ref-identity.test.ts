@@ -25,7 +25,7 @@ function clientOn(server: ServerInfo, sessionId?: string): { client: TaskClient;
     { sessionId },
   );
   const warnings: string[] = [];
-  const client = TaskClient.adopt(transport, server, {
+  const client = TaskClient.overNegotiated(transport, server, {
     logger: { warn: (message: string) => warnings.push(message) },
   });
   return { client, warnings };

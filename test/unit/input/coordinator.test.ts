@@ -677,7 +677,7 @@ describe("when the answer is no longer wanted", () => {
 
 describe("configuration", () => {
   it("rejects an unknown policy and a bad concurrency at construction", () => {
-    expect(() => coordinatorHarness({ policy: "ignore" as never })).toThrow(TypeError);
+    expect(() => coordinatorHarness({ policy: "ignore" as never })).toThrow(RangeError);
     expect(() => coordinatorHarness({ concurrency: 0 })).toThrow(RangeError);
     expect(() => coordinatorHarness({ maxUpdateFailures: 0 })).toThrow(RangeError);
   });

@@ -81,7 +81,7 @@ export function effectToken(effect: Effect): string {
     case "runInputRounds":
     case "stopInputRounds":
       return effect.type;
-    case "adopt":
+    case "follow":
     case "persist":
     case "sendPoll":
     case "sendCancel":

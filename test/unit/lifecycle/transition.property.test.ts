@@ -330,7 +330,7 @@ describe("transition over random runs", () => {
       for (const { before, after, effects } of trace) {
         if (before.taskId !== undefined) expect(after.taskId).toBe(before.taskId);
         for (const effect of effects) {
-          if (effect.type === "adopt") {
+          if (effect.type === "follow") {
             expect(adopted).toBeUndefined(); // adopted once per run
             adopted = effect.taskId;
             expect(after.taskId).toBe(effect.taskId);

@@ -192,13 +192,13 @@ const table: Record<EventName, readonly Row[]> = {
     ["ended",                "ended",       "—"],
   ],
   resume: [
-    ["calling",              "polling",     "adopt(task-1), schedulePoll(resume)"],
-    ["detachPending",        "polling",     "adopt(task-1), schedulePoll(resume)"],
-    ["inputRounds",          "polling",     "adopt(task-1), schedulePoll(resume)"],
-    ["cancellingBeforeTask", "polling",     "adopt(task-1), schedulePoll(resume)"],
-    ["polling",              "polling",     "adopt(task-1), schedulePoll(resume)"],
-    ["pollInFlight",         "polling",     "adopt(task-1), schedulePoll(resume)"],
-    ["cancelling",           "polling",     "adopt(task-1), schedulePoll(resume)"],
+    ["calling",              "polling",     "follow(task-1), schedulePoll(resume)"],
+    ["detachPending",        "polling",     "follow(task-1), schedulePoll(resume)"],
+    ["inputRounds",          "polling",     "follow(task-1), schedulePoll(resume)"],
+    ["cancellingBeforeTask", "polling",     "follow(task-1), schedulePoll(resume)"],
+    ["polling",              "polling",     "follow(task-1), schedulePoll(resume)"],
+    ["pollInFlight",         "polling",     "follow(task-1), schedulePoll(resume)"],
+    ["cancelling",           "polling",     "follow(task-1), schedulePoll(resume)"],
     ["endedBeforeTask",      "ended",       "—"],
     ["ended",                "ended",       "—"],
   ],
@@ -214,10 +214,10 @@ const table: Record<EventName, readonly Row[]> = {
     ["ended",                "ended",       "—"],
   ],
   answerTaskWorking: [
-    ["calling",              "polling",     "adopt(task-1), show(working), schedulePoll(interval)"],
-    ["detachPending",        "ended",       "adopt(task-1), settle(detached)"],
-    ["inputRounds",          "polling",     "adopt(task-1), show(working), schedulePoll(interval)"],
-    ["cancellingBeforeTask", "cancelling",  "adopt(task-1), sendCancel(task-1)"],
+    ["calling",              "polling",     "follow(task-1), show(working), schedulePoll(interval)"],
+    ["detachPending",        "ended",       "follow(task-1), settle(detached)"],
+    ["inputRounds",          "polling",     "follow(task-1), show(working), schedulePoll(interval)"],
+    ["cancellingBeforeTask", "cancelling",  "follow(task-1), sendCancel(task-1)"],
     ["polling",              "polling",     "—"],
     ["pollInFlight",         "polling",     "—"],
     ["cancelling",           "cancelling",  "—"],
@@ -225,10 +225,10 @@ const table: Record<EventName, readonly Row[]> = {
     ["ended",                "ended",       "—"],
   ],
   answerTaskOtherSeed: [
-    ["calling",              "polling",     "adopt(task-1), schedulePoll(seed)"],
-    ["detachPending",        "ended",       "adopt(task-1), settle(detached)"],
-    ["inputRounds",          "polling",     "adopt(task-1), schedulePoll(seed)"],
-    ["cancellingBeforeTask", "cancelling",  "adopt(task-1), sendCancel(task-1)"],
+    ["calling",              "polling",     "follow(task-1), schedulePoll(seed)"],
+    ["detachPending",        "ended",       "follow(task-1), settle(detached)"],
+    ["inputRounds",          "polling",     "follow(task-1), schedulePoll(seed)"],
+    ["cancellingBeforeTask", "cancelling",  "follow(task-1), sendCancel(task-1)"],
     ["polling",              "polling",     "—"],
     ["pollInFlight",         "polling",     "—"],
     ["cancelling",           "cancelling",  "—"],
@@ -654,7 +654,7 @@ describe("special cases", () => {
     const step = transition(state, events.answerTaskWorking.event, config, AT);
     expect(step.state.phase).toBe("ended");
     expect(step.state.taskId).toBe(TASK);
-    expect(effectsLine(step.effects)).toBe("adopt(task-1), cancelOrphan(task-1), settle(detached)");
+    expect(effectsLine(step.effects)).toBe("follow(task-1), cancelOrphan(task-1), settle(detached)");
   });
 
   it("close before the task id: the created task ends the handle as closed, carrying the id", () => {
@@ -742,7 +742,7 @@ describe("special cases", () => {
 
   it("a created task's working seed is shown as a working snapshot with the task's fields", () => {
     const step = transition(calling, events.answerTaskWorking.event, config, AT);
-    expect(step.effects[0]).toEqual({ type: "adopt", task: created("working"), taskId: TASK });
+    expect(step.effects[0]).toEqual({ type: "follow", task: created("working"), taskId: TASK });
     expect(step.effects[1]).toMatchObject({ type: "show", snapshot: { taskId: TASK, status: "working" } });
     expect(step.effects[2]).toEqual({ type: "schedulePoll", cause: "interval" });
     // The seed shown carries the interval the cadence owner reads.
@@ -791,7 +791,7 @@ describe("with a store (durable before visible)", () => {
     const stored = transition(answered.state, { type: "stored", task }, durable, AT);
     expect(stored.state.storing).toBe(false);
     expect(stored.effects.map(effectToken)).toEqual([
-      `adopt(${TASK})`,
+      `follow(${TASK})`,
       "show(working)",
       "schedulePoll(interval)",
     ]);
@@ -812,7 +812,7 @@ describe("with a store (durable before visible)", () => {
     expect(acked.effects).toEqual([]);
     const stored = transition(acked.state, { type: "stored", task }, durable, AT);
     expect(stored.state).toMatchObject({ phase: "cancelling", storing: false });
-    expect(stored.effects.map(effectToken)).toEqual([`adopt(${TASK})`, "schedulePoll(cancelAnswered)"]);
+    expect(stored.effects.map(effectToken)).toEqual([`follow(${TASK})`, "schedulePoll(cancelAnswered)"]);
   });
 
   it("a ref the store refused ends the handle with the id, unreported, and cancels the task", () => {
@@ -859,7 +859,7 @@ describe("with a store (durable before visible)", () => {
       expect(answered.state).toMatchObject({ phase: "cancelling", taskId: TASK, storing: true });
       expect(answered.effects.map(effectToken)).toEqual([`persist(${TASK})`, `sendCancel(${TASK})`]);
       const stored = transition(answered.state, { type: "stored", task }, durable, AT);
-      expect(stored.effects.map(effectToken)).toEqual([`adopt(${TASK})`, "schedulePoll(cancelAnswered)"]);
+      expect(stored.effects.map(effectToken)).toEqual([`follow(${TASK})`, "schedulePoll(cancelAnswered)"]);
       // Unconfirmed by the end of the grace period: the handle ends, and the task's ref is in the store.
       const ended = transition(stored.state, { type: "alarm" }, durable, AT + config.cancelGraceMs);
       expect(ended.effects.map(effectToken)).toEqual(["settle(cancel_unconfirmed)"]);
@@ -872,7 +872,7 @@ describe("with a store (durable before visible)", () => {
       expect(answered.effects.map(effectToken)).toEqual([`persist(${TASK})`]);
       const stored = transition(answered.state, { type: "stored", task }, durable, AT);
       expect(stored.state.phase).toBe("ended");
-      expect(stored.effects.map(effectToken)).toEqual([`adopt(${TASK})`, "settle(detached)"]);
+      expect(stored.effects.map(effectToken)).toEqual([`follow(${TASK})`, "settle(detached)"]);
     });
 
     it("a detach and a cancel asked before the id arrived: the cancel goes out at once, the end waits for the store", () => {
@@ -883,7 +883,7 @@ describe("with a store (durable before visible)", () => {
       // The cancel's grace passing meanwhile does not end the handle before its ref is stored.
       expect(transition(answered.state, { type: "alarm" }, durable, AT + 60_000).effects).toEqual([]);
       const stored = transition(answered.state, { type: "stored", task }, durable, AT);
-      expect(stored.effects.map(effectToken)).toEqual([`adopt(${TASK})`, "settle(detached)"]);
+      expect(stored.effects.map(effectToken)).toEqual([`follow(${TASK})`, "settle(detached)"]);
     });
 
     it("a detach while the ref is being written waits for it", () => {
@@ -892,7 +892,7 @@ describe("with a store (durable before visible)", () => {
       expect(detached.effects).toEqual([]);
       expect(detached.state.phase).toBe("polling");
       const stored = transition(detached.state, { type: "stored", task }, durable, AT);
-      expect(stored.effects.map(effectToken)).toEqual([`adopt(${TASK})`, "settle(detached)"]);
+      expect(stored.effects.map(effectToken)).toEqual([`follow(${TASK})`, "settle(detached)"]);
     });
 
     it("a detached task whose ref the store refused ends with the store's error and is cancelled", () => {
@@ -906,12 +906,12 @@ describe("with a store (durable before visible)", () => {
     it("without a store, both still report the task at once", () => {
       const detaching = transition(calling, events.detach.event, config, AT).state;
       expect(transition(detaching, answer, config, AT).effects.map(effectToken)).toEqual([
-        `adopt(${TASK})`,
+        `follow(${TASK})`,
         "settle(detached)",
       ]);
       const cancelling = transition(calling, events.cancelRequested.event, config, AT).state;
       expect(transition(cancelling, answer, config, AT).effects.map(effectToken)).toEqual([
-        `adopt(${TASK})`,
+        `follow(${TASK})`,
         `sendCancel(${TASK})`,
       ]);
     });

@@ -109,7 +109,7 @@ function setUp(perRequestStreams = true, limits: { maxIdsPerListen?: number; max
     for (const taskId of taskIds) {
       const run = new FakeRun();
       runs.set(taskId, run);
-      subscriptions.adopted(run, taskId);
+      subscriptions.follow(run, taskId);
     }
   };
   const runOf = (taskId: string) => runs.get(taskId) as FakeRun;

@@ -40,7 +40,7 @@ describe("the lifecycle with a store", () => {
   it("reports the task, shows the seed and schedules the poll once stored", () => {
     const step = transition(storing(), { type: "stored", task }, config, 0);
     expect(step.state.storing).toBe(false);
-    expect(step.effects.map((effect) => effect.type)).toEqual(["adopt", "show", "schedulePoll"]);
+    expect(step.effects.map((effect) => effect.type)).toEqual(["follow", "show", "schedulePoll"]);
   });
 
   it("reports the task and polls at once when a cancel came while storing (the cancel already went out)", () => {
@@ -48,7 +48,7 @@ describe("the lifecycle with a store", () => {
     expect(cancelled.effects).toEqual([{ type: "sendCancel", taskId: "t1" }]);
     const step = transition(cancelled.state, { type: "stored", task }, config, 0);
     expect(step.effects).toEqual([
-      { type: "adopt", task, taskId: "t1" },
+      { type: "follow", task, taskId: "t1" },
       { type: "schedulePoll", cause: "cancelAnswered" },
     ]);
   });
@@ -61,7 +61,7 @@ describe("the lifecycle with a store", () => {
 
   it("is unchanged without a store", () => {
     const step = transition(initialState(undefined), created, { ...config, durable: false }, 0);
-    expect(step.effects.map((effect) => effect.type)).toEqual(["adopt", "show", "schedulePoll"]);
+    expect(step.effects.map((effect) => effect.type)).toEqual(["follow", "show", "schedulePoll"]);
   });
 });
 

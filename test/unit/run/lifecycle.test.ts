@@ -86,7 +86,7 @@ describe("task(taskId)", () => {
 
   it("rejects an empty id at the call site", async () => {
     const client = await connect(new ScriptedServer());
-    expect(() => client.task("")).toThrow(TypeError);
+    expect(() => client.task("")).toThrow(RangeError);
   });
 });
 
