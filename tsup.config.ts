@@ -21,6 +21,8 @@ const publicEntries = {
   // Many servers behind one object: imports the core by the package's name, like the bridges, and stays out of
   // the main entry's browser budget.
   "host/index": "src/host/index.ts",
+  // Durable engines: each imports its engine's SDK (optional peers) and the core by the package's name.
+  "engines/temporal": "src/engines/temporal.ts",
 };
 
 const library: Options = {

@@ -30,7 +30,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["client"],
   ["adapters"],
   ["index"],
-  ["bridges", "testing", "cli", "host"],
+  ["bridges", "testing", "cli", "host", "engines"],
 ];
 
 export interface FolderImport {

@@ -14,6 +14,7 @@ import {
   rmSync,
   statSync,
   symlinkSync,
+  writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -90,4 +91,30 @@ export async function packedConsumer(): Promise<Consumer> {
     symlinkSync(join(ROOT, "node_modules", name), link, "dir");
   }
   return { dir, packageDir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * Loads each `mcp-tasks/<name>` entry in the consumer by ESM import and CJS require, in a fresh Node process:
+ * `ok` when it exports the function `entry`, else the first line of the error, keyed `"<name> esm"` / `"<name> cjs"`.
+ */
+export async function loadEntries(
+  consumer: Consumer,
+  entries: ReadonlyArray<readonly [name: string, entry: string]>,
+): Promise<Record<string, string>> {
+  const script = `
+    const { createRequire } = await import("node:module");
+    const require = createRequire(import.meta.url);
+    const seen = {};
+    for (const [name, entry] of ${JSON.stringify(entries)}) {
+      for (const [kind, load] of [["esm", () => import("mcp-tasks/" + name)], ["cjs", async () => require("mcp-tasks/" + name)]]) {
+        seen[name + " " + kind] = await load().then(
+          (module) => (typeof module[entry] === "function" ? "ok" : "no " + entry),
+          (error) => String(error.message).split("\\n")[0],
+        );
+      }
+    }
+    console.log(JSON.stringify(seen));`;
+  writeFileSync(join(consumer.dir, "load.mjs"), script);
+  const { stdout } = await run(process.execPath, ["load.mjs"], { cwd: consumer.dir, timeout: 60_000 });
+  return JSON.parse(stdout) as Record<string, string>;
 }

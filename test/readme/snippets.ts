@@ -199,6 +199,7 @@ export const SNIPPET_COMPILER_OPTIONS: ts.CompilerOptions = {
     "mcp-tasks/langchain": [join(ROOT, "src/bridges/langchain.ts")],
     "mcp-tasks/openai-agents": [join(ROOT, "src/bridges/openai-agents.ts")],
     "mcp-tasks/host": [join(ROOT, "src/host/index.ts")],
+    "mcp-tasks/temporal": [join(ROOT, "src/engines/temporal.ts")],
   },
 };
 
