@@ -23,6 +23,7 @@ const publicEntries = {
   "host/index": "src/host/index.ts",
   // Durable engines: each imports its engine's SDK (optional peers) and the core by the package's name.
   "engines/temporal": "src/engines/temporal.ts",
+  "engines/restate": "src/engines/restate.ts",
 };
 
 const library: Options = {

@@ -25,6 +25,7 @@ export default defineConfig({
       { find: /^mcp-tasks\/openai-agents$/, replacement: source("./src/bridges/openai-agents.ts") },
       { find: /^mcp-tasks\/host$/, replacement: source("./src/host/index.ts") },
       { find: /^mcp-tasks\/temporal$/, replacement: source("./src/engines/temporal.ts") },
+      { find: /^mcp-tasks\/restate$/, replacement: source("./src/engines/restate.ts") },
     ],
   },
   test: {

@@ -2,7 +2,8 @@
  * The examples in examples/ run as written against the reference server, in both protocol generations
  * (2026-07-28 and 2025-11-25), and log what their comments promise. The Temporal activity runs in
  * `@temporalio/testing`'s activity environment: its workflow and worker need a Temporal server, which is not on
- * npm (the dev server is a download of its own), so they are type-checked only.
+ * npm (the dev server is a download of its own), so they are type-checked only. The Restate service
+ * (examples/restate-service.ts) runs under the real restate-server in test/integration/engines/restate.test.ts.
  * The server runs the fixtures at a tenth of their real timing: a one-second computation takes 100 ms, and the
  * 60-second backfill the cancel example gives up on takes 6 s, far longer than its 500 ms signal.
  */

@@ -29,7 +29,8 @@
  * `#http` in both formats, about 5 KB packed) took it to about 452 KB. Fencing (a ref update that checks its
  * lease, input answers fenced) and the transport's per-request controllers took it to 455.6 KB; the budget is
  * 470 KB, room for the next entries without hiding a file that should not ship (the other tests here do that).
- * The `mcp-tasks/temporal` entry (ESM, CJS and both declaration flavours) took it to 463 KB.
+ * The `mcp-tasks/temporal` entry (ESM, CJS and both declaration flavours) took it to 463 KB, `mcp-tasks/restate`
+ * to 465.5 KB.
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";

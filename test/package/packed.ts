@@ -118,3 +118,36 @@ export async function loadEntries(
   const { stdout } = await run(process.execPath, ["load.mjs"], { cwd: consumer.dir, timeout: 60_000 });
   return JSON.parse(stdout) as Record<string, string>;
 }
+
+/** How package.json wires the entry `mcp-tasks/<name>`: its exports, its typesVersions and its peers. */
+export function entryWiring(name: string, peers: readonly string[]): unknown {
+  const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+    exports: Record<string, unknown>;
+    typesVersions: { "*": Record<string, string[]> };
+    peerDependencies: Record<string, string>;
+    peerDependenciesMeta: Record<string, { optional?: boolean }>;
+    dependencies: Record<string, string>;
+  };
+  return {
+    exports: manifest.exports[`./${name}`],
+    typesVersions: manifest.typesVersions["*"][name],
+    peers: peers.map((peer) => ({
+      peer,
+      range: typeof manifest.peerDependencies[peer],
+      meta: manifest.peerDependenciesMeta[peer],
+      dependency: manifest.dependencies[peer],
+    })),
+  };
+}
+
+/** The wiring of an entry built at `dist/<file>` whose `peers` are optional peer dependencies, never dependencies. */
+export function optionalPeerEntry(file: string, peers: readonly string[]): unknown {
+  return {
+    exports: {
+      import: { types: `./dist/${file}.d.ts`, default: `./dist/${file}.js` },
+      require: { types: `./dist/${file}.d.cts`, default: `./dist/${file}.cjs` },
+    },
+    typesVersions: [`./dist/${file}.d.cts`],
+    peers: peers.map((peer) => ({ peer, range: "string", meta: { optional: true }, dependency: undefined })),
+  };
+}

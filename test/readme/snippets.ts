@@ -200,6 +200,7 @@ export const SNIPPET_COMPILER_OPTIONS: ts.CompilerOptions = {
     "mcp-tasks/openai-agents": [join(ROOT, "src/bridges/openai-agents.ts")],
     "mcp-tasks/host": [join(ROOT, "src/host/index.ts")],
     "mcp-tasks/temporal": [join(ROOT, "src/engines/temporal.ts")],
+    "mcp-tasks/restate": [join(ROOT, "src/engines/restate.ts")],
   },
 };
 

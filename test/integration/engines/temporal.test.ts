@@ -13,8 +13,9 @@ import { MockActivityEnvironment } from "@temporalio/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TaskClient, type CallToolResult } from "mcp-tasks";
 import { callToolInActivity, type ToolActivityDetails } from "mcp-tasks/temporal";
-import { defineTool, startTaskServer, step, textResult, type HttpTaskServer } from "mcp-tasks/testing";
+import { startTaskServer, type HttpTaskServer } from "mcp-tasks/testing";
 import { startFaultProxy } from "../lifecycle/fault-proxy.js";
+import { callsOf, cancelsOf, engineTools } from "./tools.js";
 
 const root = fileURLToPath(new URL("../../..", import.meta.url));
 const child = fileURLToPath(new URL("./temporal-child.ts", import.meta.url));
@@ -28,27 +29,7 @@ let client: TaskClient;
 
 beforeAll(async () => {
   server = await startTaskServer({
-    tools: [
-      defineTool({
-        name: "deploy",
-        task: "required",
-        pollIntervalMs: 30,
-        steps: [
-          step.working("starting"),
-          step.idle(10),
-          step.working("half way"),
-          step.idle(10),
-          step.complete((call) => textResult(`deployed ${JSON.stringify(call.arguments)}`)),
-        ],
-      }),
-      defineTool({ name: "forever", task: "required", pollIntervalMs: 30, steps: [step.stall()] }),
-      defineTool({
-        name: "broken",
-        task: "required",
-        pollIntervalMs: 30,
-        steps: [step.working(), step.fail({ code: -32000, message: "disk full", data: { free: 0 } })],
-      }),
-    ],
+    tools: engineTools(10),
   });
   client = await TaskClient.connect(server.url, POLLING);
 });
@@ -57,20 +38,6 @@ afterAll(async () => {
   await client?.close();
   await server?.close();
 });
-
-/** The `tools/call` requests the server received for `tool`. */
-function callsOf(tool: string): number {
-  return server.requests
-    .forMethod("tools/call")
-    .filter((request) => (request.body as { params: { name: string } }).params.name === tool).length;
-}
-
-/** The `tasks/cancel` requests the server received for `taskId`. */
-function cancelsOf(taskId: string): number {
-  return server.requests
-    .forMethod("tasks/cancel")
-    .filter((request) => (request.body as { params: { taskId: string } }).params.taskId === taskId).length;
-}
 
 /** Temporal's worker logs every failed activity as a warning; these fail on purpose. */
 const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
@@ -133,7 +100,7 @@ describe("a worker killed mid-task: the retry follows the same task", () => {
   ])(
     "killed at the heartbeat %s: the retry completes with the task's result after one tools/call",
     async (killAt, status) => {
-      const callsBefore = callsOf("deploy");
+      const callsBefore = callsOf(server, "deploy");
       const first = await runChild("deploy", killAt);
       expect(first.signal, first.output).toBe("SIGKILL");
       // What Temporal's server holds: the last heartbeat the dead attempt sent.
@@ -144,16 +111,16 @@ describe("a worker killed mid-task: the retry follows the same task", () => {
       expect(recorded.statusMessage).toBe(status);
       const taskId = recorded.ref!.taskId;
       expect(server.tasks.ids()).toContain(taskId);
-      expect(callsOf("deploy")).toBe(callsBefore + 1);
+      expect(callsOf(server, "deploy")).toBe(callsBefore + 1);
 
       const { environment, beats } = activity({ attempt: 2, heartbeatDetails: recorded });
       const result = await callIn(environment, client, "deploy", { env: "prod" });
 
       expect(result.content).toEqual([{ type: "text", text: 'deployed {"env":"prod"}' }]);
-      expect(callsOf("deploy")).toBe(callsBefore + 1);
+      expect(callsOf(server, "deploy")).toBe(callsBefore + 1);
       expect(beats[0]?.ref?.taskId).toBe(taskId);
       expect(new Set(beats.map((beat) => beat.ref?.taskId))).toEqual(new Set([taskId]));
-      expect(cancelsOf(taskId)).toBe(0);
+      expect(cancelsOf(server, taskId)).toBe(0);
     },
     CHILD_MS,
   );
@@ -197,7 +164,7 @@ describe("cancellation", () => {
     const failure = await run.catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(CancelledFailure);
     expect((failure as CancelledFailure).details).toEqual([{ taskId, outcome: "cancelled" }]);
-    expect(cancelsOf(taskId)).toBe(1);
+    expect(cancelsOf(server, taskId)).toBe(1);
     expect(server.tasks.inspect(taskId)?.task.status).toBe("cancelled");
   });
 
@@ -206,17 +173,17 @@ describe("cancellation", () => {
     const run = callIn(environment, client, "deploy", { env: "stage" });
     await until(() => beats.some((beat) => beat.ref !== undefined), "the ref's heartbeat");
     const taskId = beats[0]!.ref!.taskId;
-    const callsBefore = callsOf("deploy");
+    const callsBefore = callsOf(server, "deploy");
     environment.cancel("WORKER_SHUTDOWN", new ActivityCancellationDetails({ workerShutdown: true }));
     const failure = await run.catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(CancelledFailure);
-    expect(cancelsOf(taskId)).toBe(0);
+    expect(cancelsOf(server, taskId)).toBe(0);
 
     const retry = activity({ attempt: 2, heartbeatDetails: beats.at(-1) });
     const result = await callIn(retry.environment, client, "deploy", { env: "stage" });
     expect(result.content).toEqual([{ type: "text", text: 'deployed {"env":"stage"}' }]);
-    expect(callsOf("deploy")).toBe(callsBefore);
-    expect(cancelsOf(taskId)).toBe(0);
+    expect(callsOf(server, "deploy")).toBe(callsBefore);
+    expect(cancelsOf(server, taskId)).toBe(0);
   });
 });
 
@@ -240,7 +207,7 @@ describe("endings Temporal can classify", () => {
       retry: { retries: 1, minTimeoutMs: 10, maxTimeoutMs: 20 },
     });
     try {
-      const callsBefore = callsOf("deploy");
+      const callsBefore = callsOf(server, "deploy");
       proxy.fault("tasks/get", { status: 503 });
       const { environment, beats } = activity();
       const failure = await callIn(environment, flaky, "deploy", { env: "qa" }).catch(
@@ -256,7 +223,7 @@ describe("endings Temporal can classify", () => {
       const retry = activity({ attempt: 2, heartbeatDetails: beats.at(-1) });
       const result = await callIn(retry.environment, flaky, "deploy", { env: "qa" });
       expect(result.content).toEqual([{ type: "text", text: 'deployed {"env":"qa"}' }]);
-      expect(callsOf("deploy")).toBe(callsBefore + 1);
+      expect(callsOf(server, "deploy")).toBe(callsBefore + 1);
     } finally {
       await flaky.close();
       await proxy.close();
