@@ -135,11 +135,8 @@ describe("heartbeats", () => {
     expect(beats[0]?.ref?.taskId).toEqual(expect.any(String));
   });
 
-  it("the first carries the task's ref; the next ones its status, well within the heartbeat timeout", async () => {
+  it("the first carries the task's ref; the next ones its status", async () => {
     const { environment, beats } = activity({ heartbeatTimeoutMs: 300 });
-    const started = performance.now();
-    const times: number[] = [];
-    environment.on("heartbeat", () => times.push(performance.now() - started));
     const result = await callIn(environment, client, "deploy", { env: "dev" });
     expect(result.content).toEqual([{ type: "text", text: 'deployed {"env":"dev"}' }]);
     const [first] = beats;
@@ -147,11 +144,10 @@ describe("heartbeats", () => {
     expect(first?.ref?.server.url).toBe(server.url);
     expect(first?.ref).not.toHaveProperty("pendingInputAnswers");
     expect(beats.map((beat) => beat.statusMessage)).toContain("half way");
-    // 22 polls 30 ms apart: several intervals of 100 ms (a third of the timeout; the cadence itself is
-    // test/unit/engines/temporal-heartbeat.test.ts), each with a beat, none as late as the timeout.
-    const gaps = times.slice(1).map((time, index) => time - times[index]!);
-    expect(gaps.length).toBeGreaterThan(3);
-    expect(Math.max(...gaps)).toBeLessThan(300);
+    // 22 polls 30 ms apart: several intervals of 100 ms, a third of the timeout, each with a beat (the cadence
+    // itself is test/unit/engines/temporal-heartbeat.test.ts's, on literals: no clock here).
+    expect(beats.length).toBeGreaterThan(3);
+    expect(beats.every((beat) => beat.ref?.taskId === first?.ref?.taskId)).toBe(true);
   });
 });
 
