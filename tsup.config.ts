@@ -99,7 +99,8 @@ const library: Options = {
 
 /**
  * The `mcp-tasks` command (bin/mcp-tasks.js): ESM only, no types. It imports the library through the built
- * entries (dist/index.js, dist/store/index.js, dist/auth/oauth/index.js) instead of bundling a second copy.
+ * entries (dist/index.js, dist/store/index.js, dist/auth/oauth/index.js, dist/host/index.js) instead of bundling
+ * a second copy.
  */
 const cli: Options = {
   entry: { cli: "src/cli/main.ts" },
@@ -115,10 +116,12 @@ const cli: Options = {
     {
       name: "cli-uses-the-built-library",
       setup(build) {
-        build.onResolve({ filter: /^\.\.\/(index|store\/index|auth\/oauth\/index)\.js$/ }, (args) =>
-          args.importer.includes(join("src", "cli"))
-            ? { path: args.path.slice(1), external: true }
-            : undefined,
+        build.onResolve(
+          { filter: /^\.\.\/(index|store\/index|auth\/oauth\/index|host\/index)\.js$/ },
+          (args) =>
+            args.importer.includes(join("src", "cli"))
+              ? { path: args.path.slice(1), external: true }
+              : undefined,
         );
       },
     },

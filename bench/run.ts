@@ -14,7 +14,8 @@
  * (only the validation budget's worst case of bench/validation.ts, which otherwise runs last; `--no-validation`
  * skips it), `--fleet-only` (only the fleet soak of bench/fleet.ts, which otherwise runs after the scale-out
  * figures; `--no-fleet` skips it; `--fleet-runs=N` and `--fleet-seed=S` choose the runs and the first seed),
- * `--libs=ours,floor` (only those libraries; the saved figures of the others in that scenario are kept as they
+ * `--host-only` (only the host scenario of bench/host.ts, 10 servers through one `TaskHost` beside 10 clients, which
+ * otherwise runs after the bridges; `--no-host` skips it), `--libs=ours,floor` (only those libraries; the saved figures of the others in that scenario are kept as they
  * were), `--http-only` (only the client over real HTTP against raw undici and raw fetch loops, bench/http-wire.ts,
  * which otherwise runs after the store figures; `--no-http` skips it).
  * The libraries take turns within each round, and the order flips every round.
@@ -51,6 +52,8 @@ interface Flags {
   scaleTasks: number | undefined;
   scaleWorkers: string | undefined;
   scaleIntervalMs: number | undefined;
+  /** The host scenario (bench/host.ts): after the bridges, alone (`--host-only`), or not (`--no-host`). */
+  host: "also" | "only" | "skip";
   /** The fleet soak (bench/fleet.ts): after the scale-out figures, alone, or not. */
   fleet: "also" | "only" | "skip";
   fleetRuns: number | undefined;
@@ -85,6 +88,7 @@ function parseFlags(argv: string[]): Flags {
   const scaleTasks = value("scale-tasks") === undefined ? undefined : Number(value("scale-tasks"));
   const scaleWorkers = value("scale-workers");
   const scaleIntervalMs = value("scale-interval") === undefined ? undefined : Number(value("scale-interval"));
+  const host = argv.includes("--host-only") ? "only" : argv.includes("--no-host") ? "skip" : "also";
   const fleet = argv.includes("--fleet-only") ? "only" : argv.includes("--no-fleet") ? "skip" : "also";
   const fleetRuns = value("fleet-runs") === undefined ? undefined : Number(value("fleet-runs"));
   const fleetSeed = value("fleet-seed") === undefined ? undefined : Number(value("fleet-seed"));
@@ -102,6 +106,7 @@ function parseFlags(argv: string[]): Flags {
     scaleTasks,
     scaleWorkers,
     scaleIntervalMs,
+    host,
     fleet,
     fleetRuns,
     fleetSeed,
@@ -374,6 +379,23 @@ function runFleetSoak(flags: Flags): Promise<void> {
   });
 }
 
+/**
+ * The host scenario (bench/host.ts): 10 servers × 1,000 tasks through one `TaskHost` beside 10 separate
+ * `TaskClient`s, CPU per poll and heap per task; `--quick` 100 tasks per server, one round. Measures the build.
+ */
+function runHostBench(flags: Flags): Promise<void> {
+  const tasksPerServer = flags.quick ? "100" : "1000";
+  const rounds = String(flags.quick ? 1 : flags.rounds);
+  return runSideBench({ ...HOST_BENCH, args: [tasksPerServer, rounds] }, flags);
+}
+
+const HOST_BENCH: Omit<SideBench, "args"> = {
+  script: "host.ts",
+  marker: "HOST_RESULT",
+  title: "Many servers: one TaskHost beside 10 TaskClients (the build; `npm run build` first)",
+  resultsFile: "host-results",
+};
+
 /** The bridges' overhead per tool call (bench/bridges.ts). */
 function runBridgeBench(flags: Flags): Promise<void> {
   return runSideBench(
@@ -398,6 +420,7 @@ async function main(): Promise<void> {
   if (flags.scaleOut === "only") return runScaleOutBench(flags);
   if (flags.http === "only") return runHttpBench(flags);
   if (flags.fleet === "only") return runFleetSoak(flags);
+  if (flags.host === "only") return runHostBench(flags);
   const oursAvailable = existsSync(join(REPO_ROOT, "src", "index.ts"));
   if (!oursAvailable) console.log("note: src/index.ts does not exist yet; mcp-tasks runs are skipped.\n");
   const selected = scenarios(flags.quick).filter(
@@ -425,6 +448,7 @@ async function main(): Promise<void> {
   if (flags.scaleOut === "also") await runScaleOutBench(flags);
   if (flags.fleet === "also") await runFleetSoak(flags);
   if (flags.bridges === "also") await runBridgeBench(flags);
+  if (flags.host === "also") await runHostBench(flags);
   if (flags.startup === "also") await runStartupBench();
   if (flags.validation === "also") await runValidationBench();
 }

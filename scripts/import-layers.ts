@@ -30,7 +30,8 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["client"],
   ["adapters"],
   ["index"],
-  ["bridges", "testing", "cli", "host", "engines"],
+  ["bridges", "testing", "host", "engines"],
+  ["cli"],
 ];
 
 export interface FolderImport {

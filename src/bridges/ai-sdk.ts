@@ -6,15 +6,18 @@
  * @module mcp-tasks/ai-sdk
  */
 import { dynamicTool, jsonSchema, type Tool, type ToolResultPart } from "ai";
-import type { CallToolResult, TaskClient } from "mcp-tasks";
+import type { CallToolResult } from "mcp-tasks";
 import type { FinalStep, StatusStep } from "./shared/index.js";
-import type { BridgeOptions } from "./shared/index.js";
+import type { BridgeOptions, BridgeTarget } from "./shared/index.js";
 import { isToolError, modelParts, resultText } from "./shared/index.js";
 import { bridgedTools } from "./shared/index.js";
 
 export { handedOff, type HandedOff, type HandedOffTask } from "./shared/index.js";
 export type { FinalStep, StatusStep } from "./shared/index.js";
 export type {
+  BridgeHost,
+  BridgeHostTool,
+  BridgeTarget,
   BridgeInputContext,
   BridgeInputHandlers,
   BridgeOptions,
@@ -34,11 +37,12 @@ export type ToolResultOutput = ToolResultPart["output"];
 export type AiSdkToolSet = Record<string, Tool<unknown, AiSdkToolOutput>>;
 
 /**
- * Lists the server's tools (`client.listTools()`) and returns them as AI SDK tools, keyed by name (with
- * `prefix`). Calls go through `client.callTool`: the run's `abortSignal` cancels the task (one `tasks/cancel`).
+ * Lists the tools of a `TaskClient`, or of every server of a `TaskHost` under their qualified names
+ * (`server__tool`), and returns them as AI SDK tools, keyed by name (with `prefix`). Calls go through its
+ * `callTool`: the run's `abortSignal` cancels the task (one `tasks/cancel`).
  */
-export async function aiSdkTools(client: TaskClient, options?: BridgeOptions): Promise<AiSdkToolSet> {
-  const tools = await bridgedTools("aiSdkTools", client, options);
+export async function aiSdkTools(target: BridgeTarget, options?: BridgeOptions): Promise<AiSdkToolSet> {
+  const tools = await bridgedTools("aiSdkTools", target, options);
   const set: AiSdkToolSet = {};
   for (const bridged of tools) {
     set[bridged.name] = dynamicTool({

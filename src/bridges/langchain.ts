@@ -9,14 +9,17 @@
 import { dispatchCustomEvent } from "@langchain/core/callbacks/dispatch/web";
 import { ToolMessage } from "@langchain/core/messages";
 import { tool, type DynamicStructuredTool } from "@langchain/core/tools";
-import type { CallToolResult, TaskClient, TaskStatus } from "mcp-tasks";
+import type { CallToolResult, TaskStatus } from "mcp-tasks";
 import type { FinalStep } from "./shared/index.js";
-import type { BridgeOptions } from "./shared/index.js";
+import type { BridgeOptions, BridgeTarget } from "./shared/index.js";
 import { isToolError, modelParts, resultText } from "./shared/index.js";
 import { bridgedTools } from "./shared/index.js";
 
 export { handedOff, type HandedOff, type HandedOffTask } from "./shared/index.js";
 export type {
+  BridgeHost,
+  BridgeHostTool,
+  BridgeTarget,
   BridgeInputContext,
   BridgeInputHandlers,
   BridgeOptions,
@@ -40,14 +43,15 @@ type ContentBlock =
   { type: "text"; text: string } | { type: "image"; source_type: "base64"; data: string; mime_type: string };
 
 /**
- * Lists the server's tools (`client.listTools()`) and returns them as LangChain tools with their JSON Schema.
- * Calls go through `client.callTool`: the run's `signal` cancels the task (one `tasks/cancel`).
+ * Lists the tools of a `TaskClient`, or of every server of a `TaskHost` under their qualified names
+ * (`server__tool`), and returns them as LangChain tools with their JSON Schema. Calls go through its
+ * `callTool`: the run's `signal` cancels the task (one `tasks/cancel`).
  */
 export async function langchainTools(
-  client: TaskClient,
+  target: BridgeTarget,
   options?: BridgeOptions,
 ): Promise<DynamicStructuredTool[]> {
-  const tools = await bridgedTools("langchainTools", client, options);
+  const tools = await bridgedTools("langchainTools", target, options);
   return tools.map(
     (bridged) =>
       tool(

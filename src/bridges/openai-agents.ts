@@ -6,14 +6,17 @@
  * @module mcp-tasks/openai-agents
  */
 import { tool, type FunctionTool, type ToolOutputImage, type ToolOutputText } from "@openai/agents";
-import type { CallToolResult, TaskClient } from "mcp-tasks";
+import type { CallToolResult } from "mcp-tasks";
 import type { FinalStep } from "./shared/index.js";
-import type { BridgeOptions } from "./shared/index.js";
+import type { BridgeOptions, BridgeTarget } from "./shared/index.js";
 import { isToolError, modelParts, resultText } from "./shared/index.js";
 import { bridgedTools } from "./shared/index.js";
 
 export { handedOff, type HandedOff, type HandedOffTask } from "./shared/index.js";
 export type {
+  BridgeHost,
+  BridgeHostTool,
+  BridgeTarget,
   BridgeInputContext,
   BridgeInputHandlers,
   BridgeOptions,
@@ -24,15 +27,15 @@ export type {
 export type OpenAIAgentsToolOutput = string | Array<ToolOutputText | ToolOutputImage>;
 
 /**
- * Lists the server's tools (`client.listTools()`) and returns them as function tools (not strict: the
- * server's JSON Schema is passed as it is). Calls go through `client.callTool`: the run's `signal` cancels the
- * task (one `tasks/cancel`).
+ * Lists the tools of a `TaskClient`, or of every server of a `TaskHost` under their qualified names
+ * (`server__tool`), and returns them as function tools (not strict: the server's JSON Schema is passed as it
+ * is). Calls go through its `callTool`: the run's `signal` cancels the task (one `tasks/cancel`).
  */
 export async function openaiAgentsTools(
-  client: TaskClient,
+  target: BridgeTarget,
   options?: BridgeOptions,
 ): Promise<FunctionTool<unknown, never, OpenAIAgentsToolOutput>[]> {
-  const tools = await bridgedTools("openaiAgentsTools", client, options);
+  const tools = await bridgedTools("openaiAgentsTools", target, options);
   return tools.map(
     (bridged) =>
       tool({

@@ -5,12 +5,16 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import type { JSONObject } from "../schema/index.js";
+import type { CliConfig } from "./config.js";
 import { UsageError } from "./exit-codes.js";
 
 export type UnansweredPolicy = "fail" | "decline" | "cancel";
 
 export interface CliOptions {
+  /** `--server`: a server URL, or with `--config` a server's name in the file. */
   server: string | undefined;
+  /** `--config FILE`: the MCP servers config file to read (else `MCP_TASKS_CONFIG`; never any other file). */
+  config: string | undefined;
   store: string | undefined;
   json: boolean;
   detach: boolean;
@@ -34,10 +38,13 @@ export interface Invocation {
   options: CliOptions;
   /** The stdio server command: everything after the first `--`. */
   stdio: string[] | undefined;
+  /** The config file `--config` or `MCP_TASKS_CONFIG` names, read by `cliMain` before the command runs. */
+  config?: CliConfig;
 }
 
 const OPTION_SPEC = {
   server: { type: "string" },
+  config: { type: "string" },
   store: { type: "string" },
   json: { type: "boolean" },
   detach: { type: "boolean" },
@@ -67,6 +74,7 @@ export function readInvocation(argv: readonly string[]): Invocation {
   const { values, positionals } = parsed;
   const options: CliOptions = {
     server: values.server,
+    config: values.config,
     store: values.store,
     json: values.json === true,
     detach: values.detach === true,

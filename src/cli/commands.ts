@@ -12,6 +12,9 @@ import { namedTask } from "./task-operand.js";
 import { commandLine, shellWord } from "./shell-words.js";
 import { oneLine } from "./terminal-text.js";
 import { loadCompiler, typesModule } from "./types-module.js";
+import { configServer, configServerOf, serverAndTool } from "./config.js";
+import { toolsAcross } from "./servers.js";
+import { table } from "./table.js";
 
 /** Where a command prints: every write is made safe for a terminal (output.ts). */
 export interface Io {
@@ -19,14 +22,25 @@ export interface Io {
   stderr: SafeOutput;
 }
 
-/** The server of `call` / `tools`: the stdio command after `--`, or the first operand. */
-function serverOperand(invocation: Invocation): { server: Server; rest: string[] } {
+/**
+ * The server of `call` / `tools` / `types`: the stdio command after `--`, or the first operand: a URL, or with
+ * `--config` a server of the file (`SERVER/TOOL` for `call`, whose tool then leads the rest; `SERVER` otherwise).
+ */
+function serverOperand(invocation: Invocation, form: "tool" | "server"): { server: Server; rest: string[] } {
   if (invocation.stdio !== undefined)
     return { server: stdioServer(invocation.stdio), rest: invocation.operands };
-  const [url, ...rest] = invocation.operands;
-  if (url === undefined)
-    throw new UsageError("missing the server: a URL, or `-- <command> [args…]` at the end");
-  return { server: urlServer(url), rest };
+  const [word, ...rest] = invocation.operands;
+  if (word === undefined)
+    throw new UsageError(
+      invocation.config === undefined
+        ? "missing the server: a URL, or `-- <command> [args…]` at the end"
+        : `missing the ${form === "tool" ? "tool: SERVER/TOOL" : "server"} (servers: ${Object.keys(invocation.config.servers).join(", ")})`,
+    );
+  const { config } = invocation;
+  if (config === undefined || /^https?:\/\//i.test(word)) return { server: urlServer(word), rest };
+  if (form === "server") return { server: configServer(config, word), rest };
+  const { server, tool } = serverAndTool(config, word);
+  return { server: configServer(config, server), rest: [tool, ...rest] };
 }
 
 /** Connects, runs `body` with a reporter wired to Ctrl-C and the prompts, and always closes the client. */
@@ -37,7 +51,7 @@ async function withClient(
   tool: string,
   body: (client: TaskClient, reporter: Reporter, store: CliStore, interrupts: Interrupts) => Promise<number>,
 ): Promise<number> {
-  const store = storeOf(invocation, io.stderr);
+  const store = storeOf(invocation, io.stderr, server.command);
   const interrupts = new Interrupts();
   const live = !invocation.options.json && io.stderr.isTTY === true && io.stdout.isTTY === true;
   const view: { reporter?: Reporter } = {}; // set once connected; prompts and logs may come before
@@ -72,7 +86,7 @@ async function withClient(
 }
 
 export async function call(invocation: Invocation, io: Io): Promise<number> {
-  const { server, rest } = serverOperand(invocation);
+  const { server, rest } = serverOperand(invocation, "tool");
   const [tool, ...words] = rest;
   if (tool === undefined) throw new UsageError("missing the tool name");
   const args = readToolArguments(words);
@@ -156,22 +170,38 @@ export async function cancel(invocation: Invocation, io: Io): Promise<number> {
   });
 }
 
+/**
+ * `ls`: the unfinished tasks in the store. With `--config`, only those of the file's servers (matched by URL, or
+ * by stdio command and arguments), each under its server's name there.
+ */
 export async function ls(invocation: Invocation, io: Io): Promise<number> {
   const store = storeOf(invocation, io.stderr);
-  const refs: NotedRef[] = await store.list();
+  const { config } = invocation;
+  let refs: Array<NotedRef & { configServer?: string }> = await store.list();
+  if (config !== undefined) {
+    refs = refs.flatMap((ref) => {
+      const name = configServerOf(config, ref.server.url, ref.cli?.command);
+      return name === undefined ? [] : [{ ...ref, configServer: name }];
+    });
+  }
   if (invocation.options.json) {
     for (const ref of refs) io.stdout.data(`${JSON.stringify(ref)}\n`);
     return ExitCode.completed;
   }
   if (refs.length === 0) {
-    io.stderr.write(`no unfinished tasks in ${store.dir}\n`);
+    const of = config === undefined ? "" : ` of the servers of ${config.path}`;
+    io.stderr.write(`no unfinished tasks${of} in ${store.dir}\n`);
     return ExitCode.completed;
   }
   const rows = refs
     .sort((a, b) => (a.createdAt ?? "").localeCompare(b.createdAt ?? ""))
     .map((ref) => [
       ref.taskId,
-      ref.server.url ?? (ref.cli?.command && commandLine(ref.cli.command)) ?? ref.server.name ?? "?",
+      ref.configServer ??
+        ref.server.url ??
+        (ref.cli?.command && commandLine(ref.cli.command)) ??
+        ref.server.name ??
+        "?",
       ref.toolName,
       age(ref.createdAt),
       [ref.cli?.status ?? "?", ref.cli?.statusMessage].filter(Boolean).join(": "),
@@ -181,7 +211,9 @@ export async function ls(invocation: Invocation, io: Io): Promise<number> {
 }
 
 export async function tools(invocation: Invocation, io: Io): Promise<number> {
-  const { server, rest } = serverOperand(invocation);
+  if (invocation.config !== undefined && invocation.stdio === undefined && invocation.operands.length === 0)
+    return toolsAcross(invocation, io, invocation.config);
+  const { server, rest } = serverOperand(invocation, "server");
   if (rest.length > 0) throw new UsageError(`unexpected ${JSON.stringify(rest[0])}`);
   return withClient(invocation, io, server, "tools/list", async (client) => {
     const listed = await client.listTools();
@@ -205,7 +237,7 @@ export async function tools(invocation: Invocation, io: Io): Promise<number> {
 
 /** `types`: the server's tools as a TypeScript module exporting `Tools`, on stdout. */
 export async function types(invocation: Invocation, io: Io): Promise<number> {
-  const { server, rest } = serverOperand(invocation);
+  const { server, rest } = serverOperand(invocation, "server");
   if (rest.length > 0) throw new UsageError(`unexpected ${JSON.stringify(rest[0])}`);
   const compile = await loadCompiler(); // a missing generator fails before anything is started
   return withClient(invocation, io, server, "tools/list", async (client) => {
@@ -238,19 +270,4 @@ function age(createdAt: string | undefined): string {
   if (seconds < 7200) return `${Math.round(seconds / 60)}m`;
   if (seconds < 172_800) return `${Math.round(seconds / 3600)}h`;
   return `${Math.round(seconds / 86_400)}d`;
-}
-
-/** Rows in aligned columns; every cell is kept on its line (a server's text cannot add rows). */
-function table(cells: string[][]): string {
-  const rows = cells.map((row) => row.map(oneLine));
-  const widths =
-    rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? "").length))) ?? [];
-  return rows
-    .map((row) =>
-      row
-        .map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0)))
-        .join("  "),
-    )
-    .join("\n")
-    .concat("\n");
 }

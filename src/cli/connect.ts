@@ -22,8 +22,14 @@ export interface Server {
   target: ConnectTarget;
   /** The URL of a Streamable HTTP server; undefined for a stdio command. */
   url?: string;
-  /** The URL, or the stdio command as typed. */
+  /** The URL, the stdio command as typed, or the server's name in the `--config` file. */
   label: string;
+  /** Its name in the `--config` file, when it comes from one. */
+  name?: string;
+  /** The stdio command and its arguments (noted with the tasks it runs); undefined for a URL. */
+  command?: string[];
+  /** Headers the `--config` file gives a URL server (before `--header`, which wins). */
+  headers?: Record<string, string>;
   /** Options that reach this server again from another shell (`--server URL` or `-- command`). */
   again: string;
   /**
@@ -54,10 +60,19 @@ export function urlServer(url: string): Server {
   };
 }
 
-export function stdioServer(command: string[]): Server {
+/** A stdio server: `command` is the program and its arguments; a config file may add `env` and `cwd`. */
+export function stdioServer(
+  command: string[],
+  extra: { env?: Record<string, string> | undefined; cwd?: string | undefined } = {},
+): Server {
   const [program = "", ...args] = command;
   const label = commandLine(command);
-  return { target: ownSession(program, args), label, again: `-- ${label}`, outlivesCommand: false };
+  const target = {
+    ...ownSession(program, args),
+    ...(extra.env !== undefined && { env: extra.env }),
+    ...(extra.cwd !== undefined && { cwd: extra.cwd }),
+  };
+  return { target, label, command, again: `-- ${label}`, outlivesCommand: false };
 }
 
 const SETSID = "/usr/bin/setsid";
@@ -73,9 +88,12 @@ function ownSession(program: string, args: string[]): { command: string; args: s
   return { command: SETSID, args: [program, ...args] };
 }
 
-/** The command's store; `stderr` hears of a directory made private or a note ignored. */
-export function storeOf(invocation: Invocation, stderr: Output): CliStore {
-  return new CliStore(invocation.options.store ?? defaultStoreDir(), invocation.stdio, (text) =>
+/**
+ * The command's store; `stderr` hears of a directory made private or a note ignored. `command` is the stdio
+ * server command noted with every task the command starts.
+ */
+export function storeOf(invocation: Invocation, stderr: Output, command = invocation.stdio): CliStore {
+  return new CliStore(invocation.options.store ?? defaultStoreDir(), command, (text) =>
     stderr.write(`mcp-tasks: ${text}\n`),
   );
 }
@@ -118,17 +136,18 @@ export async function connectTo(
  * The credentials of an HTTP server: the `--header` options, and the tokens `mcp-tasks login` stored for it
  * (unless `--header` gives an `Authorization` of its own).
  */
-function credentialsFor(
+export function credentialsFor(
   server: Server,
   invocation: Invocation,
   onLog: (text: string) => void,
 ): { headers?: Record<string, string>; auth?: ConnectionAuth } {
-  const headers = readHeaders(invocation.options.headers);
+  const typed = readHeaders(invocation.options.headers);
   if (server.url === undefined) {
-    if (Object.keys(headers).length > 0)
+    if (Object.keys(typed).length > 0)
       throw new UsageError("--header applies to a server URL, not to `-- <command>`");
     return {};
   }
+  const headers = { ...server.headers, ...typed };
   const given = Object.keys(headers).length > 0 ? { headers } : {};
   if (Object.keys(headers).some((name) => name.toLowerCase() === "authorization")) return given;
   const file = credentialsFileFor(server.url);

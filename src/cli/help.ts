@@ -13,6 +13,22 @@ export const USAGE = `Usage:
                                                        authorize with OAuth and store the tokens
   mcp-tasks logout <url>                               forget (and revoke, where the server can) the stored tokens
 
+With your MCP config file (--config <file>, or MCP_TASKS_CONFIG):
+  mcp-tasks servers --config <file>                    each server: its state, tasks support, tool count
+  mcp-tasks tools --config <file>                      every server's tools, as SERVER/TOOL
+  mcp-tasks call SERVER/TOOL [args…] --config <file>   call a tool of one of its servers
+  mcp-tasks ls | watch | cancel … --config <file>      tasks of its servers; --server <name> names one of them
+  tools, types, login and logout also take a server's name in the file.
+  The file is Claude Desktop's, Claude Code's, Cursor's ({"mcpServers": …}) or VS Code's ({"servers": …}):
+    macOS    ~/Library/Application Support/Claude/claude_desktop_config.json, ~/.cursor/mcp.json,
+             ~/Library/Application Support/Code/User/mcp.json
+    Linux    ~/.cursor/mcp.json, ~/.config/Code/User/mcp.json
+    Windows  %APPDATA%\\Claude\\claude_desktop_config.json, %USERPROFILE%\\.cursor\\mcp.json,
+             %APPDATA%\\Code\\User\\mcp.json
+  Servers with "disabled": true are skipped; \${env:NAME} is read from the environment. mcp-tasks reads only the
+  file you name: never a .mcp.json or .vscode/mcp.json in the working directory, whose commands a cloned
+  repository chooses. \`servers\` and \`tools\` exit 2 when a server is not ready (it is listed as failed).
+
 Tool arguments (merged left to right):
   '{"seconds":5}'      a JSON object
   seconds=5 label=hi   key=value pairs; a value is read as JSON when it parses, else as text
@@ -57,7 +73,9 @@ Options:
   --detach             start the task, print its ref and exit (code 7); follow it later with \`watch\`
                        (HTTP servers only: a stdio server stops when this command exits)
   --timeout <time>     stop waiting after 30s, 2m, 500ms… (the task keeps running)
-  --server <url>       the server of a task (watch, cancel) when the store does not know it
+  --server <url>       the server of a task (watch, cancel) when the store does not know it (with --config:
+                       a server's name in the file)
+  --config <file>      the MCP servers config file to read (default: $MCP_TASKS_CONFIG; no other file is read)
   --store <dir>        the task store (default: $XDG_STATE_HOME/mcp-tasks or the platform's state directory);
                        kept private: directory 0700 (a wider one of yours is narrowed), files 0600
   --no-input           never prompt; input requests get the --unanswered policy (also without a terminal)

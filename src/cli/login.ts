@@ -20,6 +20,7 @@ import { openInBrowser, unsafeLink } from "./browser.js";
 import { credentialsFileFor, CredentialsProvider, tokenIssuer, type Credentials } from "./credentials.js";
 import { ExitCode, UsageError } from "./exit-codes.js";
 import { NotPrivateError } from "./private-files.js";
+import { configServer } from "./config.js";
 import { urlServer } from "./connect.js";
 import type { Output } from "./output.js";
 
@@ -241,6 +242,13 @@ function onlyUrl(invocation: Invocation, command: string): string {
   const [word, ...rest] = invocation.operands;
   if (word === undefined) throw new UsageError(`missing the server URL: mcp-tasks ${command} <url>`);
   if (rest.length > 0) throw new UsageError(`unexpected ${JSON.stringify(rest[0])}`);
+  const { config } = invocation;
+  if (config !== undefined && Object.hasOwn(config.servers, word)) {
+    const named = configServer(config, word);
+    if (named.url === undefined)
+      throw new UsageError(`${word} is a stdio server in ${config.path}: ${command} applies to URL servers`);
+    return named.url;
+  }
   return urlServer(word).label;
 }
 

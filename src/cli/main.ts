@@ -4,13 +4,15 @@
  */
 import { firstLine, readInvocation } from "./args.js";
 import { call, cancel, ls, tools, types, watch } from "./commands.js";
+import { readConfig } from "./config.js";
+import { servers } from "./servers.js";
 import { AuthorizationNeeded, ExitCode, UsageError } from "./exit-codes.js";
 import { login, logout } from "./login.js";
 import { USAGE } from "./help.js";
 import { SafeOutput, type Output } from "./output.js";
 import { NotPrivateError } from "./private-files.js";
 
-const COMMANDS = { call, watch, cancel, ls, tools, types, login, logout } as const;
+const COMMANDS = { call, watch, cancel, ls, tools, servers, types, login, logout } as const;
 
 export async function cliMain(
   argv: readonly string[],
@@ -30,9 +32,11 @@ export async function cliMain(
       (typeof COMMANDS)[keyof typeof COMMANDS] | undefined;
     if (command === undefined || !Object.hasOwn(COMMANDS, invocation.command)) {
       throw new UsageError(
-        `unknown command ${JSON.stringify(invocation.command)} (call, watch, cancel, ls, tools, types, login, logout)`,
+        `unknown command ${JSON.stringify(invocation.command)} (call, watch, cancel, ls, tools, servers, types, login, logout)`,
       );
     }
+    const config = readConfig(invocation, (text) => io.stderr.write(`mcp-tasks: warning: ${text}\n`));
+    if (config !== undefined) invocation.config = config;
     return await command(invocation, io);
   } catch (error) {
     io.stderr.write(`mcp-tasks: ${firstLine(error)}\n`);

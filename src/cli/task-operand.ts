@@ -11,11 +11,15 @@
  * - A stdio command is started only from the command's own note of a task it started (`cli-store.ts`: a
  *   private file of this user), and only when you say yes at a terminal; otherwise the command prints the exact
  *   command line to run instead (`-- <command>` spelled out), and starts nothing.
+ * - With `--config`, a task whose server is one of the file's (the same URL, or the same stdio command) is reached
+ *   as the file says (its headers, env and cwd): the file is one you named. A task id the store does not know
+ *   goes only to the server `--server NAME` names, never to every server of the file (an id is bearer-like).
  */
 import { readFileSync } from "node:fs";
 import { readTaskRef, type TaskRef } from "../index.js";
 import { firstLine, type Invocation } from "./args.js";
 import type { CliStore, NotedRef } from "./cli-store.js";
+import { configServer, configServerOf } from "./config.js";
 import { interactive, stdioServer, urlServer, type Server } from "./connect.js";
 import { UsageError } from "./exit-codes.js";
 import type { SafeOutput } from "./output.js";
@@ -69,6 +73,10 @@ function serverOfOutsideRef(ref: TaskRef, invocation: Invocation): Server {
   const chosen = explicitServer(invocation);
   if (chosen !== undefined) return chosen;
   const url = ref.server.url;
+  const { config } = invocation;
+  const named = config === undefined ? undefined : configServerOf(config, url, undefined);
+  if (config !== undefined && named !== undefined && invocation.options.headers.length === 0)
+    return configServer(config, named);
   if (url === undefined) {
     throw new UsageError("the ref does not name a server URL: give --server <url> or -- <command>");
   }
@@ -89,10 +97,17 @@ async function serverOfStored(
 ): Promise<Server> {
   const chosen = explicitServer(invocation);
   if (chosen !== undefined) return chosen;
-  if (stored?.server.url !== undefined) return urlServer(stored.server.url);
+  const { config } = invocation;
   const command = stored?.cli?.command;
+  const named = config && stored && configServerOf(config, stored.server.url, command);
+  if (config !== undefined && named !== undefined) return configServer(config, named);
+  if (stored?.server.url !== undefined) return urlServer(stored.server.url);
   if (command === undefined) {
-    throw new UsageError("the store does not know this task's server: give --server <url> or -- <command>");
+    throw new UsageError(
+      config === undefined
+        ? "the store does not know this task's server: give --server <url> or -- <command>"
+        : `the store does not know this task's server: give --server with a server of ${config.path} (the task id goes to that server only)`,
+    );
   }
   const typed = commandLine(command);
   const again = `mcp-tasks ${verb} ${shellWord(taskId)} -- ${typed}`;
@@ -111,9 +126,15 @@ async function serverOfStored(
   );
 }
 
-/** The server named on the command line (`-- <command>` or `--server`), if any. */
+/**
+ * The server named on the command line (`-- <command>`, or `--server`: a URL, or with `--config` a server's name
+ * in the file), if any.
+ */
 function explicitServer(invocation: Invocation): Server | undefined {
   if (invocation.stdio !== undefined) return stdioServer(invocation.stdio);
-  if (invocation.options.server !== undefined) return urlServer(invocation.options.server);
-  return undefined;
+  const { server } = invocation.options;
+  if (server === undefined) return undefined;
+  const { config } = invocation;
+  if (config !== undefined && !/^https?:\/\//i.test(server)) return configServer(config, server);
+  return urlServer(server);
 }

@@ -14,6 +14,7 @@ import { resolveClientOptions, type ResolvedClientOptions, type TaskClientOption
 import { checkConnectionHeaders } from "../auth/headers.js";
 import { checkConnectionAuth } from "../auth/connection-auth.js";
 import type { HttpTransportOptions } from "../session/http-transport.js";
+import { hostHooksOf, type HostHooks } from "./host-hooks.js";
 
 /** Every option checked and defaulted, once per client. */
 export interface ClientSettings {
@@ -27,6 +28,8 @@ export interface ClientSettings {
   http: HttpTransportOptions;
   /** Undefined when telemetry is off. */
   telemetry: TelemetryPlugin | undefined;
+  /** Set when a `TaskHost` made the client (./host-hooks.ts). */
+  host: HostHooks | undefined;
 }
 
 export function settingsOf(options: TaskClientOptions): ClientSettings {
@@ -42,6 +45,7 @@ export function settingsOf(options: TaskClientOptions): ClientSettings {
     adoptEveryMs: adoptEvery(options),
     http,
     telemetry: checkTelemetry(options.telemetry),
+    host: hostHooksOf(options),
   };
 }
 

@@ -177,7 +177,9 @@ export class TaskClient<
       sendCall: callSender(session, this.catalog, mirrorHeaders),
       tasks: this.era.tasks,
       dialect: this.era.dialect,
-      scheduler: new PollScheduler({ maxInFlight: settings.options.maxInFlight, onJobError }),
+      scheduler:
+        settings.host?.polls(onJobError) ??
+        new PollScheduler({ maxInFlight: settings.options.maxInFlight, onJobError }),
       alarms: new AlarmClock({ onError: onJobError }),
       cadence: { polling: settings.polling, safetyNetMs: settings.options.notificationSafetyNetMs },
       retry: settings.retry,
@@ -277,6 +279,12 @@ export class TaskClient<
         },
         settings.adoptEveryMs,
       );
+    }
+    const host = settings.host;
+    if (host !== undefined) {
+      session.onNotification((method) => {
+        if (method === "notifications/tools/list_changed") host.toolsChanged();
+      });
     }
     session.onError((error) => {
       log.warn("transport error", error);

@@ -12,6 +12,9 @@ export {
   type ServerStatus,
   type HostTool,
   type HostTask,
+  type HostResume,
+  type KeptRef,
 } from "./task-host.js";
+export type { ReconnectOptions } from "./reconnect.js";
 export type { ServerEntry, UrlServer, StdioServer } from "./servers.js";
 export { defaultToolName, type ToolNamer } from "./naming.js";

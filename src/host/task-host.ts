@@ -13,12 +13,24 @@ import {
   type Logger,
   type TaskClientOptions,
   type TaskHandle,
+  type TaskRef,
+  type TaskStore,
   type ToolInfo,
 } from "mcp-tasks";
 import { safeLogger } from "../protocol/logging.js";
+import { HOST_HOOKS, type HostHooks } from "../client/host-hooks.js";
+import { FairPollScheduler, fairShare, type PollShare } from "../scheduler/fair-scheduler.js";
 import { defaultToolName, nameTools, type ToolAddress, type ToolNamer } from "./naming.js";
-import { serverConnect, type ServerEntry } from "./servers.js";
+import { serverConnect, type ServerConnect, type ServerEntry } from "./servers.js";
 import { parseConfig, parseConfigText } from "./config.js";
+import {
+  hostIdentity,
+  hostedServerOf,
+  hostedStore,
+  targetIdentity,
+  type HostedServer,
+} from "./hosted-store.js";
+import { Reconnects, reconnectTiming, type ReconnectOptions } from "./reconnect.js";
 
 /** Where a server of the host stands. */
 export type ServerState = "connecting" | "ready" | "failed" | "closed";
@@ -49,7 +61,7 @@ export interface HostTask {
 }
 
 /** Options of `TaskHost.connect`: the servers, and `TaskClient` options every server shares unless it sets its own. */
-export interface TaskHostOptions extends Omit<TaskClientOptions, "store"> {
+export interface TaskHostOptions extends Omit<TaskClientOptions, "store" | "maxInFlight"> {
   /** The servers by name: a URL, a stdio command, an MCP transport, or `{ url | command, …own options }`. */
   servers: Record<string, ServerEntry>;
   /**
@@ -59,82 +71,160 @@ export interface TaskHostOptions extends Omit<TaskClientOptions, "store"> {
   toolName?: ToolNamer;
   /** How long `close()` waits for the servers' clients to close, in milliseconds. Default 10000. */
   closeTimeoutMs?: number;
+  /**
+   * Most `tasks/get` requests in flight at once across every server. Each of the n servers may have at most
+   * `floor(maxInFlight / n)` of them out (its share; a server's own `maxInFlight` may only lower it), so a
+   * server that stops answering holds its share and no more. Default 64 × n (each server the share a
+   * `TaskClient` has on its own). Less than n is a `RangeError`.
+   */
+  maxInFlight?: number;
+  /**
+   * One store for every server that has none of its own: each server's refs are filed under its config name and
+   * its URL (or its command and arguments), so a ref resumes only on the server it was made on. The host opens it
+   * once at `connect` and closes it once at `close()`. See `resume()`.
+   */
+  store?: TaskStore;
+  /**
+   * Connecting again a server that failed to connect or whose connection ended, in the background: bounded
+   * attempts with jittered exponential backoff. Default `{ retries: 10, minTimeoutMs: 1000, maxTimeoutMs: 30000,
+   * factor: 2 }`; `false` turns it off. `close()` stops it.
+   */
+  reconnect?: ReconnectOptions;
 }
 
 /** Events of a `TaskHost` (eventemitter3; an `error` without listeners is not thrown). */
 export interface TaskHostEvents {
   /** A server's state changed. */
   server: (status: ServerStatus) => void;
-  /** A fault of one server's client no handle owns (its `error` event). */
+  /** A fault of one server's client no handle owns (its `error` event), or a refresh of its tools that failed. */
   error: (server: string, error: unknown) => void;
+  /** A server's tools changed (`notifications/tools/list_changed`); `listTools()` has its new ones. */
+  tools: (server: string) => void;
+  /** Tasks of a server were picked up on its new connection (after `resume()`, or after a reconnect). */
+  resumed: (server: string, tasks: HostTask[]) => void;
+}
+
+/** A stored ref `resume()` left alone, and why: it is kept in the store, never dropped or followed elsewhere. */
+export interface KeptRef {
+  ref: TaskRef;
+  /** The config name it was filed under; undefined for a ref no host wrote. */
+  server: string | undefined;
+  /**
+   * `"not-configured"`: no server of the host has its config name and its URL or command (the server left the
+   * config, or changed); `"not-ready"`: its server is not connected now (it is resumed when it comes back);
+   * `"not-a-host-ref"`: written by a client, not a host.
+   */
+  reason: "not-configured" | "not-ready" | "not-a-host-ref";
+}
+
+/** What `host.resume()` did. */
+export interface HostResume {
+  /** A handle for each unfinished stored task of every ready server, with its server. */
+  tasks: HostTask[];
+  /** Stored refs it did not follow, each with why (also told to the `logger`). */
+  kept: KeptRef[];
 }
 
 const DEFAULT_CLOSE_TIMEOUT_MS = 10_000;
+/** A server's share of the host's in-flight limit by default: what a `TaskClient` has on its own. */
+const DEFAULT_SHARE = 64;
 
 interface Member {
   status: ServerStatus;
   client?: TaskClient;
+  /** How to connect it: its target, and its options (the host's shared ones overridden by its own). */
+  plan: ServerConnect;
+  /** Its share of the host's in-flight limit, kept across reconnects. */
+  share: PollShare;
+  /** Its identity in the shared store. */
+  hosted: HostedServer;
+  /** Its tools as last listed; undefined before its first listing. */
+  tools?: ToolInfo[];
+  /** Tasks its last connection was following when that ended: followed again once it is back. */
+  carried: TaskRef[];
 }
 
 /**
  * Many MCP servers, one object: `TaskHost.connect({ servers: { name: target, … } })` connects to every server
- * at once (one `TaskClient` each); a server that fails to connect is `"failed"` and does not fail the others.
- * `listTools()` names every server's tools `server__tool`; `callTool(qualifiedName, …)` routes the call to its
- * server and returns that client's `TaskHandle`.
+ * at once (one `TaskClient` each, all polling on one fair scheduler and, with `store`, sharing one store); a
+ * server that fails to connect is `"failed"`, does not fail the others, and is connected again in the
+ * background. `listTools()` names every server's tools `server__tool`; `callTool(qualifiedName, …)` routes the
+ * call to its server and returns that client's `TaskHandle`.
  */
 export class TaskHost extends EventEmitter<TaskHostEvents> {
   private readonly members = new Map<string, Member>();
   private readonly namer: ToolNamer;
   private readonly log: Logger;
   private readonly closeTimeoutMs: number;
+  private readonly polls = new FairPollScheduler();
+  private readonly store: TaskStore | undefined;
+  private readonly reconnects: Reconnects | undefined;
   /** Qualified name → its server and tool, as of the last tool listing. */
   private index = new Map<string, ToolAddress>();
   private closing: Promise<void> | undefined;
+  /** Set once `connect` listed the first tools: from then on a server that joins names its tools itself. */
+  private listening = false;
+  /** Set by `resume()`: a server that comes back later resumes its stored tasks with these options. */
+  private resumeOptions: Omit<CallToolOptions, "meta"> | undefined;
 
-  private constructor(names: string[], options: TaskHostOptions) {
+  private constructor(plans: (readonly [string, ServerConnect])[], options: TaskHostOptions) {
     super();
     this.namer = options.toolName ?? defaultToolName;
     this.log = safeLogger(options.logger);
     this.closeTimeoutMs = options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS;
-    for (const name of names) this.members.set(name, { status: { name, state: "connecting" } });
+    this.store = options.store;
+    const share = fairShare(options.maxInFlight ?? DEFAULT_SHARE * plans.length, plans.length);
+    const timing = reconnectTiming(options.reconnect);
+    if (timing !== undefined) {
+      this.reconnects = new Reconnects({
+        timing,
+        connect: (name) => this.start(name),
+        retrying: (name, attempt, delayMs) =>
+          this.log.debug(
+            `TaskHost: connecting server ${JSON.stringify(name)} again in ${delayMs} ms (attempt ${attempt})`,
+          ),
+        gaveUp: (name, error, attempts) =>
+          this.log.error(
+            `TaskHost: server ${JSON.stringify(name)} is still down after ${attempts} attempts`,
+            error,
+          ),
+      });
+    }
+    for (const [name, plan] of plans) {
+      const own = plan.options.maxInFlight;
+      const size = typeof own === "number" && own >= 1 ? Math.min(Math.floor(own), share) : share;
+      this.members.set(name, {
+        status: { name, state: "connecting" },
+        plan,
+        share: this.polls.share(size),
+        hosted: { name, target: targetIdentity(plan.target) },
+        carried: [],
+      });
+    }
   }
 
   /**
    * Connects to every server at once. Resolves when each one is ready or failed (a failed server's tools reject
-   * their calls at once with a `TransportError` naming it), with every ready server's tools listed. Rejects only
-   * for the caller's mistakes: a malformed entry or option, or two tools that map to one qualified name (after
-   * closing what it opened).
+   * their calls at once with a `TransportError` naming it, and it is connected again in the background), with
+   * every ready server's tools listed. Rejects only for the caller's mistakes: a malformed entry or option, a
+   * `store` that cannot be opened, or two tools that map to one qualified name (after closing what it opened).
    */
   static async connect(options: TaskHostOptions): Promise<TaskHost> {
-    const {
-      servers,
-      toolName: _toolName,
-      closeTimeoutMs: _closeTimeoutMs,
-      ...shared
-    } = checkHostOptions(options);
-    const connects = Object.entries(servers).map(
+    const { servers } = checkHostOptions(options);
+    const shared = sharedOptions(options);
+    const plans = Object.entries(servers).map(
       ([name, entry]) => [name, serverConnect(name, entry, shared)] as const,
     );
-    const host = new TaskHost(
-      connects.map(([name]) => name),
-      options,
-    );
-    await Promise.all(
-      connects.map(async ([name, { target, options: own }]) => {
-        try {
-          host.joined(name, await TaskClient.connect(target, own));
-        } catch (error) {
-          host.log.warn(`TaskHost: server ${JSON.stringify(name)} failed to connect`, error);
-          host.update(name, { state: "failed", error });
-        }
-      }),
-    );
+    const host = new TaskHost(plans, options);
+    await options.store?.open?.(); // a store another process holds fails here, before any connection is made
+    await Promise.all(plans.map(([name]) => host.start(name).catch(() => undefined)));
     try {
       await host.listTools();
     } catch (error) {
       await host.close();
       throw error;
     }
+    host.listening = true;
     return host;
   }
 
@@ -180,30 +270,17 @@ export class TaskHost extends EventEmitter<TaskHostEvents> {
    */
   async listTools(): Promise<HostTool[]> {
     const ready = [...this.members.values()].filter((member) => member.status.state === "ready");
-    const listed = await Promise.all(
-      ready.map(async ({ status, client }) => {
-        try {
-          return (await (client as TaskClient).listTools()).map((tool) => ({ server: status.name, tool }));
-        } catch (error) {
-          this.log.warn(`TaskHost: listing the tools of server ${JSON.stringify(status.name)} failed`, error);
-          return [];
-        }
-      }),
-    );
-    const tools = listed.flat();
-    const index = nameTools(
-      tools.map(({ server, tool }) => ({ server, tool: tool.name })),
-      this.namer,
-    );
+    const listed = await Promise.all(ready.map((member) => this.listed(member)));
+    const index = this.indexOf(ready.map((member, i) => ({ member, tools: listed[i] ?? [] })));
     this.index = index;
-    const names = [...index.keys()];
-    return tools.map(({ server, tool }, i) => ({ ...tool, server, qualifiedName: names[i] as string }));
+    return this.hostTools(index, ready);
   }
 
   /**
    * Calls a tool by its qualified name on its server: the same handle `TaskClient.callTool` returns. A name of
    * a server that is not ready throws at once a `TransportError` naming the server (its `cause` is the server's
-   * error); a name no server has throws a `TypeError`. Names are as of the last `listTools()` (or `connect`).
+   * error); a name no server has throws a `TypeError`. Names are as of the last `listTools()` (or `connect`, or
+   * a server's `tools/list_changed`).
    */
   callTool(
     qualifiedName: string,
@@ -230,12 +307,38 @@ export class TaskHost extends EventEmitter<TaskHostEvents> {
   }
 
   /**
-   * Closes every server's client at once (each ends its handles, its session and its store) and resolves when
-   * all have, or after `closeTimeoutMs` at the latest (a client still closing then is logged and left to finish).
-   * Never rejects.
+   * Picks up every unfinished stored task of every ready server, each on the server it was made on (its config
+   * name and its URL or command, never its place in the config). A server with a store of its own resumes from
+   * it. With the shared `store`, a ref whose server is not in the config (it left, or its URL or command
+   * changed) is kept in the store and reported, never followed elsewhere; so is one of a server that is down
+   * now, which resumes by itself when the server is back. Needs a store (shared or per server); else an
+   * `McpTasksError` from the client, per server, is logged and nothing is resumed there.
+   */
+  async resume(options: Omit<CallToolOptions, "meta"> = {}): Promise<HostResume> {
+    if (this.closing !== undefined) throw new ClientClosedError(undefined);
+    this.resumeOptions = options;
+    const ready = [...this.members.values()].filter((member) => member.status.state === "ready");
+    const resumed = await Promise.all(ready.map((member) => this.resumeOn(member, options)));
+    const kept = await this.keptRefs();
+    for (const { ref, server, reason } of kept) {
+      this.log.warn(
+        `TaskHost: a stored task of server ${JSON.stringify(server ?? "(none)")} is kept, not resumed: ${reason}`,
+        {
+          toolName: ref.toolName,
+        },
+      );
+    }
+    return { tasks: resumed.flat(), kept };
+  }
+
+  /**
+   * Closes every server's client at once (each ends its handles and its session), stops reconnecting, then
+   * closes the shared store; resolves when all have, or after `closeTimeoutMs` at the latest (what is still
+   * closing then is logged and left to finish). Never rejects.
    */
   close(): Promise<void> {
     this.closing ??= (async () => {
+      this.reconnects?.close();
       const pending = new Set(this.members.keys());
       const closes = [...this.members.values()].map(async ({ status, client }) => {
         try {
@@ -245,19 +348,28 @@ export class TaskHost extends EventEmitter<TaskHostEvents> {
           this.update(status.name, { state: "closed" });
         }
       });
+      const all = Promise.allSettled(closes).then(async (settled) => {
+        this.polls.close();
+        await this.store?.close?.();
+        return settled;
+      });
       let timer: ReturnType<typeof setTimeout> | undefined;
       const timeout = new Promise<"timeout">((resolve) => {
         timer = setTimeout(() => resolve("timeout"), this.closeTimeoutMs);
       });
-      const settled = await Promise.race([Promise.allSettled(closes), timeout]);
+      const settled = await Promise.race([
+        all.catch((error: unknown) => [{ status: "rejected", reason: error }] as const),
+        timeout,
+      ]);
       clearTimeout(timer);
       if (settled === "timeout") {
         const late = [...pending];
-        this.log.warn(`TaskHost: closing servers ${late.join(", ")} took over ${this.closeTimeoutMs} ms`);
+        const what = late.length > 0 ? `servers ${late.join(", ")}` : "the store";
+        this.log.warn(`TaskHost: closing ${what} took over ${this.closeTimeoutMs} ms`);
       } else {
         for (const result of settled) {
           if (result.status === "rejected")
-            this.log.warn("TaskHost: a server's client failed to close", result.reason);
+            this.log.warn("TaskHost: a server's client or the store failed to close", result.reason);
         }
       }
     })();
@@ -269,19 +381,215 @@ export class TaskHost extends EventEmitter<TaskHostEvents> {
     await this.close();
   }
 
-  private joined(name: string, client: TaskClient): void {
+  /** One attempt to connect a server: ready, or failed (and retried in the background) and rejects. */
+  private async start(name: string): Promise<void> {
     const member = this.members.get(name) as Member;
+    let client: TaskClient;
+    try {
+      client = await TaskClient.connect(member.plan.target, this.clientOptions(member));
+    } catch (error) {
+      if (this.closing !== undefined) throw error;
+      this.log.warn(`TaskHost: server ${JSON.stringify(name)} failed to connect`, error);
+      this.update(name, { state: "failed", error });
+      // A caller's mistake (a bad option) does not mend itself; an MCP transport cannot be opened twice.
+      if (!(error instanceof TypeError) && member.hosted.target !== "transport") {
+        this.reconnects?.start(name, error);
+      }
+      throw error;
+    }
+    // Back after `connect`: its tools are named before it is reported ready.
+    if (this.listening && this.closing === undefined) {
+      member.client = client;
+      await this.listed(member);
+    }
+    if (this.closing !== undefined) {
+      await client.close();
+      throw new ClientClosedError(undefined);
+    }
+    this.joined(member, client);
+  }
+
+  /** A server's client options: its plan, its share of the polls, its view of the shared store, the hooks. */
+  private clientOptions(member: Member): TaskClientOptions {
+    const hooks: HostHooks = {
+      polls: (onJobError) => member.share.lane(onJobError),
+      toolsChanged: () => void this.refreshTools(member),
+    };
+    const options: TaskClientOptions & { [HOST_HOOKS]?: HostHooks } = {
+      ...member.plan.options,
+      [HOST_HOOKS]: hooks,
+    };
+    // A malformed own `maxInFlight` is left for the client to refuse, naming it.
+    const own = options.maxInFlight;
+    const valid = own === undefined || (Number.isInteger(own) && own >= 1);
+    if (valid && Number.isFinite(member.share.size)) options.maxInFlight = member.share.size;
+    if (options.store === undefined && this.store !== undefined) {
+      options.store = hostedStore(this.store, member.hosted);
+    }
+    return options;
+  }
+
+  private joined(member: Member, client: TaskClient): void {
+    const name = member.status.name;
     member.client = client;
     client.on("error", (error: unknown) => {
       member.status.error = error;
       this.emit("error", name, error);
     });
     client.on("closed", () => {
-      if (member.status.state === "ready") this.update(name, { state: "closed" });
+      if (member.client !== client || this.closing !== undefined) return;
+      void this.dropped(member, client);
     });
-    this.update(name, { state: "ready", supportsTasks: client.server.supportsTasks });
+    member.status = { name, state: "ready", supportsTasks: client.server.supportsTasks };
+    if (this.listening) this.reindex(name);
+    this.emit("server", { ...member.status });
+    if (member.carried.length > 0 || this.resumeOptions !== undefined) void this.pickUp(member, client);
   }
 
+  /**
+   * The server's connection ended while the host was open: it is `"failed"`, its client is closed (its handles
+   * end with `ClientClosedError`, which carries their task ids), and it is connected again in the background;
+   * the tasks its handles were following are followed again once it is back.
+   */
+  private async dropped(member: Member, client: TaskClient): Promise<void> {
+    const name = member.status.name;
+    const error = new TransportError(`the connection to server ${JSON.stringify(name)} ended`, {
+      transient: true,
+    });
+    this.log.warn(`TaskHost: ${error.message}`);
+    const refs = await Promise.all(
+      client
+        .tasks()
+        .map((handle) => (handle.taskId === undefined ? undefined : handle.ref.catch(() => undefined))),
+    );
+    member.carried.push(...refs.filter((ref): ref is TaskRef => ref !== undefined));
+    member.client = undefined;
+    const again = this.reconnects !== undefined && member.hosted.target !== "transport";
+    this.update(name, { state: again ? "failed" : "closed", error });
+    await client
+      .close()
+      .catch((closing: unknown) =>
+        this.log.warn(`TaskHost: closing server ${JSON.stringify(name)}'s old client failed`, closing),
+      );
+    if (again && this.closing === undefined) this.reconnects?.start(name, error);
+  }
+
+  /** A server is back: follow the tasks its last connection was following, and its stored ones if resumed. */
+  private async pickUp(member: Member, client: TaskClient): Promise<void> {
+    const name = member.status.name;
+    const carried = member.carried.splice(0);
+    const tasks: HostTask[] = [];
+    for (const ref of carried) {
+      try {
+        tasks.push({ server: name, handle: client.task(ref, this.resumeOptions) });
+      } catch (error) {
+        this.log.warn(
+          `TaskHost: a task of server ${JSON.stringify(name)} could not be followed again`,
+          error,
+        );
+      }
+    }
+    if (this.resumeOptions !== undefined) tasks.push(...(await this.resumeOn(member, this.resumeOptions)));
+    const unique = [...new Map(tasks.map((task) => [task.handle, task])).values()];
+    if (unique.length > 0) this.emit("resumed", name, unique);
+  }
+
+  /** The stored tasks of one ready server, as handles; a failure is logged and resumes nothing. */
+  private async resumeOn(member: Member, options: Omit<CallToolOptions, "meta">): Promise<HostTask[]> {
+    const client = member.client;
+    if (client === undefined) return [];
+    try {
+      const handles = await client.resume(options);
+      return handles.map((handle) => ({ server: member.status.name, handle }));
+    } catch (error) {
+      this.log.warn(
+        `TaskHost: resuming the tasks of server ${JSON.stringify(member.status.name)} failed`,
+        error,
+      );
+      return [];
+    }
+  }
+
+  /** The shared store's refs no ready server of the host follows, with why. */
+  private async keptRefs(): Promise<KeptRef[]> {
+    if (this.store === undefined) return [];
+    const byIdentity = new Map<string, Member>();
+    for (const member of this.members.values()) {
+      if (member.plan.options.store === undefined) byIdentity.set(hostIdentity(member.hosted), member);
+    }
+    const kept: KeptRef[] = [];
+    for (const ref of await this.store.list()) {
+      const hosted = hostedServerOf(ref);
+      if (hosted === undefined) {
+        kept.push({ ref, server: undefined, reason: "not-a-host-ref" });
+        continue;
+      }
+      const member = byIdentity.get(hostIdentity(hosted));
+      if (member === undefined) kept.push({ ref, server: hosted.name, reason: "not-configured" });
+      else if (member.status.state !== "ready") kept.push({ ref, server: hosted.name, reason: "not-ready" });
+    }
+    return kept;
+  }
+
+  /** Lists one server's tools again after its `tools/list_changed`, and renames what changed. */
+  private async refreshTools(member: Member): Promise<void> {
+    const name = member.status.name;
+    if (member.status.state !== "ready" || this.closing !== undefined) return;
+    await this.listed(member);
+    if (this.reindex(name)) this.emit("tools", name);
+  }
+
+  /**
+   * Names the ready servers' tools again after `server`'s changed. A clash keeps the names as they were (the
+   * server's new tools are not callable), logged and emitted as `error`; returns whether the names changed.
+   */
+  private reindex(server: string): boolean {
+    const ready = [...this.members.values()].filter((other) => other.status.state === "ready");
+    try {
+      this.index = this.indexOf(ready.map((other) => ({ member: other, tools: other.tools ?? [] })));
+      return true;
+    } catch (error) {
+      this.log.error(`TaskHost: the tools of server ${JSON.stringify(server)} clash with others`, error);
+      this.emit("error", server, error);
+      return false;
+    }
+  }
+
+  /** One server's tools, fetched (the client keeps them until `tools/list_changed`) and kept on the member. */
+  private async listed(member: Member): Promise<ToolInfo[]> {
+    const client = member.client;
+    if (client === undefined) return [];
+    try {
+      member.tools = await client.listTools();
+    } catch (error) {
+      this.log.warn(
+        `TaskHost: listing the tools of server ${JSON.stringify(member.status.name)} failed`,
+        error,
+      );
+      member.tools = [];
+    }
+    return member.tools;
+  }
+
+  /** The qualified names of the given servers' tools; a clash throws a `TypeError` naming both tools. */
+  private indexOf(lists: { member: Member; tools: ToolInfo[] }[]): Map<string, ToolAddress> {
+    return nameTools(
+      lists.flatMap(({ member, tools }) =>
+        tools.map((tool) => ({ server: member.status.name, tool: tool.name })),
+      ),
+      this.namer,
+    );
+  }
+
+  private hostTools(index: Map<string, ToolAddress>, ready: Member[]): HostTool[] {
+    const names = [...index.keys()];
+    const tools = ready.flatMap((member) =>
+      (member.tools ?? []).map((tool) => ({ server: member.status.name, tool })),
+    );
+    return tools.map(({ server, tool }, i) => ({ ...tool, server, qualifiedName: names[i] as string }));
+  }
+
+  /** Changes a server's status and emits `server` when its state changed. */
   private update(name: string, change: Partial<ServerStatus>): void {
     const member = this.members.get(name) as Member;
     const next = { ...member.status, ...change };
@@ -302,6 +610,15 @@ export class TaskHost extends EventEmitter<TaskHostEvents> {
     }
     return undefined;
   }
+}
+
+/** The options every server shares: the host's, less what belongs to the host itself. */
+function sharedOptions(options: TaskHostOptions): TaskClientOptions {
+  const shared: Record<string, unknown> = { ...options };
+  for (const key of ["servers", "toolName", "closeTimeoutMs", "maxInFlight", "store", "reconnect"]) {
+    delete shared[key];
+  }
+  return shared as TaskClientOptions;
 }
 
 /** The process environment where there is one (Node, Bun, Deno with permission); empty elsewhere. */
@@ -355,13 +672,23 @@ function checkHostOptions(options: TaskHostOptions): TaskHostOptions {
   if (toolName !== undefined && typeof toolName !== "function") {
     throw new TypeError("TaskHost.connect: `toolName` must be a function (server, tool) => name");
   }
+  const store: unknown = options.store;
+  if (store !== undefined && !isStore(store)) {
+    throw new TypeError("TaskHost.connect: `store` must be a TaskStore (put, remove and list)");
+  }
   if (closeTimeoutMs !== undefined && !(Number.isFinite(closeTimeoutMs) && closeTimeoutMs >= 0)) {
     throw new TypeError("TaskHost.connect: `closeTimeoutMs` must be a non-negative number");
   }
-  if ("store" in options && options.store !== undefined) {
-    throw new TypeError(
-      "TaskHost.connect: a shared `store` is not supported yet; give each server its own (`{ url, store }`)",
-    );
-  }
   return options;
+}
+
+function isStore(value: unknown): value is TaskStore {
+  const store = value as Partial<Record<keyof TaskStore, unknown>> | null;
+  return (
+    typeof store === "object" &&
+    store !== null &&
+    typeof store.put === "function" &&
+    typeof store.remove === "function" &&
+    typeof store.list === "function"
+  );
 }

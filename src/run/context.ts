@@ -3,9 +3,8 @@
  * the client's bookkeeping hooks. Built once per client by `TaskClient`.
  */
 import type { CallToolResult } from "../schema/index.js";
-import type { PollScheduler } from "../scheduler/scheduler.js";
 import type { AlarmClock } from "../scheduler/alarm-clock.js";
-import type { RetryTiming } from "../scheduler/types.js";
+import type { PollQueue, RetryTiming } from "../scheduler/types.js";
 import type { CadenceSettings } from "../scheduler/cadence.js";
 import type { RpcChannel, ProtocolEra } from "../session/types.js";
 import type { InputContext, InputHandlers } from "../input/types.js";
@@ -43,8 +42,8 @@ export interface RunContext {
   tasks: TaskRequests;
   /** How calls are framed and answers read on this server's protocol generation. */
   dialect: CallDialect;
-  /** Polls, at most `maxInFlight` at once. */
-  scheduler: PollScheduler;
+  /** Polls, at most `maxInFlight` at once (on a host: at most the server's share of the host's). */
+  scheduler: PollQueue;
   /** Time limits, on the `now()` time line: never capped, so a deadline fires while every poll slot is taken. */
   alarms: AlarmClock;
   /** What the cadence owner reads: the polling bounds and the safety net of pushed tasks. */

@@ -5,7 +5,7 @@
  * in `retryAfterFault` counts the attempts (a few lines of our own, not p-retry: its weight was in the main
  * entry's browser budget for options we never used).
  */
-import { TransportError, isTransientError } from "../protocol/errors.js";
+import { isTransientError, type TransportError } from "../protocol/errors.js";
 import { DEFAULT_RETRY_TIMING, MAX_TIMER_DELAY_MS, unitRandom } from "./timing.js";
 import type { RetryTiming } from "./types.js";
 
@@ -140,10 +140,14 @@ export function backoffDelay(retriesConsumed: number, timing: RetryTiming): numb
   return Math.min(Math.round(timing.minTimeoutMs * timing.factor ** retriesConsumed), timing.maxTimeoutMs);
 }
 
-/** The server's `Retry-After`, bounded by `maxTimeoutMs`; 0 when absent or unusable. */
+/**
+ * The server's `Retry-After` (a `TransportError`'s `retryAfterMs`), bounded by `maxTimeoutMs`; 0 when absent or
+ * unusable. Read by shape, not `instanceof`: an entry bundled apart from the main one (`mcp-tasks/host`) retries
+ * errors of the main entry's classes, which are not its own copy's.
+ */
 export function retryAfterMs(error: unknown, timing: RetryTiming): number {
-  if (!(error instanceof TransportError)) return 0;
-  const asked = error.retryAfterMs;
+  if (typeof error !== "object" || error === null) return 0;
+  const asked = (error as Partial<Pick<TransportError, "retryAfterMs">>).retryAfterMs;
   if (typeof asked !== "number" || !(asked > 0)) return 0;
   return Math.min(Math.ceil(asked), timing.maxTimeoutMs);
 }

@@ -8,7 +8,7 @@
  */
 import { DueHeap, type HeapEntry } from "./due-heap.js";
 import { WakeTimer } from "./wake-timer.js";
-import type { PollJob } from "./types.js";
+import type { PollJob, PollQueue } from "./types.js";
 
 /** The time source and timer functions the scheduler uses; injectable for tests and other runtimes. */
 export interface SchedulerClock {
@@ -37,14 +37,14 @@ export const DEFAULT_MAX_IN_FLIGHT = 64;
  * keeps a script awaiting `handle` alive; an unref'd timer would let Node exit mid-await with the promise
  * never settled. The scheduler holds no timer when nothing is scheduled, so an idle client never blocks exit.
  */
-const systemClock: SchedulerClock = {
+export const systemClock: SchedulerClock = {
   now: () => performance.now(),
   setTimeout: (callback, delayMs) => setTimeout(callback, delayMs),
   clearTimeout: (timer) => clearTimeout(timer as ReturnType<typeof setTimeout>),
 };
 
 /** The scheduler's record of one job, created once per job and reused for every schedule and run. */
-class JobSlot implements HeapEntry {
+export class JobSlot implements HeapEntry {
   due = 0;
   seq = 0;
   index = -1;
@@ -56,9 +56,9 @@ class JobSlot implements HeapEntry {
 
   constructor(
     readonly job: PollJob,
-    onDone: (slot: JobSlot) => void,
+    onDone: (slot: never) => void,
   ) {
-    this.done = () => onDone(this);
+    this.done = () => onDone(this as never);
   }
 }
 
@@ -70,7 +70,7 @@ class JobSlot implements HeapEntry {
  * still in flight when the client closes call `schedule` as their response arrives, and that must not turn a
  * clean shutdown into errors.
  */
-export class PollScheduler {
+export class PollScheduler implements PollQueue {
   private readonly heap = new DueHeap<JobSlot>();
   private readonly slots = new WeakMap<PollJob, JobSlot>();
   private readonly clock: SchedulerClock;

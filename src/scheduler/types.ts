@@ -16,6 +16,21 @@ export interface PollJob {
   run(done: () => void): void;
 }
 
+/**
+ * What a client's runs use of a poll scheduler: its own `PollScheduler`, or its share of a host's
+ * (`FairPollScheduler`, src/scheduler/fair-scheduler.ts).
+ */
+export interface PollQueue {
+  /** Runs `job` once, `delayMs` from now (a job already scheduled moves). Ignored once closed. */
+  schedule(job: PollJob, delayMs: number): void;
+  /** Forgets the job's pending run, if any. */
+  unschedule(job: PollJob): void;
+  /** The clock delays are measured on. */
+  now(): number;
+  /** Drops every pending run; runs in progress finish on their own. */
+  close(): void;
+}
+
 /** Bounds and shape of the polling cadence. All values in milliseconds. */
 export interface PollTiming {
   /** Interval used while the server has not suggested one. Default 1000. */

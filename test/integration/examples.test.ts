@@ -15,6 +15,7 @@ import type { ToolActivityDetails } from "mcp-tasks/temporal";
 import { fixtureTools, startTaskServer, type HttpTaskServer } from "mcp-tasks/testing";
 import { awaitResult } from "../../examples/await-result.js";
 import { cancelWithSignal } from "../../examples/cancel-with-signal.js";
+import { manyServers, startHttpPair, stdioReferenceServer } from "../../examples/many-servers.js";
 import { streamStatus } from "../../examples/stream-status.js";
 import { createActivities } from "../../examples/temporal-activities.js";
 import { traceTree, tracerProvider } from "../../examples/trace-tree.js";
@@ -98,4 +99,40 @@ describe.each(["2026-07-28", "2025-11-25"] as const)("against a %s server", (era
       await client.close();
     }
   });
+});
+
+describe("many-servers", () => {
+  it("runs tasks on three servers (two HTTP, one stdio) through one host, and goes on through a restart", async () => {
+    const pair = await startHttpPair(0.1);
+    const lines: string[] = [];
+    try {
+      await manyServers(
+        {
+          research: pair.research.url,
+          reports: pair.reports().url,
+          local: stdioReferenceServer(0.1),
+          restartReports: () => pair.restartReports(),
+        },
+        (line) => lines.push(line),
+      );
+    } finally {
+      await pair.close();
+    }
+    expect(lines).toEqual([
+      "research: ready, serves tasks",
+      "reports: ready, serves tasks",
+      "local: ready, serves tasks",
+      "reports restarted; its task ended not_found",
+      'research: Computed "research" in 2s',
+      'local: Computed "local" in 2s',
+      'reports: Computed "report, again" in 1s',
+    ]);
+    // Each call went to its own server; the one after the restart to the server that came back.
+    const called = (server: HttpTaskServer) =>
+      server.requests
+        .forMethod("tools/call")
+        .map((request) => (request.body as { params: { name: string } }).params.name);
+    expect(called(pair.research)).toEqual(["slow_compute"]);
+    expect(called(pair.reports())).toEqual(["slow_compute"]);
+  }, 30_000);
 });

@@ -1,13 +1,14 @@
 /**
- * One bridged tool call, framework-neutral: it runs through `client.callTool`, yields the task's live status,
+ * One bridged tool call, framework-neutral: it runs through the client's (or the host's) `callTool`, yields the task's live status,
  * and ends with what the model should see. The framework's abort signal cancels the task (the handle sends
  * `tasks/cancel` once) and is rethrown, so the framework reports an abort; every other ending is an output,
  * never an exception. With a hand-off time, a task still running then is handed off instead.
  */
-import type { CallToolResult, TaskClient, TaskHandle, TaskOutcome, TaskStatus, TaskUpdate } from "mcp-tasks";
+import type { CallToolResult, TaskHandle, TaskOutcome, TaskStatus, TaskUpdate } from "mcp-tasks";
 import { bookOf } from "./handed-off.js";
 import { callInputHandlers, type BridgeSetup } from "./options.js";
 import { endingText } from "./output.js";
+import type { SourceTool } from "./source.js";
 
 /** A live status of the call (never the last step). */
 export interface StatusStep {
@@ -81,14 +82,18 @@ export function handoffNote(toolName: string, ref: string, prefix: string): stri
   );
 }
 
-/** Runs one call; yields status steps, then exactly one final step. Throws only the framework's abort. */
+/**
+ * Runs one call; yields status steps, then exactly one final step. Throws only the framework's abort. The model
+ * reads the tool under the name the source calls it by (a host's qualified name).
+ */
 export async function* runCall(
   setup: BridgeSetup,
-  toolName: string,
+  tool: SourceTool,
   args: unknown,
   site: CallSite,
 ): AsyncGenerator<Step> {
   const { signal, toolCallId } = site;
+  const toolName = tool.callName;
   signal?.throwIfAborted();
   // The task is cancelled by the framework's abort only until it is handed off: after that it outlives the turn.
   const own = new AbortController();
@@ -103,7 +108,7 @@ export async function* runCall(
   const inputHandlers = callInputHandlers(setup.inputHandlers, toolCallId);
   let handle: TaskHandle<CallToolResult>;
   try {
-    handle = setup.client.callTool(toolName, argumentsOf(args), {
+    handle = setup.source.callTool(toolName, argumentsOf(args), {
       signal: own.signal,
       ...(inputHandlers !== undefined && { inputHandlers }),
     });
@@ -112,7 +117,12 @@ export async function* runCall(
     throw error;
   }
   handle.on("update", (update) => {
-    setup.onUpdate?.({ toolName, toolCallId, update });
+    setup.onUpdate?.({
+      toolName: tool.tool.name,
+      toolCallId,
+      update,
+      ...(tool.server !== undefined && { server: tool.server }),
+    });
     events.push({ kind: "update", update });
   });
   handle.on("task", () => events.push({ kind: "task" }));
@@ -134,7 +144,7 @@ export async function* runCall(
       if (event.kind === "due") due = true;
       if (due && handle.taskId !== undefined && !handle.isSettled) {
         handedOff = true;
-        const ref = await bookOf(setup.client).add(handle, toolName);
+        const ref = await bookOf(setup.source.target).add(handle, toolName);
         yield { type: "note", message: handoffNote(toolName, ref, setup.prefix), ref };
         return;
       }
@@ -146,7 +156,7 @@ export async function* runCall(
   }
 }
 
-type Arguments = NonNullable<Parameters<TaskClient["callTool"]>[1]>;
+type Arguments = Record<string, unknown>;
 
 /** The model's arguments as a JSON object (a framework may pass `undefined` for a tool without parameters). */
 function argumentsOf(args: unknown): Arguments {

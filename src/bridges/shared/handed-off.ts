@@ -3,13 +3,14 @@
  * task id itself (a bearer-like secret). A ref is derived from the task id, so a client that resumed the task
  * from its store after a restart finds it again from the same ref.
  */
-import type { CallToolResult, TaskClient, TaskHandle, TaskOutcome } from "mcp-tasks";
+import type { CallToolResult, TaskHandle, TaskOutcome } from "mcp-tasks";
+import { sourceOf, type BridgeTarget, type ToolSource } from "./source.js";
 
 /** A task handed off to the model, as the host sees it. */
 export interface HandedOffTask {
   /** The ref the model was given (`task_` and 16 hex digits). */
   ref: string;
-  /** The tool's name on the server. */
+  /** The tool's name as the model knows it (over a host, its qualified name; its own name once resumed). */
   toolName: string;
   /** The live handle: await it, iterate it, cancel it. */
   handle: TaskHandle<CallToolResult>;
@@ -19,7 +20,10 @@ export interface HandedOffTask {
 export interface HandedOff {
   /** Every task handed off and not forgotten, ended or not, in the order they were handed off. */
   list(): HandedOffTask[];
-  /** The task under `ref`; also one this client resumed from its store (`client.resume()`) after a restart. */
+  /**
+   * The task under `ref`; also one the client (or host) follows or resumes from its store (`resume()`) after a
+   * restart.
+   */
   get(ref: string): Promise<HandedOffTask | undefined>;
   /** How the task under `ref` ends (never rejects; `undefined` for an unknown ref). */
   wait(ref: string): Promise<TaskOutcome | undefined>;
@@ -30,7 +34,7 @@ export interface HandedOff {
 class Book implements HandedOff {
   private readonly entries = new Map<string, HandedOffTask>();
 
-  constructor(private readonly client: TaskClient) {}
+  constructor(private readonly source: ToolSource) {}
 
   async add(handle: TaskHandle<CallToolResult>, toolName: string): Promise<string> {
     const ref = await refFor(handle.taskId ?? "");
@@ -48,8 +52,8 @@ class Book implements HandedOff {
     if (known !== undefined) return known;
     // Not handed off by this process: a task the client follows (resumed from its store, or adopted) may be it.
     const found =
-      (await this.match(ref, this.client.tasks())) ??
-      (await this.match(ref, await this.client.resume().catch(() => [])));
+      (await this.match(ref, this.source.tasks())) ??
+      (await this.match(ref, await this.source.resume().catch(() => [])));
     if (found !== undefined) this.entries.set(ref, found);
     return found;
   }
@@ -75,21 +79,21 @@ class Book implements HandedOff {
   }
 }
 
-const books = new WeakMap<TaskClient, Book>();
+const books = new WeakMap<BridgeTarget, Book>();
 
-/** The book of one client's handed-off tasks (made on first use). */
-export function bookOf(client: TaskClient): Book {
-  let book = books.get(client);
-  if (book === undefined) books.set(client, (book = new Book(client)));
+/** The book of one client's (or host's) handed-off tasks (made on first use). */
+export function bookOf(target: BridgeTarget): Book {
+  let book = books.get(target);
+  if (book === undefined) books.set(target, (book = new Book(sourceOf(target))));
   return book;
 }
 
 /**
- * What the bridges on `client` handed off (`handoff: { afterMs }`): list them, get one by the ref the model
- * quotes, wait for one to end, forget one. Shared by every bridge on the same client.
+ * What the bridges on `target` (a client, or a host) handed off (`handoff: { afterMs }`): list them, get one by
+ * the ref the model quotes, wait for one to end, forget one. Shared by every bridge on the same client or host.
  */
-export function handedOff(client: TaskClient): HandedOff {
-  return bookOf(client);
+export function handedOff(target: BridgeTarget): HandedOff {
+  return bookOf(target);
 }
 
 /** `task_` and the first 16 hex digits of the SHA-256 of the task id. */

@@ -7,3 +7,4 @@ export { handedOff, type HandedOff, type HandedOffTask } from "./handed-off.js";
 export type { BridgeInputContext, BridgeInputHandlers, BridgeOptions, BridgeUpdateEvent } from "./options.js";
 export { isToolError, modelParts, resultText, type ModelPart } from "./output.js";
 export { bridgedTools, type BridgedTool } from "./tools.js";
+export type { BridgeHost, BridgeHostTool, BridgeTarget } from "./source.js";

@@ -6,10 +6,10 @@ import {
   McpTasksError,
   type InputContext,
   type InputHandlers,
-  type TaskClient,
   type TaskUpdate,
   type ToolInfo,
 } from "mcp-tasks";
+import { isBridgeTarget, sourceOf, type BridgeTarget, type SourceTool, type ToolSource } from "./source.js";
 
 /** Where a bridged call's input request comes from: the client's context plus the framework's tool call id. */
 export interface BridgeInputContext extends InputContext {
@@ -27,8 +27,10 @@ export type BridgeInputHandlers = {
 
 /** A live status update of a bridged call, as `onUpdate` hears it. */
 export interface BridgeUpdateEvent {
-  /** The tool's name on the server (without the bridge's `prefix`). */
+  /** The tool's name on its server (without the bridge's `prefix`, and without the host's server part). */
   toolName: string;
+  /** Over a host: the name of the tool's server. Undefined over a client. */
+  server?: string;
   /** The framework's id of the tool call (undefined when the framework gave none). */
   toolCallId: string | undefined;
   /** The update as the handle reports it (its `taskId` is the full id: keep it away from the model and logs). */
@@ -37,8 +39,11 @@ export interface BridgeUpdateEvent {
 
 /** Options shared by the three bridges (`aiSdkTools`, `langchainTools`, `openaiAgentsTools`). */
 export interface BridgeOptions {
-  /** Which of the server's tools to offer: their names, or a predicate. Default: every tool. */
-  include?: readonly string[] | ((tool: ToolInfo) => boolean);
+  /**
+   * Which tools to offer: their names (over a host, their qualified names), or a predicate (over a host, it gets
+   * each tool with its `server` and `qualifiedName`). Default: every tool.
+   */
+  include?: readonly string[] | ((tool: ToolInfo & { server?: string; qualifiedName?: string }) => boolean);
   /** Put before every tool name the model sees (e.g. `"reports_"`), to keep several servers apart. Default none. */
   prefix?: string;
   /**
@@ -58,8 +63,8 @@ export interface BridgeOptions {
 
 /** The options after checking, with the tools they select. */
 export interface BridgeSetup {
-  client: TaskClient;
-  tools: ToolInfo[];
+  source: ToolSource;
+  tools: SourceTool[];
   prefix: string;
   inputHandlers: BridgeInputHandlers | undefined;
   onUpdate: ((event: BridgeUpdateEvent) => void) | undefined;
@@ -72,12 +77,12 @@ export const HANDOFF_TOOL_NAMES = ["task_status", "task_cancel"] as const;
 /** Checks the options and lists the selected tools (`tools/list`, every page). */
 export async function setUp(
   bridge: string,
-  client: TaskClient,
+  target: BridgeTarget,
   options: BridgeOptions = {},
 ): Promise<BridgeSetup> {
   const fail = (message: string) => new McpTasksError(`${bridge}: ${message}`);
-  if (typeof client?.listTools !== "function" || typeof client.callTool !== "function")
-    throw fail("the first argument must be a connected TaskClient");
+  if (!isBridgeTarget(target)) throw fail("the first argument must be a connected TaskClient or a TaskHost");
+  const source = sourceOf(target);
   const { include, prefix = "", inputHandlers, onUpdate, handoff } = options;
   if (typeof prefix !== "string") throw fail("`prefix` must be a string");
   if (onUpdate !== undefined && typeof onUpdate !== "function") throw fail("`onUpdate` must be a function");
@@ -96,24 +101,28 @@ export async function setUp(
       throw fail("`handoff.afterMs` must be a finite number of milliseconds ≥ 0");
     handoffAfterMs = afterMs;
   }
-  const served = await client.listTools();
-  let tools: ToolInfo[];
+  const served = await source.listTools();
+  let tools: SourceTool[];
   if (include === undefined) tools = served;
-  else if (typeof include === "function") tools = served.filter((tool) => include(tool));
+  else if (typeof include === "function") tools = served.filter(({ tool }) => include(tool));
   else if (Array.isArray(include) && include.every((name) => typeof name === "string")) {
-    const missing = include.filter((name) => !served.some((tool) => tool.name === name));
-    if (missing.length > 0)
-      throw fail(`the server has no tool ${missing.map((name) => JSON.stringify(name)).join(", ")}`);
-    tools = served.filter((tool) => include.includes(tool.name));
+    const missing = include.filter((name) => !served.some((tool) => tool.callName === name));
+    if (missing.length > 0) {
+      const whose = served.some((tool) => tool.server !== undefined)
+        ? "no server of the host has"
+        : "the server has no";
+      throw fail(`${whose} tool ${missing.map((name) => JSON.stringify(name)).join(", ")}`);
+    }
+    tools = served.filter((tool) => include.includes(tool.callName));
   } else throw fail("`include` must be an array of tool names or a predicate");
   if (handoffAfterMs !== undefined) {
-    const clash = tools.find((tool) => (HANDOFF_TOOL_NAMES as readonly string[]).includes(tool.name));
+    const clash = tools.find((tool) => (HANDOFF_TOOL_NAMES as readonly string[]).includes(tool.callName));
     if (clash !== undefined)
       throw fail(
-        `the server's tool "${clash.name}" clashes with the hand-off tool of that name; leave it out with \`include\``,
+        `the server's tool "${clash.callName}" clashes with the hand-off tool of that name; leave it out with \`include\``,
       );
   }
-  return { client, tools, prefix, inputHandlers, onUpdate, handoffAfterMs };
+  return { source, tools, prefix, inputHandlers, onUpdate, handoffAfterMs };
 }
 
 /** The call's input handlers: the bridge's, each told which framework tool call asks. */

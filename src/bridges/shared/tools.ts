@@ -2,15 +2,15 @@
  * The tools a bridge offers, framework-neutral: one per selected server tool, plus `task_status` and
  * `task_cancel` in hand-off mode. Each bridge turns these into its framework's tool objects.
  */
-import type { TaskClient } from "mcp-tasks";
 import { finalStep, runCall, statusStep, type CallSite, type Step } from "./call.js";
 import { bookOf } from "./handed-off.js";
 import { HANDOFF_TOOL_NAMES, inputSchemaOf, setUp, type BridgeOptions, type BridgeSetup } from "./options.js";
+import type { BridgeTarget } from "./source.js";
 
 export interface BridgedTool {
   /** The name the model sees (with the prefix). */
   name: string;
-  /** The tool's name on the server, or the hand-off tool's own name. */
+  /** The name its source calls it by (on a host, the qualified name), or the hand-off tool's own name. */
   toolName: string;
   description: string;
   /** JSON Schema of the arguments, as the server gave it. */
@@ -19,19 +19,19 @@ export interface BridgedTool {
   run(args: unknown, site: CallSite): AsyncGenerator<Step>;
 }
 
-/** Every tool of the bridge, in the server's order, the hand-off tools last. */
+/** Every tool of the bridge, in the server's (or the host's) order, the hand-off tools last. */
 export async function bridgedTools(
   bridge: string,
-  client: TaskClient,
+  target: BridgeTarget,
   options?: BridgeOptions,
 ): Promise<BridgedTool[]> {
-  const setup = await setUp(bridge, client, options);
-  const tools: BridgedTool[] = setup.tools.map((tool) => ({
-    name: `${setup.prefix}${tool.name}`,
-    toolName: tool.name,
-    description: tool.description ?? `The MCP tool "${tool.name}".`,
-    inputSchema: inputSchemaOf(tool),
-    run: (args, site) => runCall(setup, tool.name, args, site),
+  const setup = await setUp(bridge, target, options);
+  const tools: BridgedTool[] = setup.tools.map((sourced) => ({
+    name: `${setup.prefix}${sourced.callName}`,
+    toolName: sourced.callName,
+    description: sourced.tool.description ?? `The MCP tool "${sourced.tool.name}".`,
+    inputSchema: inputSchemaOf(sourced.tool),
+    run: (args, site) => runCall(setup, sourced, args, site),
   }));
   return setup.handoffAfterMs === undefined ? tools : [...tools, ...handoffTools(setup)];
 }
@@ -55,7 +55,7 @@ function unknownRef(ref: string): Step {
 }
 
 function handoffTools(setup: BridgeSetup): BridgedTool[] {
-  const book = bookOf(setup.client);
+  const book = bookOf(setup.source.target);
   const [status, cancel] = HANDOFF_TOOL_NAMES;
   return [
     {

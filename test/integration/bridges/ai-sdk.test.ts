@@ -8,9 +8,11 @@ import { generateText, stepCountIs, streamText } from "ai";
 import { MockLanguageModelV3, convertArrayToReadableStream } from "ai/test";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { TaskClient } from "mcp-tasks";
+import type { TaskHost } from "mcp-tasks/host";
 import { aiSdkTools, handedOff, type AiSdkToolOutput } from "mcp-tasks/ai-sdk";
 import type { HttpTaskServer } from "mcp-tasks/testing";
 import { FORECAST, REPORT, REPORT_STEPS, bridgeServer, connect, taskIds } from "./harness.js";
+import { calledTools, hearStatus, hostOfTwoForBlock } from "./host-harness.js";
 
 /** The major version of `ai` under test: 6, or 7 under `npm run test:ai-sdk-v7`. */
 const AI_MAJOR = process.env["MCP_TASKS_AI_MAJOR"] ?? "6";
@@ -98,6 +100,25 @@ function scriptedModel(calls: Array<Call | (() => Promise<Call>)>) {
     },
   });
   return { model, prompts };
+}
+
+/**
+ * Runs `tool` in `generateText` with a run signal aborted at the task's first `working` update: the run rejects
+ * with the abort, and the handle ends once the server confirms (by then every request it made is in the log).
+ */
+async function abortAtWorking(target: TaskClient | TaskHost, tool: string): Promise<void> {
+  const controller = new AbortController();
+  const tools = await aiSdkTools(target, {
+    include: [tool],
+    onUpdate: ({ update }) => {
+      if (update.status === "working") controller.abort();
+    },
+  });
+  const { model } = scriptedModel([{ name: tool, input: {} }]);
+  await expect(
+    generateText({ model, tools, prompt: "Work", abortSignal: controller.signal, stopWhen: stepCountIs(3) }),
+  ).rejects.toMatchObject({ name: "AbortError" });
+  await vi.waitFor(() => expect(target.tasks()).toHaveLength(0));
 }
 
 let server: HttpTaskServer;
@@ -256,25 +277,7 @@ describe("aiSdkTools", () => {
   });
 
   it("aborting the run mid-task sends exactly one tasks/cancel, and generateText rejects with the abort", async () => {
-    const controller = new AbortController();
-    const tools = await aiSdkTools(client, {
-      include: ["endless_job"],
-      onUpdate: ({ update }) => {
-        if (update.status === "working") controller.abort();
-      },
-    });
-    const { model } = scriptedModel([{ name: "endless_job", input: {} }]);
-    await expect(
-      generateText({
-        model,
-        tools,
-        prompt: "Work",
-        abortSignal: controller.signal,
-        stopWhen: stepCountIs(3),
-      }),
-    ).rejects.toMatchObject({ name: "AbortError" });
-    // The handle ends once the server confirms; by then every request it made is in the log.
-    await vi.waitFor(() => expect(client.tasks()).toHaveLength(0));
+    await abortAtWorking(client, "endless_job");
     expect(server.requests.forMethod("tasks/cancel")).toHaveLength(1);
     expect(server.requests.forMethod("notifications/cancelled")).toEqual([]);
     const [taskId] = taskIds(server).filter((id) => server.tasks.get(id)?.status === "cancelled");
@@ -335,5 +338,74 @@ describe("aiSdkTools", () => {
     });
     expect(status?.output).toEqual({ type: "text", value: 'Computed "forecast" in 30s' });
     handedOff(client).forget(ref);
+  });
+});
+
+describe("aiSdkTools over a TaskHost", () => {
+  const hosted = hostOfTwoForBlock();
+
+  it("refuses an include list with a name no server of the host has", async () => {
+    await expect(
+      aiSdkTools(hosted().host, { include: ["sales__build_report", "build_report"] }),
+    ).rejects.toThrow('aiSdkTools: no server of the host has tool "build_report"');
+  });
+
+  it("offers every server's tools under qualified names and runs each on its server, streaming its status", async () => {
+    const two = hosted();
+    const heard: string[] = [];
+    const tools = await aiSdkTools(two.host, {
+      include: ["sales__build_report", "weather__forecast"],
+      onUpdate: hearStatus(heard),
+    });
+    expect(Object.keys(tools)).toEqual(["sales__build_report", "weather__forecast"]);
+    const { model } = scriptedModel([
+      { name: "sales__build_report", input: { quarter: "Q3" } },
+      { name: "weather__forecast", input: {} },
+    ]);
+    const stream = streamText({ model, tools, prompt: "Report and forecast", stopWhen: stepCountIs(4) });
+    const seen: Array<{ tool: string; preliminary: boolean; output: AiSdkToolOutput }> = [];
+    for await (const part of stream.fullStream) {
+      if (part.type === "tool-result")
+        seen.push({
+          tool: part.toolName,
+          preliminary: part.preliminary === true,
+          output: part.output as AiSdkToolOutput,
+        });
+    }
+    const statuses = seen.filter((part) => part.preliminary && "statusMessage" in part.output);
+    expect(statuses.map((part) => [part.tool, part.output])).toEqual(
+      REPORT_STEPS.map((statusMessage) => [
+        "sales__build_report",
+        { type: "status", status: "working", statusMessage },
+      ]),
+    );
+    expect(seen.filter((part) => !part.preliminary)).toEqual([
+      {
+        tool: "sales__build_report",
+        preliminary: false,
+        output: { type: "result", result: { content: [{ type: "text", text: REPORT }] } },
+      },
+      {
+        tool: "weather__forecast",
+        preliminary: false,
+        output: {
+          type: "result",
+          result: {
+            content: [{ type: "text", text: JSON.stringify(FORECAST) }],
+            structuredContent: FORECAST,
+          },
+        },
+      },
+    ]);
+    expect(heard).toEqual(REPORT_STEPS.map((step) => `sales build_report ${step}`));
+    expect(calledTools(two.sales)).toEqual(["build_report"]);
+    expect(calledTools(two.weather)).toEqual(["forecast"]);
+  });
+
+  it("aborting the run cancels the task on its own server only (one tasks/cancel)", async () => {
+    const two = hosted();
+    await abortAtWorking(two.host, "weather__endless_job");
+    expect(two.weather.requests.forMethod("tasks/cancel")).toHaveLength(1);
+    expect(two.sales.requests.all()).toEqual([]);
   });
 });

@@ -14,6 +14,7 @@ import type { TaskClient } from "mcp-tasks";
 import { STATUS_EVENT, handedOff, langchainTools, type LangchainStatusEvent } from "mcp-tasks/langchain";
 import type { HttpTaskServer } from "mcp-tasks/testing";
 import { FORECAST, REPORT, REPORT_STEPS, bridgeServer, connect, taskIds } from "./harness.js";
+import { calledTools, hostOfTwoForBlock } from "./host-harness.js";
 
 type Call = { name: string; args: Record<string, unknown> };
 
@@ -241,5 +242,71 @@ describe("langchainTools", () => {
     );
     expect(status).toMatchObject({ content: 'Computed "forecast" in 30s', status: "success" });
     handedOff(client).forget(ref);
+  });
+});
+
+describe("langchainTools over a TaskHost", () => {
+  const hosted = hostOfTwoForBlock();
+
+  it("runs every server's tools under qualified names in the loop, each on its server, with status events", async () => {
+    const two = hosted();
+    const tools = await langchainTools(two.host, { include: ["sales__build_report", "weather__forecast"] });
+    expect(tools.map((tool) => tool.name)).toEqual(["sales__build_report", "weather__forecast"]);
+    const model = new ScriptedChatModel([
+      { name: "weather__forecast", args: {} },
+      { name: "sales__build_report", args: { quarter: "Q3" } },
+    ]);
+    const statuses: LangchainStatusEvent[] = [];
+    for await (const event of agentLoop(model, tools).streamEvents("Forecast, then report", {
+      version: "v2",
+    })) {
+      if (event.event === "on_custom_event" && event.name === STATUS_EVENT)
+        statuses.push(event.data as LangchainStatusEvent);
+    }
+    expect(toolMessages(model).map((message) => [message.name, message.content])).toEqual([
+      ["weather__forecast", JSON.stringify(FORECAST)],
+      ["sales__build_report", REPORT],
+    ]);
+    expect(statuses.filter((status) => status.statusMessage !== undefined)).toEqual(
+      REPORT_STEPS.map((statusMessage) => ({
+        tool: "sales__build_report",
+        toolCallId: "call-1",
+        status: "working",
+        statusMessage,
+      })),
+    );
+    expect(calledTools(two.weather)).toEqual(["forecast"]);
+    expect(calledTools(two.sales)).toEqual(["build_report"]);
+  });
+
+  it("hands off a task of one server; task_status and task_cancel reach it there, handedOff(host) sees it", async () => {
+    const two = hosted();
+    const byName = Object.fromEntries(
+      (await langchainTools(two.host, { include: ["sales__endless_job"], handoff: { afterMs: 20 } })).map(
+        (tool) => [tool.name, tool],
+      ),
+    );
+    expect(Object.keys(byName)).toEqual(["sales__endless_job", "task_status", "task_cancel"]);
+    const note = String(await byName["sales__endless_job"]!.invoke({}));
+    const ref = /task (task_[0-9a-f]{16})/.exec(note)?.[1] ?? "";
+    expect(note).toBe(
+      `Started "sales__endless_job"; it is still running as task ${ref}. ` +
+        `Call task_status with {"ref": "${ref}"} to check on it later, or task_cancel to stop it.`,
+    );
+    expect(
+      handedOff(two.host)
+        .list()
+        .map((task) => task.ref),
+    ).toEqual([ref]);
+    expect(await byName["task_status"]!.invoke({ ref })).toMatch(
+      new RegExp(`^Task ${ref} \\("sales__endless_job"\\) is still running \\(working(: Working)?\\)\\.$`),
+    );
+    expect(await byName["task_cancel"]!.invoke({ ref })).toBe(
+      `Task ${ref} ("sales__endless_job") was cancelled.`,
+    );
+    expect((await handedOff(two.host).wait(ref))?.kind).toBe("cancelled");
+    expect(two.sales.requests.forMethod("tasks/cancel")).toHaveLength(1);
+    expect(two.weather.requests.all()).toEqual([]);
+    handedOff(two.host).forget(ref);
   });
 });

@@ -9,6 +9,7 @@ import type { TaskClient } from "mcp-tasks";
 import { handedOff, openaiAgentsTools } from "mcp-tasks/openai-agents";
 import type { HttpTaskServer } from "mcp-tasks/testing";
 import { FORECAST, REPORT, REPORT_STEPS, bridgeServer, connect, taskIds } from "./harness.js";
+import { calledTools, hearStatus, hostOfTwoForBlock } from "./host-harness.js";
 
 type Call = { name: string; args: Record<string, unknown> };
 interface ResultItem {
@@ -219,5 +220,47 @@ describe("openaiAgentsTools", () => {
       'Computed "forecast" in 30s',
     ]);
     handedOff(client).forget(ref);
+  });
+});
+
+describe("openaiAgentsTools over a TaskHost", () => {
+  const hosted = hostOfTwoForBlock();
+
+  it("runs every server's tools under qualified names in the run loop, each on its server, status to onUpdate", async () => {
+    const two = hosted();
+    const heard: string[] = [];
+    const tools = await openaiAgentsTools(two.host, {
+      include: ["sales__build_report", "weather__forecast"],
+      onUpdate: hearStatus(heard),
+    });
+    expect(tools.map((tool) => tool.name)).toEqual(["sales__build_report", "weather__forecast"]);
+    const model = new ScriptedModel([
+      { name: "sales__build_report", args: { quarter: "Q3" } },
+      { name: "weather__forecast", args: {} },
+    ]);
+    expect((await runAgent(model, tools)).finalOutput).toBe("done");
+    expect(model.results().map((item) => [item.name, outputText(item)])).toEqual([
+      ["sales__build_report", REPORT],
+      ["weather__forecast", JSON.stringify(FORECAST)],
+    ]);
+    expect(heard).toEqual(REPORT_STEPS.map((step) => `sales build_report ${step}`));
+    expect(calledTools(two.sales)).toEqual(["build_report"]);
+    expect(calledTools(two.weather)).toEqual(["forecast"]);
+  });
+
+  it("aborting the run cancels the task on its own server only (one tasks/cancel)", async () => {
+    const two = hosted();
+    const controller = new AbortController();
+    const tools = await openaiAgentsTools(two.host, {
+      include: ["sales__endless_job"],
+      onUpdate: ({ update }) => {
+        if (update.status === "working") controller.abort();
+      },
+    });
+    const model = new ScriptedModel([{ name: "sales__endless_job", args: {} }]);
+    await expect(runAgent(model, tools, controller.signal)).rejects.toThrow(/abort/i);
+    await vi.waitFor(() => expect(two.host.tasks()).toHaveLength(0));
+    expect(two.sales.requests.forMethod("tasks/cancel")).toHaveLength(1);
+    expect(two.weather.requests.all()).toEqual([]);
   });
 });

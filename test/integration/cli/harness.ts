@@ -42,10 +42,19 @@ export interface CliRun {
   stderr: string;
 }
 
-/** Runs the command without a terminal; bounded by `timeoutMs`. */
-export async function runCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 20_000): Promise<CliRun> {
+/** Runs the command without a terminal (in `cwd`, default this process's); bounded by `timeoutMs`. */
+export async function runCli(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  timeoutMs = 20_000,
+  cwd?: string,
+): Promise<CliRun> {
   try {
-    const { stdout, stderr } = await exec(process.execPath, [BIN, ...args], { env, timeout: timeoutMs });
+    const { stdout, stderr } = await exec(process.execPath, [BIN, ...args], {
+      env,
+      timeout: timeoutMs,
+      ...(cwd !== undefined && { cwd }),
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code?: number | string; stdout?: string; stderr?: string; killed?: boolean };

@@ -6,7 +6,7 @@
 import fc from "fast-check";
 import { afterEach, beforeEach, expect, it, vi } from "vitest";
 import { PollScheduler, type PollJob } from "../../../src/scheduler/index.js";
-import { CountingClock } from "./helpers.js";
+import { CountingClock, ModelJobs } from "./helpers.js";
 
 type Op =
   | { kind: "schedule"; job: number; delay: number }
@@ -38,29 +38,10 @@ it("runs every job at or after its due time, exactly once per schedule, within t
         const clock = new CountingClock();
         const scheduler = new PollScheduler({ clock, maxInFlight });
         /** The model: when each job is due, or undefined when it has no pending run. */
-        const due: Array<number | undefined> = new Array(JOBS).fill(undefined);
-        const running = new Set<number>();
-        const violations: string[] = [];
-        let runs = 0;
-
-        const jobs: PollJob[] = latencies.map((latency, id) => ({
-          run: (done) => {
-            const now = performance.now();
-            const expected = due[id];
-            if (expected === undefined) violations.push(`job ${id} ran without a pending schedule`);
-            else if (now < expected) violations.push(`job ${id} ran at ${now}, before ${expected}`);
-            if (running.has(id)) violations.push(`job ${id} ran twice at once`);
-            due[id] = undefined;
-            running.add(id);
-            runs++;
-            if (running.size > maxInFlight)
-              violations.push(`${running.size} runs exceed the cap ${maxInFlight}`);
-            setTimeout(() => {
-              running.delete(id);
-              done();
-            }, latency);
-          },
-        }));
+        const model = new ModelJobs(latencies, (running) =>
+          running.size > maxInFlight ? `${running.size} runs exceed the cap ${maxInFlight}` : undefined,
+        );
+        const { due, jobs, violations } = model;
 
         const checkAgreement = () => {
           expect(violations).toEqual([]);
@@ -82,10 +63,10 @@ it("runs every job at or after its due time, exactly once per schedule, within t
           checkAgreement();
         }
 
-        const expectedRuns = runs + due.filter((at) => at !== undefined).length;
+        const expectedRuns = model.runs + model.pending;
         await vi.advanceTimersByTimeAsync(JOBS * 1000);
         checkAgreement();
-        expect(runs).toBe(expectedRuns);
+        expect(model.runs).toBe(expectedRuns);
         expect(scheduler.inFlight).toBe(0);
         expect(clock.live).toBe(0);
         expect(vi.getTimerCount()).toBe(0);
