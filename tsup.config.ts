@@ -24,6 +24,8 @@ const publicEntries = {
   // Durable engines: each imports its engine's SDK (optional peers) and the core by the package's name.
   "engines/temporal": "src/engines/temporal.ts",
   "engines/restate": "src/engines/restate.ts",
+  // Durable Objects: the core by the package's name, Cloudflare's API by its shape (no package at run time).
+  "engines/cloudflare": "src/engines/cloudflare.ts",
 };
 
 const library: Options = {

@@ -19,6 +19,7 @@ export default defineConfig({
       { find: /^mcp-tasks\/store\/redis$/, replacement: source("./src/store/redis.ts") },
       { find: /^mcp-tasks\/oauth$/, replacement: source("./src/auth/oauth/index.ts") },
       { find: /^mcp-tasks\/telemetry$/, replacement: source("./src/telemetry/index.ts") },
+      { find: /^mcp-tasks\/cloudflare$/, replacement: source("./src/engines/cloudflare.ts") },
       { find: /^mcp-tasks\/json-schema$/, replacement: source("./src/tools/json-schema-validator.ts") },
       { find: /^mcp-tasks\/ai-sdk$/, replacement: source("./src/bridges/ai-sdk.ts") },
       { find: /^mcp-tasks\/langchain$/, replacement: source("./src/bridges/langchain.ts") },

@@ -201,6 +201,7 @@ export const SNIPPET_COMPILER_OPTIONS: ts.CompilerOptions = {
     "mcp-tasks/host": [join(ROOT, "src/host/index.ts")],
     "mcp-tasks/temporal": [join(ROOT, "src/engines/temporal.ts")],
     "mcp-tasks/restate": [join(ROOT, "src/engines/restate.ts")],
+    "mcp-tasks/cloudflare": [join(ROOT, "src/engines/cloudflare.ts")],
   },
 };
 

@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { join } from "node:path";
+import { join, resolve as resolvePath } from "node:path";
 import { build } from "esbuild";
 import { workerdBinary } from "./runtimes.js";
 
@@ -16,12 +16,22 @@ export interface RunningWorker {
   /** What workerd printed so far (for failure messages). */
   output(): string;
   stop(): Promise<void>;
+  /** SIGKILL: workerd ends without a word, as a machine that loses power or an evicted isolate would. */
+  kill(): Promise<void>;
 }
 
-/** Bundles `entry` (a module in `dir`) the way wrangler does, into `dir/worker.js`. Returns the bundle's inputs. */
-export async function bundleWorker(dir: string, entry: string): Promise<string[]> {
+/**
+ * Bundles `entry` (a module in `dir`, or an absolute path) the way wrangler does, into `dir/worker.js`, with
+ * `alias` mapping package names to files. Returns the bundle's inputs.
+ */
+export async function bundleWorker(
+  dir: string,
+  entry: string,
+  alias: Record<string, string> = {},
+): Promise<string[]> {
   const result = await build({
-    entryPoints: [join(dir, entry)],
+    entryPoints: [resolvePath(dir, entry)],
+    alias,
     outfile: join(dir, "worker.js"),
     bundle: true,
     format: "esm",
@@ -36,7 +46,7 @@ export async function bundleWorker(dir: string, entry: string): Promise<string[]
   return Object.keys(result.metafile.inputs);
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", reject);
@@ -66,12 +76,19 @@ const smokeWorker :Workerd.Worker = (
 );
 `;
 
-/** Starts workerd serving `dir/worker.js`; resolves once it accepts requests (at most 30 s). */
-export async function startWorker(dir: string): Promise<RunningWorker> {
+/**
+ * Starts workerd serving `dir/worker.js` (with `configFor`, the Cap'n Proto config it returns for the port);
+ * resolves once it accepts requests (at most 30 s).
+ */
+export async function startWorker(
+  dir: string,
+  configFor: (port: number) => string = config,
+): Promise<RunningWorker> {
   const port = await freePort();
-  writeFileSync(join(dir, "config.capnp"), config(port));
+  const file = `config-${port}.capnp`;
+  writeFileSync(join(dir, file), configFor(port));
   let output = "";
-  const child: ChildProcess = spawn(workerdBinary(), ["serve", "config.capnp"], {
+  const child: ChildProcess = spawn(workerdBinary(), ["serve", file], {
     cwd: dir,
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -100,6 +117,10 @@ export async function startWorker(dir: string): Promise<RunningWorker> {
     output: () => output,
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+      await exited;
+    },
+    kill: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
       await exited;
     },
   };
