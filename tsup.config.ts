@@ -26,6 +26,8 @@ const publicEntries = {
   "engines/restate": "src/engines/restate.ts",
   // Durable Objects: the core by the package's name, Cloudflare's API by its shape (no package at run time).
   "engines/cloudflare": "src/engines/cloudflare.ts",
+  // For whoever brings a transport: its shape, the fetch wrappers for the v1 SDK's transport, the wire's names.
+  "transport/index": "src/session/index.ts",
 };
 
 const library: Options = {
@@ -50,7 +52,8 @@ const library: Options = {
   // (Retries and the input handlers' limit are our own code: p-retry and p-limit weighed 1.8 KB gzip.)
   noExternal: [/^zod\/mini$/, "dequal", "eventemitter3"],
   format: ["esm", "cjs"],
-  dts: { entry: publicEntries },
+  // Members marked `@internal` (the client's own seams on public classes and plug-ins) stay out of the declarations.
+  dts: { entry: publicEntries, compilerOptions: { stripInternal: true } },
   // No sourcemaps in the package: they would double its size and point at sources it does not ship.
   sourcemap: false,
   // dist/cli.js comes from the second build below, which may finish first.

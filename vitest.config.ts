@@ -27,6 +27,7 @@ export default defineConfig({
       { find: /^mcp-tasks\/host$/, replacement: source("./src/host/index.ts") },
       { find: /^mcp-tasks\/temporal$/, replacement: source("./src/engines/temporal.ts") },
       { find: /^mcp-tasks\/restate$/, replacement: source("./src/engines/restate.ts") },
+      { find: /^mcp-tasks\/transport$/, replacement: source("./src/session/index.ts") },
     ],
   },
   test: {

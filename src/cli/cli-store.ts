@@ -16,7 +16,8 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { fileStore, StoreLockedError } from "../store/index.js";
 import { refKey } from "../store/types.js";
-import type { TaskRef, TaskStore } from "../index.js";
+import type { TaskRef } from "../index.js";
+import type { TaskStore } from "../store/index.js";
 import {
   mode,
   NotPrivateError,

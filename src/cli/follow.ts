@@ -5,7 +5,7 @@
  */
 import {
   AuthError,
-  TaskDetachedError,
+  TaskEndedError,
   type CallToolResult,
   type TaskHandle,
   type TaskOutcome,
@@ -96,7 +96,7 @@ export async function follow({
       // through settling, so the second press never waits. The ref stays in the store.
       handle.detach();
       const taskId = handle.taskId;
-      userDetached({ kind: "detached", taskId, error: new TaskDetachedError(taskId) });
+      userDetached({ kind: "detached", taskId, error: new TaskEndedError("detached", taskId) });
     }
   });
   const outcome = await Promise.race([handle.outcome(), detachedByUser]);

@@ -50,7 +50,7 @@ export interface TaskClientOptions {
   /**
    * The most bytes the client takes from the server in one message: an HTTP response body, one SSE event (its
    * lines together, so also one line), one stdio line; OAuth servers' answers too. A server that sends more fails
-   * the request (or ends the stream) with `MessageTooLargeError`, a `TransportError` that is not transient, and
+   * the request (or ends the stream) with a `TransportError` of kind `too_large` (not transient), and
    * nothing more of it is read. Default 16 MiB (16777216).
    */
   maxMessageBytes?: number;

@@ -6,7 +6,7 @@
  */
 import { EventEmitter } from "eventemitter3";
 import type { CallToolResult } from "../schema/index.js";
-import { ClientClosedError, McpTasksError } from "../protocol/errors.js";
+import { McpTasksError, TaskEndedError } from "../protocol/errors.js";
 import { redactTaskId } from "../protocol/logging.js";
 import { PollScheduler } from "../scheduler/scheduler.js";
 import { AlarmClock } from "../scheduler/alarm-clock.js";
@@ -493,7 +493,7 @@ export class TaskClient<
    * Sends `tasks/cancel` for a task, whether or not any handle is watching it, and resolves with the server's
    * acknowledgement. Transient faults are retried; a refusal (unknown task) rejects with a typed error. A live
    * handle of this client for the same task notices the outcome on its next poll. `close()` stops the retries:
-   * the call then rejects with `ClientClosedError` carrying the task id (the task may still run).
+   * the call then rejects with `TaskEndedError` (kind `closed`) carrying the task id (the task may still run).
    */
   async cancel(task: TaskRef | string): Promise<Record<string, unknown>> {
     this.assertOpen();
@@ -505,7 +505,7 @@ export class TaskClient<
       );
     } catch (error) {
       // Closing stopped it: no acknowledgement came, and the task may still run.
-      if (this.shutdown.signal.aborted) throw new ClientClosedError(ref.taskId);
+      if (this.shutdown.signal.aborted) throw new TaskEndedError("closed", ref.taskId);
       throw error;
     } finally {
       release?.();
@@ -519,7 +519,7 @@ export class TaskClient<
   }
 
   /**
-   * Stops every poll, ends every open handle with `ClientClosedError` (which carries its task id), and closes
+   * Stops every poll, ends every open handle with `TaskEndedError` of kind `closed` (which carries its task id), and closes
    * the connection. Tasks keep running on the server; their refs stay in the store (which is closed too, after
    * its pending writes). A client that opened its connection ends its HTTP session with the server (`DELETE`)
    * unless a task created in it may still be followed: one not known to be over (detached, stored, still open

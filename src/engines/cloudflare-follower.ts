@@ -16,8 +16,8 @@ import type {
   TaskHandle,
   TaskOutcome,
   TaskRef,
-  TaskStore,
 } from "mcp-tasks";
+import type { TaskStore } from "mcp-tasks/store";
 import { recordStore, type TaskRecord } from "./cloudflare-store.js";
 import type { DurableObjectStateLike } from "./cloudflare-types.js";
 

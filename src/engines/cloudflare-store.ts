@@ -5,7 +5,8 @@
  * what the alarm follower (cloudflare-follower.ts) adds to it. Only the object itself reads or writes its storage,
  * so the refs are private to it. The types are structural: no Cloudflare package is needed at run time.
  */
-import { readTaskRef, type TaskRef, type TaskStore } from "mcp-tasks";
+import { readTaskRef, type TaskRef } from "mcp-tasks";
+import type { TaskStore } from "mcp-tasks/store";
 import type { DurableObjectStorageLike } from "./cloudflare-types.js";
 
 /** Options of `durableObjectStore`. */

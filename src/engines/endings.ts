@@ -12,14 +12,7 @@
  *   caller's deadline and our own bugs are not fixed by waiting either.
  * Engine-neutral: each engine entry turns an {@link Ending} into its own failure type.
  */
-import {
-  AuthError,
-  ClientClosedError,
-  McpTasksError,
-  TaskDetachedError,
-  TaskFailedError,
-  TransportError,
-} from "mcp-tasks";
+import { AuthError, McpTasksError, TaskEndedError, TaskFailedError, TransportError } from "mcp-tasks";
 
 /** How a step that ended without a result is reported to its engine. */
 export interface Ending {
@@ -44,6 +37,8 @@ export interface EndingDetails {
   rpcMessage?: string;
   /** A failed task's JSON-RPC error data (untrusted server JSON). */
   data?: unknown;
+  /** How a `TaskEndedError` ended the handle (`not_found`, `expired`, `closed`, …). */
+  kind?: string;
 }
 
 /**
@@ -54,12 +49,12 @@ export function endingOf(error: unknown, taskId?: string): Ending {
   const retryable =
     (error instanceof TransportError && error.transient) ||
     error instanceof AuthError ||
-    error instanceof ClientClosedError ||
-    error instanceof TaskDetachedError;
+    (error instanceof TaskEndedError && (error.kind === "closed" || error.kind === "detached"));
   const details: EndingDetails = {};
   const carried = error instanceof McpTasksError ? (error as { taskId?: unknown }).taskId : undefined;
   const id = taskId ?? carried;
   if (typeof id === "string") details.taskId = id;
+  if (error instanceof TaskEndedError) details.kind = error.kind;
   if (error instanceof TaskFailedError) {
     details.code = error.code;
     details.rpcMessage = error.rpcMessage;

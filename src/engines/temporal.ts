@@ -64,7 +64,7 @@ export const UNCONFIRMED_TOOL_CALL = "UnconfirmedToolCall";
  *   same `CancelledFailure`. A task that completes anyway returns its result.
  * - **Endings**: a completed task returns its `CallToolResult` (a tool error, `isError: true`, included). Other
  *   endings throw an `ApplicationFailure` whose `type` is the mcp-tasks error's name (`TaskFailedError`,
- *   `TransportError`, …) and whose first detail is `{ taskId, code?, rpcMessage?, data? }`: retryable for a
+ *   `TransportError`, …) and whose first detail is `{ taskId, code?, rpcMessage?, data?, kind? }`: retryable for a
  *   transient transport fault, a closed client or a detached handle (the retry follows the same task), and
  *   non-retryable for the rest (a failed, cancelled, forgotten or expired task, a protocol violation).
  *

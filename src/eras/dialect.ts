@@ -8,12 +8,12 @@
  *   `legacyTasks: "never"`, `forbidden` or absent → a plain call.
  *
  * In both, a plain result that carries a task (a placeholder while the real work runs) is never a completion:
- * it is followed where the era can follow it, else it fails with `UnrequestedTaskError` carrying the id.
+ * it is followed where the era can follow it, else it fails with a `ProtocolError` carrying the id.
  */
 import type { CreateTaskResult } from "../schema/index.js";
 import { Method, ResultKind } from "../protocol/constants.js";
 import { classifyResult, parseCallToolResult, type ClassifiedResult, type Warn } from "../protocol/codec.js";
-import { UnrequestedTaskError, OrphanedTaskError } from "../protocol/errors.js";
+import { ProtocolError } from "../protocol/errors.js";
 import {
   isLegacyCreateTaskResult,
   parseLegacyCreateTaskResult,
@@ -119,13 +119,13 @@ function seedFor(taskId: string, now: number): CreateTaskResult {
   } as CreateTaskResult;
 }
 
-function unrequested(method: string, frame: unknown, taskId: string | undefined): UnrequestedTaskError {
-  return new UnrequestedTaskError(
+function unrequested(method: string, frame: unknown, taskId: string | undefined): ProtocolError {
+  return new ProtocolError(
     "answered with a placeholder result that carries a task the client did not ask for (and cannot follow); " +
       "it is not reported as completed",
     method,
     frame,
-    taskId,
+    { taskId },
   );
 }
 
@@ -149,9 +149,8 @@ export function prepareThen(
 
 /**
  * The id of a task to cancel because the client cannot follow it. Not a placeholder's task: that one is the
- * server's own doing and may be followed another way, so its id travels on the `UnrequestedTaskError` instead.
+ * server's own doing and may be followed another way, so its id travels on the `ProtocolError` instead.
  */
 export function orphanToCancel(error: unknown): string | undefined {
-  if (!(error instanceof OrphanedTaskError) || error instanceof UnrequestedTaskError) return undefined;
-  return error.taskId;
+  return error instanceof ProtocolError && error.cancelsTask === true ? error.taskId : undefined;
 }

@@ -5,7 +5,8 @@
  * server's client sees the shared store through its own view: refs go in under the server's host identity and
  * come out naming the client's server as the client knows it. The host, not a client, opens and closes the store.
  */
-import type { ConnectTarget, TaskRef, TaskStore } from "mcp-tasks";
+import type { ConnectTarget, TaskRef } from "mcp-tasks";
+import type { TaskStore } from "mcp-tasks/store";
 
 /** The scheme of the identity a host files its servers' refs under (`server.url` of a stored ref). */
 const SCHEME = "mcp-tasks-host:";

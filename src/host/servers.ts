@@ -2,7 +2,8 @@
  * Owns how one server entry of `TaskHost.connect` becomes a `TaskClient.connect` call: the target, and the
  * options (the host's shared options, overridden by the server's own).
  */
-import type { ConnectTarget, McpTransport, StdioTarget, TaskClientOptions } from "mcp-tasks";
+import type { ConnectTarget, StdioTarget, TaskClientOptions } from "mcp-tasks";
+import type { McpTransport } from "mcp-tasks/transport";
 
 /** A URL server with its own options (`headers`, `auth`, or any other `TaskClient` option). */
 export interface UrlServer extends TaskClientOptions {

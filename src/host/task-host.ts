@@ -5,7 +5,7 @@
  */
 import { EventEmitter } from "eventemitter3";
 import {
-  ClientClosedError,
+  TaskEndedError,
   TaskClient,
   TransportError,
   type CallToolOptions,
@@ -14,9 +14,9 @@ import {
   type TaskClientOptions,
   type TaskHandle,
   type TaskRef,
-  type TaskStore,
   type ToolInfo,
 } from "mcp-tasks";
+import type { TaskStore } from "mcp-tasks/store";
 import { safeLogger } from "../protocol/logging.js";
 import { HOST_HOOKS, type HostHooks } from "../client/host-hooks.js";
 import { FairPollScheduler, fairShare, type PollShare } from "../scheduler/fair-scheduler.js";
@@ -287,7 +287,7 @@ export class TaskHost extends EventEmitter<TaskHostEvents> {
     args: Record<string, unknown> = {},
     options: CallToolOptions = {},
   ): TaskHandle<CallToolResult> {
-    if (this.closing !== undefined) throw new ClientClosedError(undefined);
+    if (this.closing !== undefined) throw new TaskEndedError("closed", undefined);
     const address = this.index.get(qualifiedName);
     if (address === undefined) {
       const down = this.downServerOf(qualifiedName);
@@ -315,7 +315,7 @@ export class TaskHost extends EventEmitter<TaskHostEvents> {
    * `McpTasksError` from the client, per server, is logged and nothing is resumed there.
    */
   async resume(options: Omit<CallToolOptions, "meta"> = {}): Promise<HostResume> {
-    if (this.closing !== undefined) throw new ClientClosedError(undefined);
+    if (this.closing !== undefined) throw new TaskEndedError("closed", undefined);
     this.resumeOptions = options;
     const ready = [...this.members.values()].filter((member) => member.status.state === "ready");
     const resumed = await Promise.all(ready.map((member) => this.resumeOn(member, options)));
@@ -404,7 +404,7 @@ export class TaskHost extends EventEmitter<TaskHostEvents> {
     }
     if (this.closing !== undefined) {
       await client.close();
-      throw new ClientClosedError(undefined);
+      throw new TaskEndedError("closed", undefined);
     }
     this.joined(member, client);
   }
@@ -448,7 +448,7 @@ export class TaskHost extends EventEmitter<TaskHostEvents> {
 
   /**
    * The server's connection ended while the host was open: it is `"failed"`, its client is closed (its handles
-   * end with `ClientClosedError`, which carries their task ids), and it is connected again in the background;
+   * end with `TaskEndedError` of kind `closed`, which carries their task ids), and it is connected again in the background;
    * the tasks its handles were following are followed again once it is back.
    */
   private async dropped(member: Member, client: TaskClient): Promise<void> {

@@ -30,7 +30,7 @@ import {
 } from "./constants.js";
 import {
   MissingCapabilityError,
-  OrphanedTaskError,
+  orphanedTask,
   ProtocolError,
   RpcError,
   isMissingCapabilityCode,
@@ -58,19 +58,14 @@ export interface ClassifyOptions {
 /**
  * Classifies the result of `tools/call` (or any request whose answer is polymorphic) by `resultType`, and
  * validates it for its kind. An unknown `resultType` is invalid (the spec says so); a task for a method that
- * cannot create tasks, or for a request that did not declare the extension, is an `OrphanedTaskError`.
+ * cannot create tasks, or for a request that did not declare the extension, is a `ProtocolError` that names the task (`orphanedTask`).
  */
 export function classifyResult(method: string, result: unknown, options?: ClassifyOptions): ClassifiedResult {
   const frame = requireObject(method, result, (shallow) => {
     // A task the client cannot read still exists: its id goes with the error, so it is cancelled, not lost.
     const strayId = typeof shallow.taskId === "string" ? shallow.taskId : undefined;
     if (shallow.resultType !== ResultKind.task || strayId === undefined) return undefined;
-    return new OrphanedTaskError(
-      `answered with a CreateTaskResult that ${tooDeep()}`,
-      method,
-      undefined,
-      strayId,
-    );
+    return orphanedTask(`answered with a CreateTaskResult that ${tooDeep()}`, method, undefined, strayId);
   });
   const kind = frame.resultType;
   if (kind === undefined || kind === ResultKind.complete) {
@@ -94,15 +89,10 @@ export function classifyResult(method: string, result: unknown, options?: Classi
 function parseCreateTaskResult(method: string, frame: Record<string, unknown>, options?: ClassifyOptions) {
   const strayId = typeof frame.taskId === "string" ? frame.taskId : undefined;
   if (!TASK_CAPABLE_METHODS.has(method)) {
-    throw new OrphanedTaskError(
-      "answered with a task, but this method cannot create tasks",
-      method,
-      frame,
-      strayId,
-    );
+    throw orphanedTask("answered with a task, but this method cannot create tasks", method, frame, strayId);
   }
   if (options?.tasksDeclared === false) {
-    throw new OrphanedTaskError(
+    throw orphanedTask(
       "answered with a task to a request that did not declare the tasks extension",
       method,
       frame,
@@ -112,7 +102,7 @@ function parseCreateTaskResult(method: string, frame: Record<string, unknown>, o
   const task = normaliseAdvisoryFields(method, frame, options?.warn);
   const parsed = validators().createTaskResultSchema.safeParse(task);
   if (!parsed.success) {
-    throw new OrphanedTaskError(
+    throw orphanedTask(
       `answered with an invalid CreateTaskResult (${describe(parsed.error)})`,
       method,
       frame,

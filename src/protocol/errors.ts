@@ -1,6 +1,16 @@
 /**
- * Every error this library throws or rejects with. Few, typed, each carrying its cause: callers branch on
- * `instanceof`, never on message text. Task ids appear in messages only redacted; the full id is a property.
+ * Every error this library throws or rejects with, grouped by what the caller does about it (docs/errors.md):
+ * - retry: `TransportError` (no answer; `transient` says whether trying again may help, `kind` why);
+ * - re-authorize: `AuthError` (not a `TransportError`: trying again does not help);
+ * - fix the call: `RpcError` (and `MissingCapabilityError`), `UnsupportedError`, `TaskRefError`,
+ *   `InputRespondError`;
+ * - the task ended other than with its result: `TaskError` (`TaskFailedError`, `TaskCancelledError`,
+ *   `TaskEndedError` with its `kind`, `InputUnansweredError`, `OutputSchemaError`);
+ * - the store failed: `TaskStoreError` (`LeaseLostError`, and `StoreLockedError` of the file store);
+ * - the server broke the protocol: `ProtocolError`.
+ * A class exists only where the caller acts differently; outcomes that differ only in kind share one class with a
+ * `kind`. Callers branch on `instanceof` and `kind`, never on message text. Task ids appear in messages only
+ * redacted; the full id is a property.
  */
 import type { CallToolResult, ClientCapabilities, JSONRPCErrorObject } from "../schema/index.js";
 import { ErrorCode } from "./constants.js";
@@ -53,40 +63,46 @@ export class McpTasksError extends Error {
 }
 
 /**
- * The server sent something the protocol does not allow: a frame that fails schema validation, a
- * `CreateTaskResult` for a method that cannot create tasks, an unknown `resultType`, an input key reused for
- * another request. Carries the method and the offending frame.
+ * The server sent something the protocol does not allow: a frame that fails schema validation, an unknown
+ * `resultType`, an input key reused for another request, or a task the client cannot follow (a `CreateTaskResult`
+ * for a method that cannot create tasks, for a request that did not declare the extension, or with a malformed
+ * body; a plain result carrying a task nobody asked for). Carries the method and the offending frame, and the id
+ * of such a task when one could be read: it may still run on the server, and is never dropped.
  */
 export class ProtocolError extends McpTasksError {
   static override readonly errorName: string = "ProtocolError";
+  /**
+   * A task the server made that the client cannot follow, when the frame had a string `taskId` (an own property
+   * only then: the handle's outcome carries the id of the task a protocol error ended).
+   */
+  declare readonly taskId: string | undefined;
+  /**
+   * @internal Whether the client stops that task itself (`tasks/cancel`): not for a placeholder result's task,
+   * which the server made on its own and may be followed another way.
+   */
+  declare readonly cancelsTask: true | undefined;
   constructor(
     message: string,
     readonly method: string,
     /** The offending frame (result, notification params) as received. */
     readonly frame: unknown,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; taskId?: string | undefined; cancelsTask?: boolean },
   ) {
     super(`${method}: ${message}`, options);
+    if (options?.taskId !== undefined) (this as { taskId: string }).taskId = options.taskId;
+    if (options?.cancelsTask === true) (this as { cancelsTask: true }).cancelsTask = true;
   }
 }
 
-/**
- * The server answered with a `CreateTaskResult` the client cannot follow: for a method that cannot create
- * tasks, for a request that did not declare the extension, or with a malformed task body. The task may still
- * exist on the server; `taskId` carries its id when one could be read, so the caller can send `tasks/cancel`.
- */
-export class OrphanedTaskError extends ProtocolError {
-  static override readonly errorName: string = "OrphanedTaskError";
-  constructor(
-    message: string,
-    method: string,
-    frame: unknown,
-    /** The stray task's id, when the frame had a string `taskId`. */
-    readonly taskId: string | undefined,
-    options?: { cause?: unknown },
-  ) {
-    super(message, method, frame, options);
-  }
+/** A `CreateTaskResult` the client cannot follow: a `ProtocolError` naming the task, which the client cancels. */
+export function orphanedTask(
+  message: string,
+  method: string,
+  frame: unknown,
+  taskId: string | undefined,
+  options?: { cause?: unknown },
+): ProtocolError {
+  return new ProtocolError(message, method, frame, { ...options, taskId, cancelsTask: true });
 }
 
 /** One way a tool's `structuredContent` does not match its `outputSchema`. */
@@ -95,33 +111,6 @@ export interface OutputProblem {
   path: string;
   /** What is wrong there, in the validator's words (it may quote server text). */
   message: string;
-}
-
-/**
- * A tool declares an `outputSchema`, and a result that is not an error (`isError` is not `true`) came without
- * `structuredContent`, or with one that does not match the schema; or the check could not run (the validator could
- * not be loaded, or the schema could not be used), in which case `problems` is empty and `cause` says why. The
- * handle ends with this error (outcome kind `error`) instead of handing on a structure its type does not describe.
- * Nothing is lost: `result` is the result as the server sent it and `taskId` the task it came from. Turn the check
- * off with the client option `validateOutput: false`.
- */
-export class OutputSchemaError extends ProtocolError {
-  static override readonly errorName: string = "OutputSchemaError";
-  constructor(
-    message: string,
-    method: string,
-    /** The tool whose result it is. */
-    readonly toolName: string,
-    /** The task the result came from; undefined when the server answered the call at once. */
-    readonly taskId: string | undefined,
-    /** The result, as the server sent it (also the error's `frame`). */
-    readonly result: CallToolResult,
-    /** What does not match, most specific first (at most 20); empty when the check could not run. */
-    readonly problems: readonly OutputProblem[],
-    options?: { cause?: unknown },
-  ) {
-    super(message, method, result, options);
-  }
 }
 
 /** The server answered a request with a JSON-RPC error. */
@@ -184,23 +173,48 @@ function describeCapabilities(required: ClientCapabilities | undefined): string[
 
 /**
  * The request never got a JSON-RPC answer: a network error, an HTTP error status without a JSON-RPC body, a
- * closed connection, a request timeout. `transient` says whether trying again may help.
+ * closed connection, a request timeout, a message over the size limit. `transient` says whether trying again may
+ * help, `kind` why there was no answer.
  */
 export class TransportError extends McpTasksError {
   static override readonly errorName: string = "TransportError";
   constructor(
     message: string,
     readonly details: {
+      /** Why there was no answer; `http` when a `status` is given, else `connection`, unless named. */
+      kind?: TransportError["kind"];
       /** HTTP status, when there was a response. */
       status?: number;
       /** Delay the server asked for (HTTP `Retry-After`), in milliseconds. */
       retryAfterMs?: number;
       /** Whether a retry may succeed (network errors, 5xx, 429, timeouts). */
       transient: boolean;
+      /** With `timeout`: the timeout that passed, in milliseconds. */
+      timeoutMs?: number;
+      /** With `too_large`: the limit, in bytes. */
+      limitBytes?: number;
       cause?: unknown;
     },
   ) {
     super(message, { cause: details.cause });
+  }
+  /**
+   * Why there was no answer:
+   * - `connection`: a network error, a closed connection or session, a response stream that ended early;
+   * - `http`: an HTTP status (or content type) without a JSON-RPC answer in the body;
+   * - `timeout`: no answer within the request's timeout (`timeoutMs`); transient;
+   * - `too_large`: the server sent more than `maxMessageBytes` in one message (`limitBytes`); never transient.
+   */
+  get kind(): "connection" | "http" | "timeout" | "too_large" {
+    return this.details.kind ?? (this.details.status === undefined ? "connection" : "http");
+  }
+  /** With kind `timeout`: the request's timeout, in milliseconds. */
+  get timeoutMs(): number | undefined {
+    return this.details.timeoutMs;
+  }
+  /** With kind `too_large`: `maxMessageBytes`, the limit the message passed. */
+  get limitBytes(): number | undefined {
+    return this.details.limitBytes;
   }
   /** HTTP status, when there was a response. */
   get status(): number | undefined {
@@ -217,37 +231,45 @@ export class TransportError extends McpTasksError {
 }
 
 /** No answer arrived within the request's timeout. Transient: the request may be sent again (with a new id). */
-export class RequestTimeoutError extends TransportError {
-  static override readonly errorName: string = "RequestTimeoutError";
-  constructor(
-    readonly method: string,
-    readonly timeoutMs: number,
-  ) {
-    super(`${method}: no answer within ${timeoutMs} ms`, { transient: true });
-  }
+export function requestTimeout(method: string, timeoutMs: number): TransportError {
+  return new TransportError(`${method}: no answer within ${timeoutMs} ms`, {
+    kind: "timeout",
+    transient: true,
+    timeoutMs,
+  });
 }
+
+/** What was too large, by error: kept to name the request a closed connection failed (`tooLargeFor`). */
+const tooLargeWhat = new WeakMap<TransportError, string>();
 
 /**
  * The server sent more than the client takes in one message (`maxMessageBytes`): an HTTP body, one SSE event or
- * one stdio line. What was read so far is dropped and the request (or the stream) fails; not transient, since
- * asking again would most likely bring the same bytes.
+ * one stdio line, named by `what` (e.g. `tools/call: the HTTP response body`). What was read so far is dropped and
+ * the request (or the stream) fails; not transient, since asking again would most likely bring the same bytes.
  */
-export class MessageTooLargeError extends TransportError {
-  static override readonly errorName: string = "MessageTooLargeError";
-  constructor(
-    /** What was too large, e.g. `tools/call: the HTTP response body`. */
-    private readonly what: string,
-    readonly limitBytes: number,
-  ) {
-    super(`${what} is larger than ${limitBytes} bytes (maxMessageBytes); not read further`, {
-      transient: false,
-    });
-  }
+export function messageTooLarge(what: string, limitBytes: number): TransportError {
+  const error = new TransportError(
+    `${what} is larger than ${limitBytes} bytes (maxMessageBytes); not read further`,
+    { kind: "too_large", transient: false, limitBytes },
+  );
+  tooLargeWhat.set(error, what);
+  return error;
+}
 
-  /** The same failure as one request's, named by its method (a connection it closed failed them all). */
-  forRequest(method: string): MessageTooLargeError {
-    return new MessageTooLargeError(`${method}: ${this.what}`, this.limitBytes);
-  }
+/** Whether `error` is a message over `maxMessageBytes`. */
+export function isTooLarge(error: unknown): error is TransportError {
+  return error instanceof TransportError && error.kind === "too_large";
+}
+
+/** Whether `error` is a request that got no answer within its timeout. */
+export function isTimeout(error: unknown): error is TransportError {
+  return error instanceof TransportError && error.kind === "timeout";
+}
+
+/** The same too-large failure as one request's, named by its method (a connection it closed failed them all). */
+export function tooLargeFor(error: TransportError, method: string): TransportError {
+  const what = tooLargeWhat.get(error) ?? "a message from the server";
+  return messageTooLarge(`${method}: ${what}`, error.limitBytes ?? 0);
 }
 
 /**
@@ -267,10 +289,13 @@ export type AuthFailure =
  * A request failed on authorization: the server answered 401 or 403 (after one refresh, when an OAuth provider can
  * refresh), or credentials could not be had. The request failed, not the task: a handle that ends with it keeps its
  * task running on the server, carries `taskId`, and `client.task(ref)` follows it again once authorization is back.
- * No credential text is ever part of it; `challenge` is the server's `WWW-Authenticate` header as sent.
+ * No credential text is ever part of it; `challenge` is the server's `WWW-Authenticate` header as sent. Not a
+ * `TransportError`: trying again does not help, authorizing again does.
  */
-export class AuthError extends TransportError {
+export class AuthError extends McpTasksError {
   static override readonly errorName: string = "AuthError";
+  /** The HTTP status (401, 403), when the server answered; undefined when credentials could not be had. */
+  readonly status: number | undefined;
   /** The task the request was about (`tasks/*`), or the task of the handle this error ended. */
   readonly taskId: string | undefined;
   readonly reason: AuthFailure;
@@ -298,10 +323,8 @@ export class AuthError extends TransportError {
     resourceMetadataUrl?: string;
     cause?: unknown;
   }) {
-    const details: { status?: number; transient: boolean; cause?: unknown } = { transient: false };
-    if (init.status !== undefined) details.status = init.status;
-    if (init.cause !== undefined) details.cause = init.cause;
-    super(authMessage(init), details);
+    super(authMessage(init), init.cause === undefined ? undefined : { cause: init.cause });
+    this.status = init.status;
     this.taskId = init.taskId;
     this.reason = init.reason;
     this.method = init.method;
@@ -432,53 +455,63 @@ export class TaskCancelledError extends TaskError {
   }
 }
 
-/** `tasks/get` answered -32602: the task is unknown to the server, or expired and purged. */
-export class TaskNotFoundError extends TaskError {
-  static override readonly errorName: string = "TaskNotFoundError";
-  constructor(
-    taskId: string,
-    readonly rpcMessage: string,
-  ) {
-    super(`not found on the server (expired or unknown): ${rpcMessage}`, taskId);
-  }
-}
+type TaskEnding = "detached" | "closed" | "deadline_exceeded" | "expired" | "not_found";
 
-/** The task's `createdAt + ttlMs` passed without a terminal status: the client treats it as no longer usable. */
-export class TaskExpiredError extends TaskError {
-  static override readonly errorName: string = "TaskExpiredError";
-  constructor(
-    taskId: string,
-    readonly expiredAt: Date,
-  ) {
-    super(`its time to live ended at ${expiredAt.toISOString()} without a final status`, taskId);
-  }
-}
+const ENDING_TEXT: Record<TaskEnding, string> = {
+  detached: "detached; the task keeps running on the server",
+  closed: "the client was closed before the task ended",
+  deadline_exceeded: "the caller's deadline passed before the task ended",
+  expired: "its time to live ended without a final status",
+  not_found: "not found on the server (expired or unknown)",
+};
 
-/** The caller's deadline passed before the task ended. The task itself was left running on the server. */
-export class DeadlineExceededError extends TaskError {
-  static override readonly errorName: string = "DeadlineExceededError";
+/**
+ * The handle ended without the task's result and without the server saying it failed or was cancelled: this
+ * process stopped following it (`detached`, `closed`, `deadline_exceeded`: the task runs on, `client.task(taskId)`
+ * follows it again) or the task is gone (`expired`, `not_found`: call again). `kind` says which.
+ */
+export class TaskEndedError<
+  Kind extends "detached" | "closed" | "deadline_exceeded" | "expired" | "not_found" =
+    "detached" | "closed" | "deadline_exceeded" | "expired" | "not_found",
+> extends TaskError {
+  static override readonly errorName: string = "TaskEndedError";
+  /** With `deadline_exceeded`: the caller's deadline. */
+  readonly deadline: Date | undefined;
+  /** With `expired`: when the task's time to live ended. */
+  readonly expiredAt: Date | undefined;
+  /** With `not_found`: the server's message (untrusted text). */
+  readonly rpcMessage: string | undefined;
   constructor(
+    /**
+     * How the handle ended, the same as `outcome.kind`:
+     * - `detached`: `detach()`, or with leases another worker took the task over; the task runs on;
+     * - `closed`: the client was closed while the handle (or `client.cancel(ref)`) was still waiting; the task
+     *   runs on;
+     * - `deadline_exceeded`: the caller's `deadline` or `timeoutMs` passed (`deadline`); the task runs on;
+     * - `expired`: the task's `createdAt + ttlMs` passed without a final status (`expiredAt`);
+     * - `not_found`: `tasks/get` answered -32602: the server does not know the task, or purged it
+     *   (`rpcMessage`).
+     */
+    readonly kind: Kind,
     taskId: string | undefined,
-    readonly deadline: Date,
+    detail: { deadline?: Date; expiredAt?: Date; rpcMessage?: string } = {},
   ) {
-    super(`the caller's deadline ${deadline.toISOString()} passed before the task ended`, taskId);
+    super(endingMessage(kind, detail), taskId);
+    this.deadline = detail.deadline;
+    this.expiredAt = detail.expiredAt;
+    this.rpcMessage = detail.rpcMessage;
   }
 }
 
-/** The handle was detached: the client stopped observing; the task was not cancelled. */
-export class TaskDetachedError extends TaskError {
-  static override readonly errorName: string = "TaskDetachedError";
-  constructor(taskId: string | undefined) {
-    super("detached; the task keeps running on the server", taskId);
-  }
-}
-
-/** The client was closed while the handle was still waiting, or while `client.cancel(ref)` was retrying. */
-export class ClientClosedError extends TaskError {
-  static override readonly errorName: string = "ClientClosedError";
-  constructor(taskId: string | undefined) {
-    super("the client was closed before the task ended", taskId);
-  }
+function endingMessage(
+  kind: TaskEnding,
+  detail: { deadline?: Date; expiredAt?: Date; rpcMessage?: string },
+): string {
+  const at =
+    kind === "deadline_exceeded" ? detail.deadline : kind === "expired" ? detail.expiredAt : undefined;
+  const when = at !== undefined && !Number.isNaN(at.getTime()) ? ` (${at.toISOString()})` : "";
+  const said = kind === "not_found" && detail.rpcMessage !== undefined ? `: ${detail.rpcMessage}` : "";
+  return `${ENDING_TEXT[kind]}${when}${said}`;
 }
 
 /**
@@ -500,19 +533,65 @@ export class InputUnansweredError extends TaskError {
   }
 }
 
+/**
+ * The tool broke its contract: it declares an `outputSchema`, and a result that is not an error (`isError` is not `true`) came without
+ * `structuredContent`, or with one that does not match the schema; or the check could not run (the validator could
+ * not be loaded, or the schema could not be used), in which case `problems` is empty and `cause` says why. The
+ * handle ends with this error (outcome kind `error`) instead of handing on a structure its type does not describe.
+ * Nothing is lost: `result` is the result as the server sent it and `taskId` the task it came from. Turn the check
+ * off with the client option `validateOutput: false`.
+ */
+export class OutputSchemaError extends TaskError {
+  static override readonly errorName: string = "OutputSchemaError";
+  constructor(
+    message: string,
+    /** The request whose answer carried the result (`tools/call`, or `tasks/result` on a 2025-11-25 server). */
+    readonly method: string,
+    /** The tool whose result it is. */
+    readonly toolName: string,
+    /** The task the result came from; undefined when the server answered the call at once. */
+    taskId: string | undefined,
+    /** The result, as the server sent it. */
+    readonly result: CallToolResult,
+    /** What does not match, most specific first (at most 20); empty when the check could not run. */
+    readonly problems: readonly OutputProblem[],
+    options?: { cause?: unknown },
+  ) {
+    super(`${method}: ${message}`, taskId, options);
+  }
+}
+
 /* ---- The client's task store ------------------------------------------------------------------------- */
 
 /**
- * The client's store did not take a new task's ref (its `put` rejected; `cause` is why), so the handle ends
- * with this error instead of reporting the task: durable before visible. The client asked the server to cancel
- * the task (nothing durable could follow it) unless the store said another worker owns it. `taskId` names it.
+ * The task store failed: the base of the store's errors (`LeaseLostError`; `StoreLockedError` of `fileStore`). As
+ * the error a handle ends with, the client's store did not take a new task's ref (its `put` rejected; `cause` is
+ * why), so the task was not reported: durable before visible. The client asked the server to cancel the task
+ * (nothing durable could follow it) unless the store said another worker owns it. `taskId` names it.
  */
-export class TaskStoreError extends TaskError {
+export class TaskStoreError extends McpTasksError {
   static override readonly errorName: string = "TaskStoreError";
-  constructor(taskId: string, cause: unknown) {
-    const why = cause instanceof Error ? cause.message : String(cause);
-    super(`the task store did not take its ref (${why}); the task was not reported`, taskId, { cause });
+  /** The task whose ref the store refused, when there is one. */
+  readonly taskId: string | undefined;
+  constructor(message?: string, options: { taskId?: string; cause?: unknown } = {}) {
+    const { taskId } = options;
+    super(
+      taskId === undefined || message === undefined
+        ? message
+        : `task ${redactTaskId(taskId)}: ${redactIn(message, taskId)}`,
+      { cause: options.cause },
+    );
+    this.taskId = taskId;
   }
+}
+
+/** The handle's error when the store did not take a new task's ref. */
+export function refNotStored(taskId: string, cause: unknown): TaskStoreError {
+  const why = cause instanceof Error ? cause.message : String(cause);
+  return new TaskStoreError(`the task store did not take its ref (${why}); the task was not reported`, {
+    taskId,
+    cause,
+  });
 }
 
 /**
@@ -520,7 +599,7 @@ export class TaskStoreError extends TaskError {
  * your own rejects with this class too). The client stops following that task at once, without cancelling
  * it: no poll, no input answer, no `tasks/cancel` from this worker.
  */
-export class LeaseLostError extends McpTasksError {
+export class LeaseLostError extends TaskStoreError {
   static override readonly errorName: string = "LeaseLostError";
 }
 
@@ -550,16 +629,6 @@ export class UnsupportedError extends McpTasksError {
   ) {
     super(`${operation}: the server does not support ${missing}`);
   }
-}
-
-/**
- * A plain (not task-augmented) `tools/call` was answered with a result that carries a task: a placeholder
- * while the real work runs on the server. Such a result is never reported as completed; when the client cannot
- * follow that task, the handle ends with this error, which carries the task's id. No `tasks/cancel` is sent for
- * it: the task is the server's, and the caller may still follow it another way.
- */
-export class UnrequestedTaskError extends OrphanedTaskError {
-  static override readonly errorName: string = "UnrequestedTaskError";
 }
 
 /* ---- Answering input out of band (`handle.respond`) ---------------------------------------------------- */

@@ -5,16 +5,12 @@
 import type { CallToolResult, DetailedTask } from "../schema/index.js";
 import {
   AuthError,
-  ClientClosedError,
-  DeadlineExceededError,
   McpTasksError,
   ProtocolError,
   RpcError,
   TaskCancelledError,
-  TaskDetachedError,
-  TaskExpiredError,
+  TaskEndedError,
   TaskFailedError,
-  TaskNotFoundError,
   isTransientError,
   redactIn,
 } from "../protocol/errors.js";
@@ -46,25 +42,33 @@ export function outcomeOf(
     case "local":
       switch (ending.reason) {
         case "detached":
-          return { kind: "detached", taskId, error: new TaskDetachedError(taskId) };
+          return { kind: "detached", taskId, error: new TaskEndedError("detached", taskId) };
         case "closed":
-          return { kind: "closed", taskId, error: new ClientClosedError(taskId) };
+          return { kind: "closed", taskId, error: new TaskEndedError("closed", taskId) };
         case "deadline_exceeded":
           return {
             kind: "deadline_exceeded",
             taskId,
-            error: new DeadlineExceededError(taskId, new Date(state.deadline ?? Date.now())),
+            error: new TaskEndedError("deadline_exceeded", taskId, {
+              deadline: new Date(state.deadline ?? Date.now()),
+            }),
           };
         case "expired":
           return {
             kind: "expired",
             taskId: taskId as string,
-            error: new TaskExpiredError(taskId as string, new Date(state.ttl?.lapsesAt ?? Number.NaN)),
+            error: new TaskEndedError("expired", taskId as string, {
+              expiredAt: new Date(state.ttl?.lapsesAt ?? Number.NaN),
+            }),
           };
         case "not_found": {
           const message = ending.error instanceof RpcError ? ending.error.rpcMessage : String(ending.error);
           const id = taskId as string;
-          return { kind: "not_found", taskId: id, error: new TaskNotFoundError(id, redactIn(message, id)) };
+          return {
+            kind: "not_found",
+            taskId: id,
+            error: new TaskEndedError("not_found", id, { rpcMessage: redactIn(message, id) }),
+          };
         }
         case "cancel_unconfirmed":
         case "cancelled_before_task":

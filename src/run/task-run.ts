@@ -6,7 +6,7 @@
  */
 import type { CallToolResult, CreateTaskResult, DetailedTask, InputResponse } from "../schema/index.js";
 import { Method } from "../protocol/constants.js";
-import { LeaseLostError, McpTasksError, TaskStoreError } from "../protocol/errors.js";
+import { LeaseLostError, McpTasksError, refNotStored } from "../protocol/errors.js";
 import type { ClassifiedResult } from "../protocol/codec.js";
 import { orphanToCancel, prepareThen } from "../eras/dialect.js";
 import { nextPollDelay, type CadenceState, type PollCause } from "../scheduler/cadence.js";
@@ -558,7 +558,7 @@ export class TaskRun
       () => this.dispatch({ type: "stored", task }),
       (error: unknown) => {
         const cancel = !(error instanceof LeaseLostError); // another worker's task is not ours to stop
-        const failure = new TaskStoreError(task.taskId, error);
+        const failure = refNotStored(task.taskId, error);
         this.dispatch({ type: "storeFailed", task, error: failure, cancel });
       },
     );

@@ -7,7 +7,7 @@
  * deflate, br) on its own, and 4 KB of gzip become 4 MiB, so a `Content-Length` (the bytes on the wire) is trusted
  * only for a body nothing encoded.
  */
-import { MessageTooLargeError } from "../protocol/errors.js";
+import { messageTooLarge, type TransportError } from "../protocol/errors.js";
 
 /** The default of `maxMessageBytes`: the largest HTTP body, SSE event or stdio line the client takes. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
@@ -19,7 +19,7 @@ const decoder = new TextDecoder();
 const DISCARD_BYTES = 64 * 1024;
 
 /**
- * The body as text, failing with `MessageTooLargeError` (the body cancelled) past `maxBytes`. A `Content-Length`
+ * The body as text, failing with a `TransportError` of kind `too_large` (the body cancelled) past `maxBytes`. A `Content-Length`
  * of an unencoded body within the limit is trusted (fetch stops reading there); a larger one fails before
  * anything is read. An encoded body is counted as it is decoded.
  */
@@ -29,7 +29,7 @@ export async function readBoundedText(response: Response, maxBytes: number, what
   if (declared !== undefined || response.body === null) {
     if (response.body === null) return "";
     await response.body.cancel().catch(() => undefined);
-    throw new MessageTooLargeError(what, maxBytes);
+    throw messageTooLarge(what, maxBytes);
   }
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -40,7 +40,7 @@ export async function readBoundedText(response: Response, maxBytes: number, what
     total += value.length;
     if (total > maxBytes) {
       await reader.cancel().catch(() => undefined);
-      throw new MessageTooLargeError(what, maxBytes);
+      throw messageTooLarge(what, maxBytes);
     }
     chunks.push(value);
   }
@@ -99,7 +99,7 @@ function isEncoded(response: Response): boolean {
 }
 
 /**
- * A copy of `response` whose body fails with `MessageTooLargeError` once it passes `maxBytes` in all (JSON and
+ * A copy of `response` whose body fails with a `TransportError` of kind `too_large` once it passes `maxBytes` in all (JSON and
  * other bodies) or, for `text/event-stream`, once one event passes `maxBytes` (bytes since the last blank line).
  * For bodies another parser reads (the SDK's transport on the OAuth path, OAuth servers' answers).
  */
@@ -108,14 +108,14 @@ export function limitResponse(
   maxBytes: number,
   what: string,
   /** Told the error when the limit is passed (the body's reader sees it too, as its failure). */
-  onLimit?: (error: MessageTooLargeError) => void,
+  onLimit?: (error: TransportError) => void,
 ): Response {
   const body = response.body;
   if (body === null) return response;
   const declared = contentLength(response);
   if (declared !== undefined && declared <= maxBytes) return response;
   const tooLarge = () => {
-    const error = new MessageTooLargeError(what, maxBytes);
+    const error = messageTooLarge(what, maxBytes);
     onLimit?.(error);
     return error;
   };

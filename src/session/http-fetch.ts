@@ -14,7 +14,7 @@
  * 401 and 403 pass through untouched: they belong to the transport's auth flow. So does every GET and DELETE.
  */
 import type { FetchLike } from "../protocol/headers.js";
-import { TransportError } from "../protocol/errors.js";
+import { AuthError, TransportError } from "../protocol/errors.js";
 import { isTransientStatus, parseRetryAfter, rpcErrorInBody } from "./failures.js";
 import { DEFAULT_MAX_MESSAGE_BYTES, readErrorBody } from "./bounded-body.js";
 
@@ -35,7 +35,8 @@ export function withHttpErrorMapping(
     } catch (error) {
       // An abort is the transport's own decision (close, or a request's signal); it must see it as such.
       if (error instanceof Error && error.name === "AbortError") throw error;
-      if (error instanceof TransportError) throw error;
+      // Ours already (a fault mapped further in, an authorization that failed): passed on as it is.
+      if (error instanceof TransportError || error instanceof AuthError) throw error;
       throw new TransportError(`network error: ${describeNetworkFailure(error)}`, {
         transient: true,
         cause: error,

@@ -11,7 +11,7 @@
 import type { ClientCapabilities, DiscoverResult, Implementation } from "../schema/index.js";
 import { ErrorCode, LEGACY_PROTOCOL_VERSION, PROTOCOL_VERSION } from "../protocol/constants.js";
 import { parseDiscoverResult } from "../protocol/codec.js";
-import { RequestTimeoutError, RpcError, TransportError } from "../protocol/errors.js";
+import { RpcError, TransportError, isTimeout } from "../protocol/errors.js";
 
 export type TransportKind = "stdio" | "http";
 
@@ -56,7 +56,7 @@ export function classifyProbe(outcome: ProbeOutcome, kind: TransportKind, retrie
     const verdict = classifyRpcError(error);
     return "retry" in verdict && retried ? { error } : verdict;
   }
-  if (error instanceof RequestTimeoutError) {
+  if (isTimeout(error)) {
     // A silent stdio server is a 2025-era one that ignores unknown requests; over HTTP silence is an outage.
     return kind === "stdio" ? { era: "legacy" } : { error };
   }

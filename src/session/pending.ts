@@ -9,7 +9,7 @@
  * by every request (the transport's own) would gather thousands of them; and a request given up locally (timed
  * out, aborted) should close its exchange rather than leave it open.
  */
-import { RequestTimeoutError, redactError } from "../protocol/errors.js";
+import { redactError, requestTimeout } from "../protocol/errors.js";
 import type { ReplyTarget, RequestWatch } from "./types.js";
 
 /** One request in flight. */
@@ -76,7 +76,7 @@ export class PendingRequest {
 function expire(entry: PendingRequest, timeoutMs: number): void {
   if (entry.table.take(entry.id) !== entry) return;
   entry.exchange?.abort();
-  entry.fail(new RequestTimeoutError(entry.method, timeoutMs));
+  entry.fail(requestTimeout(entry.method, timeoutMs));
 }
 
 export class PendingTable {

@@ -15,10 +15,11 @@ import {
 } from "../protocol/codec.js";
 import {
   McpTasksError,
-  MessageTooLargeError,
   ProtocolError,
-  RequestTimeoutError,
   TransportError,
+  isTimeout,
+  isTooLarge,
+  tooLargeFor,
 } from "../protocol/errors.js";
 import {
   claimFailure,
@@ -91,7 +92,7 @@ export class Session implements ReplyChannel {
   private sending = 0;
   private held: Error[] = [];
   /** Why the transport is about to close, when it said (a stdio line over the size limit closes the connection). */
-  private closing: MessageTooLargeError | undefined;
+  private closing: TransportError | undefined;
   private flushTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly settled = (): void => {
     this.sending -= 1;
@@ -205,7 +206,7 @@ export class Session implements ReplyChannel {
   /**
    * Sends a request and resolves with the raw `result` object of its answer. Rejects with `RpcError` (or
    * `MissingCapabilityError`) for a JSON-RPC error, `ProtocolError` for an answer that is not valid JSON-RPC,
-   * `TransportError` when no answer arrived (`RequestTimeoutError` after the timeout), or the signal's reason
+   * `TransportError` when no answer arrived (kind `timeout` after the timeout), or the signal's reason
    * when the caller aborted. On the modern era the params get the envelope; its own `_meta` keys win over the caller's.
    */
   request(
@@ -383,7 +384,7 @@ export class Session implements ReplyChannel {
     try {
       this.info = await this.initializeLegacy();
     } catch (error) {
-      const probeTimedOut = "error" in firstOutcome && firstOutcome.error instanceof RequestTimeoutError;
+      const probeTimedOut = "error" in firstOutcome && isTimeout(firstOutcome.error);
       if (!probeTimedOut || !refusesLegacyForUs(error)) throw error;
       // A slow stdio server taken for a 2025-era one: ask once more, with the envelope and the whole request
       // timeout.
@@ -436,7 +437,7 @@ export class Session implements ReplyChannel {
   }
 
   private probeFailure(error: unknown): unknown {
-    if (this.closed && this.kind === "stdio" && !(error instanceof MessageTooLargeError)) {
+    if (this.closed && this.kind === "stdio" && !isTooLarge(error)) {
       return new TransportError(
         "the server exited when asked server/discover; it may be a 2025-era server that exits on any request " +
           "sent before initialize",
@@ -461,7 +462,7 @@ export class Session implements ReplyChannel {
       // also report here every failure they throw from send(): held until the request has claimed it (see
       // `sending`). After close, the transports report their own teardown (aborted streams): that is no news.
       if (this.closed || isClaimedFailure(error)) return;
-      if (error instanceof MessageTooLargeError) this.closing = error;
+      if (isTooLarge(error)) this.closing = error;
       if (this.sending === 0) return this.report(error);
       this.held.push(error);
       this.flushTimer ??= setTimeout(this.flushHeld, 0);
@@ -471,7 +472,7 @@ export class Session implements ReplyChannel {
       const cause = this.closing;
       this.end((method) =>
         cause !== undefined
-          ? cause.forRequest(method)
+          ? tooLargeFor(cause, method)
           : new TransportError(`${method}: the connection closed before an answer arrived`, {
               transient: true,
             }),

@@ -5,10 +5,10 @@
  *
  * The server's bytes are bounded: each byte is scanned once (a line split over many chunks is kept as its pieces
  * and joined once, when its end arrives), and one event (its lines together, the unfinished one included) may
- * not grow past `maxEventBytes`; past it the parser throws `MessageTooLargeError` and reads nothing more.
+ * not grow past `maxEventBytes`; past it the parser throws a `TransportError` of kind `too_large` and reads nothing more.
  * Lines are cut on bytes (CR and LF never occur inside a UTF-8 sequence) and decoded whole.
  */
-import { MessageTooLargeError } from "../protocol/errors.js";
+import { messageTooLarge } from "../protocol/errors.js";
 import { joinBytes } from "./bounded-body.js";
 
 export interface SseEvent {
@@ -49,7 +49,7 @@ export class SseParser {
     private readonly maxEventBytes: number,
   ) {}
 
-  /** Takes the next chunk of the body. Throws `MessageTooLargeError` when an event outgrows the limit. */
+  /** Takes the next chunk of the body. Throws a `TransportError` of kind `too_large` when an event outgrows the limit. */
   push(chunk: Uint8Array): void {
     const length = chunk.length;
     let start = 0;
@@ -88,7 +88,7 @@ export class SseParser {
       this.pieces = [];
       this.pieceBytes = 0;
       this.data = [];
-      throw new MessageTooLargeError("an SSE event from the server", this.maxEventBytes);
+      throw messageTooLarge("an SSE event from the server", this.maxEventBytes);
     }
   }
 
@@ -137,7 +137,7 @@ export class SseParser {
 
 /**
  * Reads `body` to its end, calling `handlers` per event. Rejects when the stream fails (or is aborted), and with
- * `MessageTooLargeError` (the body cancelled) when one event outgrows `maxEventBytes`. An event without its
+ * a `TransportError` of kind `too_large` (the body cancelled) when one event outgrows `maxEventBytes`. An event without its
  * closing blank line at the end is dropped, as the format says.
  */
 export async function readSse(

@@ -5,11 +5,11 @@
  * over many chunks is kept as its pieces and joined once), and a line may not grow past `maxLineBytes`.
  *
  * It has the SDK reader's three methods, so the SDK's stdio transport can use it (./stdio-node.ts): `append`
- * throws `MessageTooLargeError` past the limit (the transport then reports it and closes the connection);
+ * throws a `TransportError` of kind `too_large` past the limit (the transport then reports it and closes the connection);
  * `readMessage` returns the next message or null, skips lines that are not JSON (a server's stray log output, as
  * the SDK does) and throws `ProtocolError` for JSON that is not a JSON-RPC message (reported, and reading goes on).
  */
-import { MessageTooLargeError, ProtocolError } from "../protocol/errors.js";
+import { ProtocolError, messageTooLarge } from "../protocol/errors.js";
 import { joinBytes } from "./bounded-body.js";
 import { isJsonRpcMessage } from "./frames.js";
 
@@ -85,6 +85,6 @@ export class StdioLineReader {
 
   private overflow(): never {
     this.clear();
-    throw new MessageTooLargeError("a line of the stdio server's output", this.maxLineBytes);
+    throw messageTooLarge("a line of the stdio server's output", this.maxLineBytes);
   }
 }

@@ -25,7 +25,7 @@
  * (the GET stream, a frame nobody can place).
  */
 import { routingHeaders, type FetchLike } from "../protocol/headers.js";
-import { MessageTooLargeError, ProtocolError, TransportError } from "../protocol/errors.js";
+import { ProtocolError, TransportError, isTooLarge, messageTooLarge } from "../protocol/errors.js";
 import { Method } from "../protocol/constants.js";
 import { isTransientStatus, rpcErrorInBody } from "./failures.js";
 import { readSse } from "./sse.js";
@@ -374,10 +374,10 @@ export class StreamableHttpTransport implements McpTransport {
     const ended = (failure: unknown) => {
       this.ended(exchange);
       if (intentional()) return;
-      if (failure instanceof MessageTooLargeError) {
+      if (isTooLarge(failure)) {
         const what =
           request === undefined ? "the GET stream: an SSE event" : `${request.method}: an SSE event`;
-        const error = new MessageTooLargeError(what, failure.limitBytes);
+        const error = messageTooLarge(what, failure.limitBytes ?? 0);
         if (request === undefined) this.report(error);
         options.onRequestStreamEnd?.(error);
         return;

@@ -7,12 +7,12 @@
  */
 import { randomUUID } from "node:crypto";
 import { join, resolve } from "node:path";
-import { McpTasksError } from "../protocol/errors.js";
+import { TaskStoreError } from "../protocol/errors.js";
 import type { Logger } from "../protocol/logging.js";
 import { isMissing, isTaken, processAlive, unlinkIfThere, withTempFile, type FileIo } from "./file-io.js";
 
 /** Another live process holds the store directory. */
-export class StoreLockedError extends McpTasksError {
+export class StoreLockedError extends TaskStoreError {
   static override readonly errorName: string = "StoreLockedError";
 }
 

@@ -8,7 +8,7 @@
  */
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { McpTasksError } from "../protocol/errors.js";
+import { TaskStoreError } from "../protocol/errors.js";
 import { safeLogger, type Logger } from "../protocol/logging.js";
 import { storedRefOf, readTaskRef, type TaskRef } from "../task/ref.js";
 import { DEFAULT_PRUNE_GRACE_MS, refExpired, refKey, type TaskStore } from "./types.js";
@@ -74,7 +74,7 @@ class FileStore implements TaskStore {
 
   /** Takes the directory's lock. A failed attempt holds nothing and may be tried again. */
   async open(): Promise<void> {
-    if (this.closed) throw new McpTasksError(`fileStore(${this.dir}) is closed`);
+    if (this.closed) throw new TaskStoreError(`fileStore(${this.dir}) is closed`);
     this.opening ??= lockDirectory(this.io, this.dir, this.log).then(async (lock) => {
       await this.warnIfShared();
       return lock;

@@ -6,6 +6,6 @@
  */
 export type { TaskStore } from "./types.js";
 export { refExpired } from "./types.js";
-export { LeaseLostError } from "../protocol/errors.js";
+export { LeaseLostError, TaskStoreError } from "../protocol/errors.js";
 export { memoryStore, type MemoryStoreOptions } from "./memory.js";
 export { fileStore, StoreLockedError, type FileStoreOptions, type OpenableStore } from "./file.js";

@@ -16,7 +16,7 @@
  * @module mcp-tasks/store/redis
  */
 import { randomUUID } from "node:crypto";
-import { LeaseLostError, McpTasksError } from "../protocol/errors.js";
+import { LeaseLostError, TaskStoreError } from "../protocol/errors.js";
 import { safeLogger, type Logger } from "../protocol/logging.js";
 import { foreignServer, readTaskRef, type TaskRef } from "../task/ref.js";
 import { DEFAULT_PRUNE_GRACE_MS, refExpired, refKey, serverKey, type TaskStore } from "./types.js";
@@ -170,7 +170,7 @@ class RedisStore implements TaskStore {
 
   /** Waits for the connection; refused once the store is closed (only `open()` starts it again). */
   private async connected(): Promise<void> {
-    if (this.closed) throw new McpTasksError("redisStore: the store is closed");
+    if (this.closed) throw new TaskStoreError("redisStore: the store is closed");
     this.opening ??= this.connect();
     const opening = this.opening;
     try {
@@ -391,7 +391,7 @@ class RedisStore implements TaskStore {
   /** Runs a shard script with the caller's owner id and lease first among its arguments; refused once closed. */
   private async script(script: string, shard: Shard, ...args: string[]): Promise<unknown> {
     await this.connected();
-    if (this.closed) throw new McpTasksError("redisStore: the store is closed");
+    if (this.closed) throw new TaskStoreError("redisStore: the store is closed");
     const answer = this.eval(script, shard, ...args);
     this.inFlight.add(answer);
     try {
@@ -402,7 +402,7 @@ class RedisStore implements TaskStore {
   }
 
   private async eval(script: string, shard: Shard, ...args: string[]): Promise<unknown> {
-    if (this.gone) throw new McpTasksError("redisStore: the store is closed");
+    if (this.gone) throw new TaskStoreError("redisStore: the store is closed");
     const answer = await (this.client as RedisLike).eval(script, {
       keys: shard.keys,
       arguments: [this.me, String(this.leaseMs), ...args],

@@ -37,8 +37,13 @@ type Listener<T, E extends keyof TaskHandleEvents<T>> = EventEmitter.EventListen
 export class TaskHandle<T = CallToolResult, Name extends string = string>
   implements PromiseLike<T>, AsyncIterable<TaskUpdate<T>>, AsyncDisposable
 {
-  /** @internal Handles come from `client.callTool`; drivers create them with `createTask`. */
-  constructor(private readonly core: TaskCore<T>) {}
+  /** Handles come from `client.callTool` (drivers create them with `createTask`), never from `new`. */
+  private constructor(private readonly core: TaskCore<T>) {}
+
+  /** @internal The handle over `core`: what `createTask` makes (the constructor is private). */
+  static over<T>(core: TaskCore<T>): TaskHandle<T> {
+    return new TaskHandle<T>(core);
+  }
 
   /** The task id once the server created a task; undefined before that and for an immediate result. */
   get taskId(): string | undefined {
@@ -106,7 +111,7 @@ export class TaskHandle<T = CallToolResult, Name extends string = string>
 
   /**
    * Stops observing the task without cancelling it: polling stops, iterators finish after what they hold, and
-   * the handle ends with outcome `detached` (awaiting it rejects with `TaskDetachedError`). The task keeps
+   * the handle ends with outcome `detached` (awaiting it rejects with `TaskEndedError` of kind `detached`). The task keeps
    * running on the server; keep `await handle.ref` to resume it later. Called before the server answered the
    * call, the handle ends when the answer arrives, so the outcome still carries the task id.
    */
@@ -211,5 +216,5 @@ export function createTask<T = CallToolResult>(
   controller: TaskController,
 ): { handle: TaskHandle<T>; sink: TaskSink<T> } {
   const core = new TaskCore<T>(controller);
-  return { handle: new TaskHandle(core), sink: core };
+  return { handle: TaskHandle.over(core), sink: core };
 }

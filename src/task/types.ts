@@ -13,14 +13,10 @@ import type {
   TaskStatus,
 } from "../schema/index.js";
 import type {
-  ClientClosedError,
-  DeadlineExceededError,
   McpTasksError,
   TaskCancelledError,
-  TaskDetachedError,
-  TaskExpiredError,
+  TaskEndedError,
   TaskFailedError,
-  TaskNotFoundError,
 } from "../protocol/errors.js";
 import type { TaskRef } from "./ref.js";
 import type { AnsweredInput } from "./state.js";
@@ -56,11 +52,11 @@ export type TaskOutcome<T = CallToolResult> =
   | { kind: "completed"; taskId: string | undefined; result: T }
   | { kind: "failed"; taskId: string | undefined; error: TaskFailedError }
   | { kind: "cancelled"; taskId: string | undefined; error: TaskCancelledError }
-  | { kind: "not_found"; taskId: string; error: TaskNotFoundError }
-  | { kind: "expired"; taskId: string; error: TaskExpiredError }
-  | { kind: "deadline_exceeded"; taskId: string | undefined; error: DeadlineExceededError }
-  | { kind: "detached"; taskId: string | undefined; error: TaskDetachedError }
-  | { kind: "closed"; taskId: string | undefined; error: ClientClosedError }
+  | { kind: "not_found"; taskId: string; error: TaskEndedError<"not_found"> }
+  | { kind: "expired"; taskId: string; error: TaskEndedError<"expired"> }
+  | { kind: "deadline_exceeded"; taskId: string | undefined; error: TaskEndedError<"deadline_exceeded"> }
+  | { kind: "detached"; taskId: string | undefined; error: TaskEndedError<"detached"> }
+  | { kind: "closed"; taskId: string | undefined; error: TaskEndedError<"closed"> }
   /** Anything else that stopped the handle: a protocol violation, a missing capability, a final transport fault. */
   | { kind: "error"; taskId: string | undefined; error: McpTasksError };
 

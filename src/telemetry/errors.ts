@@ -3,7 +3,7 @@
  * JSON-RPC error code as a string when there is one and `tool_error` for a tool result with `isError: true`;
  * otherwise a low-cardinality class of error: `timeout`, the HTTP status, or the error's class name.
  */
-import { RequestTimeoutError, RpcError, TaskFailedError, TransportError } from "../protocol/errors.js";
+import { AuthError, RpcError, TaskFailedError, TransportError, isTimeout } from "../protocol/errors.js";
 import type { CallToolResult } from "../schema/index.js";
 import type { TaskOutcome } from "../task/types.js";
 import { TOOL_ERROR } from "./semconv.js";
@@ -23,8 +23,8 @@ export function requestError(error: unknown): ErrorFacts {
     return { type: code, code, message: error.rpcMessage };
   }
   const message = error instanceof Error ? error.message : String(error);
-  if (error instanceof RequestTimeoutError) return { type: "timeout", code: undefined, message };
-  if (error instanceof TransportError && error.status !== undefined) {
+  if (isTimeout(error)) return { type: "timeout", code: undefined, message };
+  if ((error instanceof TransportError || error instanceof AuthError) && error.status !== undefined) {
     return { type: String(error.status), code: undefined, message };
   }
   return { type: error instanceof Error ? error.name : "_OTHER", code: undefined, message };

@@ -202,6 +202,7 @@ export const SNIPPET_COMPILER_OPTIONS: ts.CompilerOptions = {
     "mcp-tasks/temporal": [join(ROOT, "src/engines/temporal.ts")],
     "mcp-tasks/restate": [join(ROOT, "src/engines/restate.ts")],
     "mcp-tasks/cloudflare": [join(ROOT, "src/engines/cloudflare.ts")],
+    "mcp-tasks/transport": [join(ROOT, "src/session/index.ts")],
   },
 };
 

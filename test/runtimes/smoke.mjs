@@ -23,8 +23,8 @@ export const SMOKE_TOOLS = {
  * Worker, a page) passes `validateOutput`, the validator from `mcp-tasks/json-schema`; elsewhere the client imports
  * it itself, and `bundledCheck` reports what a bundle that passes none gets.
  *
- * @param {{ url: string; openStore?: () => import("mcp-tasks").TaskStore;
- *   validateOutput?: import("mcp-tasks").JsonSchemaValidator; bundledCheck?: boolean }} options
+ * @param {{ url: string; openStore?: () => import("mcp-tasks/store").TaskStore;
+ *   validateOutput?: import("mcp-tasks/json-schema").JsonSchemaValidator; bundledCheck?: boolean }} options
  */
 export async function runSmoke({ url, openStore, validateOutput, bundledCheck }) {
   const polling = { defaultIntervalMs: 20, minIntervalMs: 10, jitter: 0 };

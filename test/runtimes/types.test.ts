@@ -16,7 +16,8 @@ import { CLI_RUNTIMES } from "./runtimes.js";
 
 const exec = promisify(execFile);
 
-const USAGE = `import { TaskClient, withHttpErrorMapping, withRoutingHeaders, type TaskOutcome } from "mcp-tasks";
+const USAGE = `import { TaskClient, type TaskOutcome } from "mcp-tasks";
+import { withHttpErrorMapping, withRoutingHeaders } from "mcp-tasks/transport";
 import { oauth, type OAuthProviderLike } from "mcp-tasks/oauth";
 import { telemetry } from "mcp-tasks/telemetry";
 

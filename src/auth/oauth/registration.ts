@@ -11,7 +11,7 @@
  * The SDK gives no hook for the registered scope, so this is done on the way out: the one JSON POST the SDK's
  * OAuth code sends to an authorization server is the registration request.
  */
-import type { FetchLike } from "mcp-tasks";
+import type { FetchLike } from "mcp-tasks/transport";
 
 /** A scope token (RFC 6749 §3.3). */
 const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]{1,200}$/;

@@ -18,7 +18,7 @@
  *   followed within the origin only (in `endpoint`; the SDK's own same-origin rule then never sees one).
  */
 import type { OAuthClientProvider } from "@modelcontextprotocol/client";
-import type { FetchLike, McpTransport } from "mcp-tasks";
+import type { FetchLike, McpTransport } from "mcp-tasks/transport";
 // Types only: the client hands these over at run time (its copy of the code, not this entry's).
 import type { AuthTransportParts } from "../connection-auth.js";
 // Pure functions, bundled into this entry; what they record goes to the connecting client (`bounds`).

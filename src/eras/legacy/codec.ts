@@ -4,13 +4,13 @@
  * `pollInterval` → `pollIntervalMs`; a `CreateTaskResult` nests its task under `task` and has no `resultType`.
  * Unknown fields are kept. Advisory fields are read leniently (as on 2026 servers); identity and status are
  * strict, and a bad frame becomes a `ProtocolError` naming the method and carrying the frame. A creation answer
- * that cannot be read but has a string task id becomes an `OrphanedTaskError` carrying that id, never dropped.
+ * that cannot be read but has a string task id becomes a `ProtocolError` carrying that id, never dropped.
  */
 import type { CallToolResult, CreateTaskResult, JSONRPCErrorObject, Task } from "../../schema/index.js";
 import { validators } from "../../schema/validators.js";
 import { describeIssues } from "../../protocol/issues.js";
 import { ResultKind } from "../../protocol/constants.js";
-import { OrphanedTaskError, ProtocolError, RpcError } from "../../protocol/errors.js";
+import { ProtocolError, RpcError, orphanedTask } from "../../protocol/errors.js";
 import { normaliseAdvisoryFields, parseCallToolResult, type Warn } from "../../protocol/codec.js";
 import { MAX_JSON_DEPTH, nestedDeeperThan, tooDeep } from "../../protocol/depth.js";
 
@@ -49,18 +49,13 @@ export function parseLegacyCreateTaskResult(method: string, raw: Record<string, 
   const nested = raw.task;
   const strayId = taskIdIn(nested);
   if (nestedDeeperThan(raw, MAX_JSON_DEPTH)) {
-    throw new OrphanedTaskError(
-      `answered with a CreateTaskResult that ${tooDeep()}`,
-      method,
-      undefined,
-      strayId,
-    );
+    throw orphanedTask(`answered with a CreateTaskResult that ${tooDeep()}`, method, undefined, strayId);
   }
   let task: Task;
   try {
     task = parseLegacyTask(method, nested, warn);
   } catch (error) {
-    throw new OrphanedTaskError(
+    throw orphanedTask(
       `answered with an invalid 2025-11-25 CreateTaskResult (${(error as Error).message})`,
       method,
       raw,

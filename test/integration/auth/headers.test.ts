@@ -4,7 +4,7 @@
  * once per request, and a refusal is an `AuthError` carrying what the server said.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { AuthError, TaskClient, type TaskClientOptions } from "mcp-tasks";
+import { AuthError, TaskClient, TransportError, type TaskClientOptions } from "mcp-tasks";
 import {
   defineTool,
   elicitForm,
@@ -219,8 +219,9 @@ describe("refusals", () => {
       reason: "unauthorized",
       status: 401,
       oauthError: "invalid_token",
-      transient: false,
     });
+    // Re-authorize, not retry: an AuthError is not a TransportError.
+    expect(failure).not.toBeInstanceOf(TransportError);
     expect((failure as AuthError).challenge).toMatch(/^Bearer error="invalid_token"/);
     expect((failure as AuthError).message).not.toContain("wrong");
   });

@@ -2,7 +2,7 @@
  * What an OAuth server (the protected resource's metadata, the authorization server's metadata) answers is held
  * to `maxMessageBytes` like the endpoint's answers: a loopback server on 127.0.0.1 refuses the token it is given
  * and answers the discovery that follows with a body past the limit, plain or compressed. The client reads no
- * further than the limit: the authorization server's metadata fails the connection with `MessageTooLargeError`
+ * further than the limit: the authorization server's metadata fails the connection with a `TransportError` of kind `too_large`
  * (the `AuthError`'s cause); the resource's metadata is not used (the SDK then asks the endpoint's origin, as it
  * does when a server has none), so the authorization server it names is never asked.
  */
@@ -10,7 +10,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
-import { AuthError, MessageTooLargeError, TaskClient } from "mcp-tasks";
+import { AuthError, TaskClient, TransportError } from "mcp-tasks";
 import { oauth } from "mcp-tasks/oauth";
 import { tokenHolder } from "../transport/fixtures/hostile.js";
 
@@ -104,16 +104,19 @@ const ENCODINGS = [
 ] as const;
 
 describe("the authorization server's metadata past maxMessageBytes", () => {
-  it.each(ENCODINGS)("%s fails the connection with MessageTooLargeError", async (_how, gzip) => {
-    const requested: string[] = [];
-    const url = await refusingServer({ path: `${AUTHORIZATION_SERVER_METADATA}/as`, gzip }, requested);
-    const failure = await connectFailure(url);
-    expect(failure).toBeInstanceOf(AuthError);
-    const causes: unknown[] = [];
-    for (let cause: unknown = failure; cause instanceof Error; cause = cause.cause) causes.push(cause);
-    const tooLarge = causes.find((cause) => cause instanceof MessageTooLargeError);
-    expect(tooLarge, String(failure)).toMatchObject({ limitBytes: LIMIT });
-  });
+  it.each(ENCODINGS)(
+    "%s fails the connection with a TransportError of kind too_large",
+    async (_how, gzip) => {
+      const requested: string[] = [];
+      const url = await refusingServer({ path: `${AUTHORIZATION_SERVER_METADATA}/as`, gzip }, requested);
+      const failure = await connectFailure(url);
+      expect(failure).toBeInstanceOf(AuthError);
+      const causes: unknown[] = [];
+      for (let cause: unknown = failure; cause instanceof Error; cause = cause.cause) causes.push(cause);
+      const tooLarge = causes.find((cause) => cause instanceof TransportError && cause.kind === "too_large");
+      expect((tooLarge as TransportError | undefined)?.limitBytes, String(failure)).toBe(LIMIT);
+    },
+  );
 });
 
 describe("the protected resource's metadata past maxMessageBytes", () => {

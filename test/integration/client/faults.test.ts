@@ -9,16 +9,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { http, HttpResponse } from "msw";
 import { setupServer } from "msw/node";
 import { StreamableHTTPClientTransport as V1Transport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import {
-  ProtocolError,
-  TaskClient,
-  TaskNotFoundError,
-  TransportError,
-  withRoutingHeaders,
-  type ConnectTarget,
-  type RetryEvent,
-} from "mcp-tasks";
-import { withHttpErrorMapping } from "../../../src/session/http-fetch.js";
+import { ProtocolError, TaskClient, TransportError, type ConnectTarget, type RetryEvent } from "mcp-tasks";
+import { withHttpErrorMapping, withRoutingHeaders } from "mcp-tasks/transport";
+import { endedAs } from "../../fixtures/errors.js";
 
 const ENDPOINT = "http://mcp.test/mcp";
 const TASK_ID = "task-msw-0001-abcdef";
@@ -202,7 +195,7 @@ describe.each(transports)("faults through %s", (_label, target) => {
     expect(sentOf("tools/call")).toHaveLength(1);
   });
 
-  it("reads a -32602 error body on HTTP 404 as TaskNotFoundError", async () => {
+  it("reads a -32602 error body on HTTP 404 as a not_found TaskEndedError", async () => {
     polls = [
       (request) =>
         HttpResponse.json(
@@ -212,6 +205,6 @@ describe.each(transports)("faults through %s", (_label, target) => {
     ];
     const { outcome } = await run();
     expect(outcome.kind).toBe("not_found");
-    expect(outcome.kind === "not_found" && outcome.error).toBeInstanceOf(TaskNotFoundError);
+    expect(outcome.kind === "not_found" && outcome.error).toSatisfy(endedAs("not_found"));
   });
 });

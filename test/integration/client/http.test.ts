@@ -7,9 +7,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { StreamableHTTPClientTransport as V2Transport } from "@modelcontextprotocol/client";
 import { StreamableHTTPClientTransport as V1Transport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { TaskCancelledError, TaskClient, withRoutingHeaders, type ConnectTarget } from "mcp-tasks";
+import { TaskCancelledError, TaskClient, type ConnectTarget } from "mcp-tasks";
+import { withHttpErrorMapping, withRoutingHeaders } from "mcp-tasks/transport";
 import { fixtureTools, startTaskServer, type HttpTaskServer, type RecordedRequest } from "mcp-tasks/testing";
-import { withHttpErrorMapping } from "../../../src/session/http-fetch.js";
 import { TIME_SCALE, fastClient, fixtureCallTests, textOf } from "./fixture-calls.js";
 
 const TASKS = "io.modelcontextprotocol/tasks";

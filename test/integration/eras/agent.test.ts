@@ -8,12 +8,12 @@ import {
   TaskCancelledError,
   TaskClient,
   TaskFailedError,
-  TaskNotFoundError,
   type CallToolResult,
   type TaskClientOptions,
 } from "mcp-tasks";
 import type { ElicitResult } from "mcp-tasks/schema";
 import { fixtureTools, startTaskServer, type HttpTaskServer, type TaskServerEra } from "mcp-tasks/testing";
+import { endedAs } from "../../fixtures/errors.js";
 
 function textOf(result: CallToolResult): string {
   const block = result.content[0] as { type: string; text?: string } | undefined;
@@ -98,7 +98,7 @@ function agentTests(era: TaskServerEra): void {
   });
 
   it("is told at once that an unknown task does not exist", async () => {
-    await expect(client.task("no-such-task")).rejects.toBeInstanceOf(TaskNotFoundError);
+    await expect(client.task("no-such-task")).rejects.toSatisfy(endedAs("not_found"));
   });
 }
 

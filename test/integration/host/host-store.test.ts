@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
-import type { TaskStore } from "mcp-tasks";
+import type { TaskStore } from "mcp-tasks/store";
 import { TaskHost } from "mcp-tasks/host";
 import { fileStore } from "mcp-tasks/store";
 import { redisStore } from "mcp-tasks/store/redis";

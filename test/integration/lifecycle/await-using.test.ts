@@ -5,9 +5,10 @@
  * running on the server, uncancelled).
  */
 import { describe, expect, it } from "vitest";
-import { ClientClosedError, TaskClient, type TaskHandle } from "../../../src/index.js";
+import { TaskClient, type TaskHandle } from "../../../src/index.js";
 import { defineTool, startTaskServer, step, textResult } from "../../../src/testing/index.js";
 import { FAST, closesAfterEach } from "./helpers.js";
+import { endedAs } from "../../fixtures/errors.js";
 
 const track = closesAfterEach();
 
@@ -82,7 +83,7 @@ describe("await using a TaskClient", () => {
     expect(handle.isSettled).toBe(true); // close() ends open handles at once
     const outcome = await handle.outcome();
     expect(outcome).toMatchObject({ kind: "closed", taskId: expect.any(String) });
-    expect((outcome as { error: unknown }).error).toBeInstanceOf(ClientClosedError);
+    expect((outcome as { error: unknown }).error).toSatisfy(endedAs("closed"));
     expect(client.tasks()).toEqual([]);
     expect(() => client.callTool("finishes")).toThrow("TaskClient is closed");
     // Closing is not cancelling: the task is still running on the server.

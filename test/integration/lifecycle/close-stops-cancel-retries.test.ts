@@ -7,11 +7,13 @@
  * against the reference server, behind the fault proxy that drops every `tasks/cancel`.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { ClientClosedError, TaskClient, type TaskStore } from "../../../src/index.js";
+import { TaskClient, TaskEndedError } from "../../../src/index.js";
+import type { TaskStore } from "../../../src/store/index.js";
 import { memoryStore } from "../../../src/store/index.js";
 import { defineTool, startTaskServer, step } from "../../../src/testing/index.js";
 import { startFaultProxy } from "./fault-proxy.js";
 import { closesAfterEach, macrotask } from "./helpers.js";
+import { endedAs } from "../../fixtures/errors.js";
 
 const track = closesAfterEach();
 
@@ -97,7 +99,7 @@ describe("close() while a tasks/cancel waits to retry a dropped connection", () 
     expect(result.error).toBeDefined();
   });
 
-  it("rejects client.cancel(ref) at once with ClientClosedError carrying the task id, and leaves no timer", async () => {
+  it("rejects client.cancel(ref) at once with a closed TaskEndedError carrying the task id, and leaves no timer", async () => {
     const { client } = await setup();
     const handle = client.callTool("stalls");
     const taskId = (await handle.created) as string;
@@ -114,7 +116,7 @@ describe("close() while a tasks/cancel waits to retry a dropped connection", () 
       () => undefined,
       (failure: unknown) => failure,
     );
-    expect(error).toBeInstanceOf(ClientClosedError);
-    expect((error as ClientClosedError).taskId).toBe(taskId);
+    expect(error).toSatisfy(endedAs("closed"));
+    expect((error as TaskEndedError).taskId).toBe(taskId);
   });
 });

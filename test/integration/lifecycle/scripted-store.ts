@@ -4,7 +4,8 @@
  * (`releaseAll()`, or after `holdMs`). Every `put` is recorded with the ref's task id and tool, and `onPut` hears of each as it begins,
  * so a caller can act while a ref is being stored.
  */
-import type { TaskRef, TaskStore } from "../../../src/index.js";
+import type { TaskRef } from "../../../src/index.js";
+import type { TaskStore } from "../../../src/store/index.js";
 import { memoryStore } from "../../../src/store/index.js";
 
 /** What becomes of one `put`: it rejects, or it hangs (for `holdMs`, or until `releaseAll()`). */

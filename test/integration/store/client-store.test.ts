@@ -7,7 +7,8 @@ import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TaskClient, type TaskRef, type TaskStore } from "mcp-tasks";
+import { TaskClient, type TaskRef } from "mcp-tasks";
+import type { TaskStore } from "mcp-tasks/store";
 import { fileStore, memoryStore } from "mcp-tasks/store";
 import { LeaseLostError } from "mcp-tasks/store/redis";
 import {

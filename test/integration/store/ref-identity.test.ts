@@ -7,7 +7,8 @@
  */
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { TaskClient, type TaskClientOptions, type TaskRef, type TaskStore } from "mcp-tasks";
+import { TaskClient, type TaskClientOptions, type TaskRef } from "mcp-tasks";
+import type { TaskStore } from "mcp-tasks/store";
 import { memoryStore } from "mcp-tasks/store";
 import { startTaskServer, type HttpTaskServer } from "mcp-tasks/testing";
 import { serverKey } from "../../../src/store/types.js";

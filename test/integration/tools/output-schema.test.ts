@@ -7,12 +7,8 @@
 import { http, HttpResponse, passthrough } from "msw";
 import { setupServer } from "msw/node";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import {
-  OutputSchemaError,
-  TaskClient,
-  type JsonSchemaValidator,
-  type TaskClientOptions,
-} from "../../../src/index.js";
+import { OutputSchemaError, TaskClient, type TaskClientOptions } from "../../../src/index.js";
+import type { JsonSchemaValidator } from "../../../src/tools/json-schema.js";
 import {
   defineTool,
   startTaskServer,

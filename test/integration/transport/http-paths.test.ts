@@ -13,7 +13,8 @@ import { nodeHttp, type NodeHttp } from "../../../src/session/http-undici.js";
 import { readBoundedText } from "../../../src/session/bounded-body.js";
 import { withHttpErrorMapping } from "../../../src/session/http-fetch.js";
 import { withSameOriginRedirects } from "../../../src/session/http-redirects.js";
-import { MessageTooLargeError, TransportError } from "../../../src/protocol/errors.js";
+import { TransportError } from "../../../src/protocol/errors.js";
+import { transportFailure } from "../../fixtures/errors.js";
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
@@ -71,8 +72,8 @@ describe("the undici path", () => {
     });
     const response = await undici().fetch(url, poll(1));
     expect(response.headers.get("content-length")).toBeNull();
-    await expect(readBoundedText(response, 64 * 1024, "tasks/get")).rejects.toBeInstanceOf(
-      MessageTooLargeError,
+    await expect(readBoundedText(response, 64 * 1024, "tasks/get")).rejects.toSatisfy(
+      transportFailure("too_large"),
     );
   });
 

@@ -6,13 +6,14 @@
  * fault proxy for the oversized answer.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MessageTooLargeError, TaskClient, type CallToolResult, type TaskRef } from "mcp-tasks";
+import { TaskClient, type CallToolResult, type TaskRef } from "mcp-tasks";
 import { oauth } from "mcp-tasks/oauth";
 import { fixtureTools, startTaskServer, type HttpTaskServer } from "mcp-tasks/testing";
 import { startFaultProxy } from "../lifecycle/fault-proxy.js";
 import { FAST, closesAfterEach } from "../lifecycle/helpers.js";
 import { MemoryProvider } from "../auth/memory-provider.js";
 import { idOf } from "./fixtures/hostile.js";
+import { transportFailure } from "../../fixtures/errors.js";
 
 const LIMIT = 20_000;
 const textOf = (result: CallToolResult) => (result.content[0] as { text: string }).text;
@@ -76,7 +77,7 @@ describe("a joined session's answers", () => {
       (error: unknown) => error,
     );
     expect(inTaskSession).toEqual([ref.session?.id]);
-    expect(failure).toBeInstanceOf(MessageTooLargeError);
+    expect(failure).toSatisfy(transportFailure("too_large"));
     expect(failure).toMatchObject({ limitBytes: LIMIT });
   });
 });

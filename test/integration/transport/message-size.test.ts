@@ -5,23 +5,18 @@
  * transport and through the OAuth path; a compressed body (gzip, deflate, br) whose `Content-Length` fits the limit
  * but whose text does not (what is bounded is what `fetch` decodes, counted as it arrives); and a stdio server
  * whose output line never ends. Each fails with
- * `MessageTooLargeError` as soon as the limit is passed, instead of reading on (the limit is small here to keep
+ * a `TransportError` of kind `too_large` as soon as the limit is passed, instead of reading on (the limit is small here to keep
  * the tests cheap; the default is 16 MiB).
  */
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  MessageTooLargeError,
-  RpcError,
-  TaskClient,
-  TransportError,
-  type TaskClientOptions,
-} from "mcp-tasks";
+import { RpcError, TaskClient, TransportError, type TaskClientOptions } from "mcp-tasks";
 import { oauth } from "mcp-tasks/oauth";
 import { startTaskServer, type HttpTaskServer } from "mcp-tasks/testing";
 import { startFaultProxy, type FaultProxy } from "../lifecycle/fault-proxy.js";
 import { closesAfterEach } from "../lifecycle/helpers.js";
 import { endlessLine, idOf, tokenHolder } from "./fixtures/hostile.js";
+import { transportFailure } from "../../fixtures/errors.js";
 
 const LIMIT = 64 * 1024;
 /** What the server is ready to send at most: far past the limit, but bounded. */
@@ -57,7 +52,7 @@ describe.each([
   ["our transport", {}],
   ["the OAuth path", { auth: oauth(tokenHolder()) }],
 ] as const)("through %s, a tools/call answer", (_path, options) => {
-  it("whose SSE line never ends fails with MessageTooLargeError at the limit", async () => {
+  it("whose SSE line never ends fails with a too_large TransportError at the limit", async () => {
     const { proxy, client } = await connect(options);
     proxy.fault("tools/call", {
       respond: (res) => {
@@ -66,7 +61,7 @@ describe.each([
       },
     });
     const failure = await failureOf(client);
-    expect(failure).toBeInstanceOf(MessageTooLargeError);
+    expect(failure).toSatisfy(transportFailure("too_large"));
     expect(failure).toMatchObject({ limitBytes: LIMIT, transient: false });
     expect((failure as Error).message).toContain("tools/call");
   });
@@ -74,19 +69,22 @@ describe.each([
   it.each([
     ["without Content-Length", false],
     ["with Content-Length", true],
-  ])("in a JSON body larger than the limit, %s, fails with MessageTooLargeError", async (_how, declared) => {
-    const { proxy, client } = await connect(options);
-    proxy.fault("tools/call", {
-      respond: (res, request) => {
-        const body = bigAnswer(idOf(request), 2 * LIMIT);
-        const length = declared ? { "content-length": String(Buffer.byteLength(body)) } : {};
-        res.writeHead(200, { "content-type": "application/json", ...length }).end(body);
-      },
-    });
-    const failure = await failureOf(client);
-    expect(failure).toBeInstanceOf(MessageTooLargeError);
-    expect(failure).toMatchObject({ limitBytes: LIMIT });
-  });
+  ])(
+    "in a JSON body larger than the limit, %s, fails with a too_large TransportError",
+    async (_how, declared) => {
+      const { proxy, client } = await connect(options);
+      proxy.fault("tools/call", {
+        respond: (res, request) => {
+          const body = bigAnswer(idOf(request), 2 * LIMIT);
+          const length = declared ? { "content-length": String(Buffer.byteLength(body)) } : {};
+          res.writeHead(200, { "content-type": "application/json", ...length }).end(body);
+        },
+      });
+      const failure = await failureOf(client);
+      expect(failure).toSatisfy(transportFailure("too_large"));
+      expect(failure).toMatchObject({ limitBytes: LIMIT });
+    },
+  );
 });
 
 /** The encodings `fetch` undoes on its own, and how a server makes them. */
@@ -102,7 +100,7 @@ describe.each([
 ] as const)("through %s, a compressed body", (_path, options) => {
   // What limits is the text the client reads, not the bytes on the wire: 4 MiB of text are a few kB of gzip.
   it.each(ENCODINGS)(
-    "in %s, whose Content-Length fits the limit but whose text does not, fails with MessageTooLargeError",
+    "in %s, whose Content-Length fits the limit but whose text does not, fails with a too_large TransportError",
     async (coding, encode) => {
       const { proxy, client } = await connect(options);
       proxy.fault("tools/call", {
@@ -119,12 +117,12 @@ describe.each([
         },
       });
       const failure = await failureOf(client);
-      expect(failure).toBeInstanceOf(MessageTooLargeError);
+      expect(failure).toSatisfy(transportFailure("too_large"));
       expect(failure).toMatchObject({ limitBytes: LIMIT });
     },
   );
 
-  it("in gzip, an SSE event larger than the limit fails with MessageTooLargeError", async () => {
+  it("in gzip, an SSE event larger than the limit fails with a too_large TransportError", async () => {
     const { proxy, client } = await connect(options);
     proxy.fault("tools/call", {
       respond: (res, request) => {
@@ -134,7 +132,7 @@ describe.each([
       },
     });
     const failure = await failureOf(client);
-    expect(failure).toBeInstanceOf(MessageTooLargeError);
+    expect(failure).toSatisfy(transportFailure("too_large"));
     expect(failure).toMatchObject({ limitBytes: LIMIT });
   });
 
@@ -191,7 +189,7 @@ it("a JSON answer within the limit is read as always", async () => {
 });
 
 describe("over stdio", () => {
-  it("a server whose output line never ends fails connect() with MessageTooLargeError, not a story about exiting", async () => {
+  it("a server whose output line never ends fails connect() with a too_large TransportError, not a story about exiting", async () => {
     // Answers the first line it reads (the server/discover probe) with one line that never ends.
     const script = [
       "process.stdin.once('data', () => {",
@@ -212,7 +210,7 @@ describe("over stdio", () => {
       },
       (error: unknown) => error,
     );
-    expect(failure).toBeInstanceOf(MessageTooLargeError);
+    expect(failure).toSatisfy(transportFailure("too_large"));
     expect(failure).toMatchObject({ limitBytes: LIMIT });
     expect((failure as Error).message).toContain("server/discover");
   });
@@ -223,7 +221,7 @@ describe("the option", () => {
     ["our transport", {}],
     ["the OAuth path", { auth: oauth(tokenHolder()) }],
   ] as const)(
-    "defaults to 16 MiB: through %s, an answer of 16 MiB and 1 KiB fails with MessageTooLargeError",
+    "defaults to 16 MiB: through %s, an answer of 16 MiB and 1 KiB fails with a too_large TransportError",
     async (_path, options) => {
       const proxy = track(await startFaultProxy(server.url));
       const client = track(await TaskClient.connect(proxy.url, options));
@@ -240,7 +238,7 @@ describe("the option", () => {
             .end(answer),
       });
       const failure = await failureOf(client);
-      expect(failure).toBeInstanceOf(MessageTooLargeError);
+      expect(failure).toSatisfy(transportFailure("too_large"));
       expect(failure).toMatchObject({ limitBytes: 16_777_216 });
     },
   );

@@ -5,15 +5,11 @@
 import { describe, expect, it } from "vitest";
 import {
   AuthError,
-  ClientClosedError,
-  DeadlineExceededError,
   OutputSchemaError,
   ProtocolError,
   TaskCancelledError,
-  TaskDetachedError,
-  TaskExpiredError,
+  TaskEndedError,
   TaskFailedError,
-  TaskNotFoundError,
   TransportError,
 } from "mcp-tasks";
 import { endingOf } from "../../../src/engines/endings.js";
@@ -23,8 +19,8 @@ const ID = "786512e2-9e0d-44bd-8f29-789f320fe840";
 describe("endingOf", () => {
   it.each([
     ["a transient transport fault", new TransportError("fetch failed", { transient: true }), true],
-    ["a closed client", new ClientClosedError(ID), true],
-    ["a detached handle", new TaskDetachedError(ID), true],
+    ["a closed client", new TaskEndedError("closed", ID), true],
+    ["a detached handle", new TaskEndedError("detached", ID), true],
     [
       "a non-transient transport fault",
       new TransportError("HTTP 400", { status: 400, transient: false }),
@@ -37,9 +33,9 @@ describe("endingOf", () => {
     ],
     ["a failed task", new TaskFailedError(ID, { code: -32000, message: "disk full" }), false],
     ["a task the server cancelled", new TaskCancelledError(ID, true), false],
-    ["a task the server forgot", new TaskNotFoundError(ID, "unknown task"), false],
-    ["an expired task", new TaskExpiredError(ID, new Date(0)), false],
-    ["a caller's deadline", new DeadlineExceededError(ID, new Date(0)), false],
+    ["a task the server forgot", new TaskEndedError("not_found", ID, { rpcMessage: "unknown task" }), false],
+    ["an expired task", new TaskEndedError("expired", ID, { expiredAt: new Date(0) }), false],
+    ["a caller's deadline", new TaskEndedError("deadline_exceeded", ID, { deadline: new Date(0) }), false],
     ["a protocol violation", new ProtocolError("bad frame", "tasks/get", {}), false],
     [
       "a result that breaks its schema",

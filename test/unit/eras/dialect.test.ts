@@ -1,7 +1,8 @@
 import { describe, expect, it, vi } from "vitest";
 import { legacyDialect, modernDialect, orphanToCancel } from "../../../src/eras/dialect.js";
 import { legacyTaskSupport } from "../../../src/eras/legacy/capabilities.js";
-import { UnrequestedTaskError } from "../../../src/protocol/errors.js";
+import { ProtocolError } from "../../../src/protocol/errors.js";
+
 import type { ToolInfo, ToolSchemas } from "../../../src/tools/catalog.js";
 import type { CallSpec } from "../../../src/eras/dialect.js";
 
@@ -114,8 +115,8 @@ describe("reading a call's answer", () => {
       } catch (caught) {
         error = caught;
       }
-      expect(error).toBeInstanceOf(UnrequestedTaskError);
-      expect((error as UnrequestedTaskError).taskId).toEqual(expect.stringMatching(/^t-/));
+      expect(error).toBeInstanceOf(ProtocolError);
+      expect((error as ProtocolError).taskId).toEqual(expect.stringMatching(/^t-/));
       expect(orphanToCancel(error)).toBeUndefined(); // not cancelled behind the caller's back
     }
   });

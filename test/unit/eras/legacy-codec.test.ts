@@ -6,7 +6,7 @@ import {
   payloadOfError,
   unrequestedTaskIdOf,
 } from "../../../src/eras/legacy/codec.js";
-import { OrphanedTaskError, ProtocolError, RpcError, TransportError } from "../../../src/protocol/errors.js";
+import { ProtocolError, RpcError, TransportError } from "../../../src/protocol/errors.js";
 
 const task = {
   taskId: "t-1",
@@ -75,12 +75,12 @@ describe("the 2025-11-25 task codec", () => {
     expect(created._meta).toEqual(meta);
   });
 
-  it("keeps the task id of a CreateTaskResult it cannot read (OrphanedTaskError)", () => {
+  it("keeps the task id of a CreateTaskResult it cannot read (a ProtocolError carrying the id)", () => {
     const frame = { task: { taskId: "t-9", status: "working" } };
     const error = thrown(() => parseLegacyCreateTaskResult("tools/call", frame));
-    expect(error).toBeInstanceOf(OrphanedTaskError);
-    expect((error as OrphanedTaskError).taskId).toBe("t-9");
-    expect((error as OrphanedTaskError).frame).toBe(frame);
+    expect(error).toBeInstanceOf(ProtocolError);
+    expect((error as ProtocolError).taskId).toBe("t-9");
+    expect((error as ProtocolError).frame).toBe(frame);
   });
 
   it("reads tasks/list pages and refuses malformed ones", () => {

@@ -28,7 +28,6 @@ describe("AuthError.forTask", () => {
       oauthError: "insufficient_scope",
       errorDescription: "needs write",
       resourceMetadataUrl: "https://tools.example.com/.well-known/oauth-protected-resource/mcp",
-      transient: false,
     });
     expect(forTask.cause).toBe(cause);
     expect(forTask.message).toContain('scope "tasks:read tasks:write"');

@@ -11,12 +11,7 @@ import {
   parseTaskNotification,
   normaliseAdvisoryFields,
 } from "../../../src/protocol/codec.js";
-import {
-  MissingCapabilityError,
-  OrphanedTaskError,
-  ProtocolError,
-  RpcError,
-} from "../../../src/protocol/errors.js";
+import { MissingCapabilityError, ProtocolError, RpcError } from "../../../src/protocol/errors.js";
 
 const TASK_ID = "786512e2-9e0d-44bd-8f29-789f320fe840";
 const taskFields = {
@@ -94,16 +89,16 @@ describe("classifying a tools/call answer", () => {
   it("rejects a task for a method that cannot create tasks, exposing the stray task id", () => {
     const frame = { resultType: "task", status: "working", ...taskFields };
     const error = rejection(() => classifyResult("prompts/get", frame));
-    expect(error).toBeInstanceOf(OrphanedTaskError);
-    expect((error as OrphanedTaskError).taskId).toBe(TASK_ID);
+    expect(error).toBeInstanceOf(ProtocolError);
+    expect((error as ProtocolError).taskId).toBe(TASK_ID);
     expect(error.message).not.toContain(TASK_ID);
   });
 
   it("rejects a task for a request that did not declare the extension, exposing its id", () => {
     const frame = { resultType: "task", status: "working", ...taskFields };
     const error = rejection(() => classifyResult("tools/call", frame, { tasksDeclared: false }));
-    expect(error).toBeInstanceOf(OrphanedTaskError);
-    expect((error as OrphanedTaskError).taskId).toBe(TASK_ID);
+    expect(error).toBeInstanceOf(ProtocolError);
+    expect((error as ProtocolError).taskId).toBe(TASK_ID);
   });
 
   it("rejects a malformed task, still exposing its id when there is one", () => {
@@ -111,12 +106,12 @@ describe("classifying a tools/call answer", () => {
     const error = rejection(() =>
       classifyResult("tools/call", { resultType: "task", status: "working", ...withoutCreatedAt }),
     );
-    expect((error as OrphanedTaskError).taskId).toBe(TASK_ID);
+    expect((error as ProtocolError).taskId).toBe(TASK_ID);
     expect(error.message).toMatch(/createdAt/);
     const anonymous = rejection(() =>
       classifyResult("tools/call", { resultType: "task", status: "working" }),
     );
-    expect((anonymous as OrphanedTaskError).taskId).toBeUndefined();
+    expect((anonymous as ProtocolError).taskId).toBeUndefined();
   });
 
   it("treats an unknown resultType as invalid", () => {
@@ -341,7 +336,7 @@ describe("advisory fields are read liberally, identity and outcome strictly", ()
     rejection(() => parseGetTaskResult({ ...working, status: "paused" }));
     rejection(() => parseGetTaskResult({ ...working, status: "completed", result: "done" }));
     rejection(() => parseGetTaskResult({ ...working, status: "failed", error: "boom" }));
-    expect(() => classifyResult("tools/call", { ...created, taskId: undefined })).toThrow(OrphanedTaskError);
+    expect(() => classifyResult("tools/call", { ...created, taskId: undefined })).toThrow(ProtocolError);
   });
 
   it("needs no warn callback (the default hears nothing)", () => {
@@ -365,7 +360,7 @@ describe("JSON nested deeper than 256 levels (decision 17)", () => {
     expect(parseGetTaskResult({ ...taskFields, status: "working", _meta: deep(255) }).status).toBe("working");
   });
 
-  it("a CreateTaskResult too deep to read is an OrphanedTaskError carrying the task id, never a lost task", () => {
+  it("a CreateTaskResult too deep to read is a ProtocolError carrying the task id, never a lost task", () => {
     const error = rejection(() =>
       classifyResult("tools/call", {
         resultType: "task",
@@ -374,8 +369,8 @@ describe("JSON nested deeper than 256 levels (decision 17)", () => {
         statusMessage: deep(10_000),
       }),
     );
-    expect(error).toBeInstanceOf(OrphanedTaskError);
-    expect((error as OrphanedTaskError).taskId).toBe(TASK_ID);
+    expect(error).toBeInstanceOf(ProtocolError);
+    expect((error as ProtocolError).taskId).toBe(TASK_ID);
   });
 
   it("a notification, a tool result and a JSON-RPC error's data are refused alike", () => {

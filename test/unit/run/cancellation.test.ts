@@ -4,8 +4,9 @@
  * finally said.
  */
 import { describe, expect, it, vi } from "vitest";
-import { TaskCancelledError, TaskDetachedError, TransportError } from "mcp-tasks";
+import { TaskCancelledError, TransportError } from "mcp-tasks";
 import { ScriptedServer, TASK_ID, connect, frame, inOrder, settle, useFakeTime } from "./scripted-server.js";
+import { endedAs } from "../../fixtures/errors.js";
 
 useFakeTime();
 
@@ -225,7 +226,7 @@ describe("detach()", () => {
 
     handle.detach();
     await expect(handle.outcome()).resolves.toMatchObject({ kind: "detached", taskId: TASK_ID });
-    await expect(handle).rejects.toBeInstanceOf(TaskDetachedError);
+    await expect(handle).rejects.toSatisfy(endedAs("detached"));
     await vi.advanceTimersByTimeAsync(10_000);
     expect(server.sent("tasks/get")).toHaveLength(2);
     expect(server.sent("tasks/cancel")).toEqual([]);

@@ -1,13 +1,15 @@
 /**
  * A task id once received is never dropped, even when `close()` gives up on the store (src/run/ref-life.ts,
  * "`close()`"): a handle whose new ref is still being written when the client closes ends `closed` with the task
- * id the server gave (in the outcome and its `ClientClosedError`), although the write that would have reported it
+ * id the server gave (in the outcome and its `TaskEndedError`), although the write that would have reported it
  * never settles and `close()` stops waiting for it after `closeTimeoutMs`.
  */
 import { describe, expect, it, vi } from "vitest";
-import { ClientClosedError, type TaskRef, type TaskStore } from "../../../src/index.js";
+import { type TaskRef, TaskEndedError } from "../../../src/index.js";
+import type { TaskStore } from "../../../src/store/index.js";
 import { memoryStore } from "../../../src/store/index.js";
 import { ScriptedServer, TASK_ID, connect, frame, useFakeTime } from "./scripted-server.js";
+import { endedAs } from "../../fixtures/errors.js";
 
 useFakeTime();
 
@@ -52,8 +54,8 @@ describe("close() while a new task's ref is being stored", () => {
     const outcome = await handle.outcome();
     expect(outcome.kind).toBe("closed");
     expect(outcome.taskId).toBe(TASK_ID);
-    expect((outcome as { error: unknown }).error).toBeInstanceOf(ClientClosedError);
-    expect((outcome as { error: ClientClosedError }).error.taskId).toBe(TASK_ID);
+    expect((outcome as { error: unknown }).error).toSatisfy(endedAs("closed"));
+    expect((outcome as { error: TaskEndedError }).error.taskId).toBe(TASK_ID);
     // Never reported (durable before visible, as for a refused write): the outcome is where the id is.
     expect(handle.taskId).toBeUndefined();
   });

@@ -3,8 +3,9 @@
  * the `createdAt + ttlMs` backstop (with `ttlGraceMs` for clock skew). Both are measured in fake time.
  */
 import { describe, expect, it, vi } from "vitest";
-import { DeadlineExceededError, TaskExpiredError } from "mcp-tasks";
+
 import { ScriptedServer, START, TASK_ID, connect, frame, inOrder, useFakeTime } from "./scripted-server.js";
+import { endedAs } from "../../fixtures/errors.js";
 
 useFakeTime();
 
@@ -17,7 +18,7 @@ function endlessTask(ttlMs: number | null = null): ScriptedServer {
 }
 
 describe("the caller's deadline", () => {
-  it("ends the handle with DeadlineExceededError on time and leaves the task running", async () => {
+  it("ends the handle with a deadline_exceeded TaskEndedError on time and leaves the task running", async () => {
     const server = endlessTask();
     const client = await connect(server);
     const handle = client.callTool("compute", {}, { timeoutMs: 2500 });
@@ -29,9 +30,9 @@ describe("the caller's deadline", () => {
     expect(handle.isSettled).toBe(true);
     const ended = await outcome;
     expect(ended.kind).toBe("deadline_exceeded");
-    expect(ended.kind === "deadline_exceeded" && ended.error).toBeInstanceOf(DeadlineExceededError);
+    expect(ended.kind === "deadline_exceeded" && ended.error).toSatisfy(endedAs("deadline_exceeded"));
     expect(ended).toMatchObject({ taskId: TASK_ID, error: { deadline: new Date(START + 2500) } });
-    await expect(handle).rejects.toBeInstanceOf(DeadlineExceededError);
+    await expect(handle).rejects.toSatisfy(endedAs("deadline_exceeded"));
 
     await vi.advanceTimersByTimeAsync(10_000);
     expect(server.sent("tasks/cancel")).toEqual([]);
@@ -104,7 +105,7 @@ describe("the caller's deadline", () => {
 });
 
 describe("the createdAt + ttlMs backstop", () => {
-  it("ends the handle with TaskExpiredError after ttlMs plus ttlGraceMs, without cancelling", async () => {
+  it("ends the handle with an expired TaskEndedError after ttlMs plus ttlGraceMs, without cancelling", async () => {
     const server = endlessTask(3000);
     const client = await connect(server, { ttlGraceMs: 500 });
     const handle = client.callTool("compute");
@@ -115,7 +116,7 @@ describe("the createdAt + ttlMs backstop", () => {
     await vi.advanceTimersByTimeAsync(1);
     const ended = await outcome;
     expect(ended.kind).toBe("expired");
-    expect(ended.kind === "expired" && ended.error).toBeInstanceOf(TaskExpiredError);
+    expect(ended.kind === "expired" && ended.error).toSatisfy(endedAs("expired"));
     // The error names when the TTL ended on the server's clock, not when the grace ran out.
     expect(ended).toMatchObject({ taskId: TASK_ID, error: { expiredAt: new Date(START + 3000) } });
     await vi.advanceTimersByTimeAsync(10_000);

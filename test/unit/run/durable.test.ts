@@ -4,7 +4,8 @@
  * `client.resume()` picks up what is left.
  */
 import { describe, expect, it, vi } from "vitest";
-import { TaskStoreError, type TaskRef, type TaskStore } from "mcp-tasks";
+import { TaskStoreError, type TaskRef } from "mcp-tasks";
+import type { TaskStore } from "mcp-tasks/store";
 import { memoryStore } from "mcp-tasks/store";
 import { initialState, transition } from "../../../src/lifecycle/transition.js";
 import type { CallState, LifecycleConfig } from "../../../src/lifecycle/types.js";

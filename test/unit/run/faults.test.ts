@@ -3,13 +3,7 @@
  * still completes, `Retry-After` is honoured, and final faults end the handle with the right typed error.
  */
 import { describe, expect, it, vi } from "vitest";
-import {
-  MissingCapabilityError,
-  ProtocolError,
-  TaskNotFoundError,
-  TransportError,
-  type RetryEvent,
-} from "mcp-tasks";
+import { MissingCapabilityError, ProtocolError, TransportError, type RetryEvent } from "mcp-tasks";
 import {
   ScriptedServer,
   TASK_ID,
@@ -21,6 +15,7 @@ import {
   type Reply,
   useFakeTime,
 } from "./scripted-server.js";
+import { endedAs } from "../../fixtures/errors.js";
 
 useFakeTime();
 
@@ -196,7 +191,7 @@ describe("transient faults on tasks/update", () => {
 });
 
 describe("final faults", () => {
-  it("-32602 on tasks/get ends the handle as TaskNotFoundError and stops polling", async () => {
+  it("-32602 on tasks/get ends the handle as a not_found TaskEndedError and stops polling", async () => {
     const server = faultyServer(frame.rpcError(-32602, "Failed to retrieve task: Task has expired"));
     const client = await connect(server, { retry });
     const handle = client.callTool("compute");
@@ -205,7 +200,7 @@ describe("final faults", () => {
 
     const ended = await outcome;
     expect(ended.kind).toBe("not_found");
-    expect(ended.kind === "not_found" && ended.error).toBeInstanceOf(TaskNotFoundError);
+    expect(ended.kind === "not_found" && ended.error).toSatisfy(endedAs("not_found"));
     expect(ended).toMatchObject({ taskId: TASK_ID, error: { taskId: TASK_ID } });
     await vi.advanceTimersByTimeAsync(10_000);
     expect(server.sent("tasks/get")).toHaveLength(1);

@@ -3,7 +3,7 @@
  * immediate result, no timer and no request after `close()`, and task ids never whole in error messages.
  */
 import { describe, expect, it, vi } from "vitest";
-import { ClientClosedError, type TaskClient, type TaskOutcome, type TaskUpdate } from "mcp-tasks";
+import { type TaskClient, type TaskOutcome, type TaskUpdate } from "mcp-tasks";
 import {
   ScriptedServer,
   TASK_ID,
@@ -14,6 +14,7 @@ import {
   textResult,
   useFakeTime,
 } from "./scripted-server.js";
+import { endedAs } from "../../fixtures/errors.js";
 
 useFakeTime();
 
@@ -90,7 +91,7 @@ describe("task(taskId)", () => {
 });
 
 describe("close()", () => {
-  it("leaves no timer, sends nothing more, and ends open handles with ClientClosedError", async () => {
+  it("leaves no timer, sends nothing more, and ends open handles with a closed TaskEndedError", async () => {
     const server = new ScriptedServer({
       "tools/call": () => frame.created({ pollIntervalMs: 500 }),
       "tasks/get": () => frame.working({ pollIntervalMs: 500 }),
@@ -108,7 +109,7 @@ describe("close()", () => {
     for (const handle of handles) {
       const outcome = await handle.outcome();
       expect(outcome).toMatchObject({ kind: "closed", taskId: TASK_ID });
-      expect(outcome.kind === "closed" && outcome.error).toBeInstanceOf(ClientClosedError);
+      expect(outcome.kind === "closed" && outcome.error).toSatisfy(endedAs("closed"));
     }
     expect(() => client.callTool("d")).toThrow(/closed/);
   });

@@ -6,8 +6,10 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { MessageTooLargeError } from "../../../src/protocol/errors.js";
+
 import { discardBody, limitResponse, readBoundedText } from "../../../src/session/bounded-body.js";
+import { TransportError } from "../../../src/protocol/errors.js";
+import { transportFailure } from "../../fixtures/errors.js";
 
 /** A response whose body arrives in `chunks`, with no Content-Length (as a chunked answer has none). */
 function chunked(chunks: string[], contentType = "application/json"): Response {
@@ -40,9 +42,9 @@ describe("readBoundedText", () => {
   });
 
   it("fails past the limit, and before reading anything when Content-Length says so", async () => {
-    await expect(
-      readBoundedText(chunked(["x".repeat(60), "x".repeat(60)]), 100, "body"),
-    ).rejects.toBeInstanceOf(MessageTooLargeError);
+    await expect(readBoundedText(chunked(["x".repeat(60), "x".repeat(60)]), 100, "body")).rejects.toSatisfy(
+      transportFailure("too_large"),
+    );
     const declared = new Response("x".repeat(200), { headers: { "content-length": "200" } });
     await expect(readBoundedText(declared, 100, "body")).rejects.toThrow("body is larger than 100 bytes");
   });
@@ -52,7 +54,7 @@ describe("readBoundedText", () => {
     const inflated = new Response("x".repeat(200), {
       headers: { "content-encoding": "gzip", "content-length": "20" },
     });
-    await expect(readBoundedText(inflated, 100, "body")).rejects.toBeInstanceOf(MessageTooLargeError);
+    await expect(readBoundedText(inflated, 100, "body")).rejects.toSatisfy(transportFailure("too_large"));
     const small = new Response("x".repeat(90), {
       headers: { "content-encoding": "br", "content-length": "9000" },
     });
@@ -100,11 +102,11 @@ describe("discardBody", () => {
 });
 
 describe("limitResponse", () => {
-  async function read(response: Response): Promise<string | MessageTooLargeError> {
+  async function read(response: Response): Promise<string | TransportError> {
     try {
       return await response.text();
     } catch (error) {
-      if (error instanceof MessageTooLargeError) return error;
+      if (error instanceof TransportError && error.kind === "too_large") return error;
       throw error;
     }
   }
@@ -113,7 +115,7 @@ describe("limitResponse", () => {
     const inflated = new Response("x".repeat(200), {
       headers: { "content-encoding": "deflate", "content-length": "20" },
     });
-    expect(await read(limitResponse(inflated, 100, "answer"))).toBeInstanceOf(MessageTooLargeError);
+    expect(await read(limitResponse(inflated, 100, "answer"))).toSatisfy(transportFailure("too_large"));
   });
 
   it("fails a JSON body once all of it passes the limit, and tells onLimit", async () => {
@@ -121,7 +123,7 @@ describe("limitResponse", () => {
     const limited = limitResponse(chunked(["x".repeat(60), "x".repeat(60)]), 100, "answer", (e) =>
       told.push(e),
     );
-    expect(await read(limited)).toBeInstanceOf(MessageTooLargeError);
+    expect(await read(limited)).toSatisfy(transportFailure("too_large"));
     expect(told).toHaveLength(1);
     await expect(read(limitResponse(chunked(["x".repeat(60), "x".repeat(40)]), 100, "answer"))).resolves.toBe(
       "x".repeat(100),
@@ -146,7 +148,7 @@ describe("limitResponse", () => {
             text.slice(i === 0 ? 0 : all[i - 1], point),
           );
           const outcome = await read(limitResponse(chunked(chunks, "text/event-stream"), max, "stream"));
-          if (largest > max) expect(outcome).toBeInstanceOf(MessageTooLargeError);
+          if (largest > max) expect(outcome).toSatisfy(transportFailure("too_large"));
           else expect(outcome).toBe(text);
         },
       ),

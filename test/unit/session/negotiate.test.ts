@@ -4,12 +4,12 @@ import { classifyProbe } from "../../../src/session/negotiate.js";
 import {
   MissingCapabilityError,
   ProtocolError,
-  RequestTimeoutError,
   RpcError,
   TransportError,
 } from "../../../src/protocol/errors.js";
 import { MetaKey } from "../../../src/protocol/constants.js";
 import { DISCOVER_RESULT, FakeStdioTransport, FakeTransport, modernResponder } from "./fake-transport.js";
+import { transportFailure } from "../../fixtures/errors.js";
 
 const options = {
   clientInfo: { name: "agent", version: "1.0.0" },
@@ -169,7 +169,7 @@ describe("era negotiation", () => {
     const connecting = new Session(new FakeTransport(), { ...options, probeTimeoutMs: 500 }).connect();
     const failure = connecting.catch((e: unknown) => e);
     await vi.advanceTimersByTimeAsync(500);
-    expect(await failure).toBeInstanceOf(RequestTimeoutError);
+    expect(await failure).toSatisfy(transportFailure("timeout"));
   });
 
   it("explains a stdio server that exits when probed", async () => {

@@ -3,11 +3,11 @@ import { Session } from "../../../src/session/session.js";
 import {
   MissingCapabilityError,
   ProtocolError,
-  RequestTimeoutError,
   RpcError,
   TransportError,
 } from "../../../src/protocol/errors.js";
 import { FakeTransport, modernResponder } from "./fake-transport.js";
+import { transportFailure } from "../../fixtures/errors.js";
 
 const options = { clientInfo: { name: "agent", version: "1.0.0" }, capabilities: { sampling: {} } };
 
@@ -84,7 +84,7 @@ describe("a session's requests", () => {
     expect((error as ProtocolError).method).toBe("tasks/get");
   });
 
-  it("time out with a transient RequestTimeoutError, and ignore an answer that comes later", async () => {
+  it("time out with a transient TransportError of kind timeout, and ignore an answer that comes later", async () => {
     const { session, transport } = await connected(undefined, { requestTimeoutMs: 1_000 });
     vi.useFakeTimers();
     const pending = session.request("tasks/get", { taskId: "slow" }, { timeoutMs: 250 });
@@ -94,7 +94,7 @@ describe("a session's requests", () => {
     expect(settled).toBe(false);
     await vi.advanceTimersByTimeAsync(1);
     const error = await outcome;
-    expect(error).toBeInstanceOf(RequestTimeoutError);
+    expect(error).toSatisfy(transportFailure("timeout"));
     expect((error as TransportError).transient).toBe(true);
     transport.answer(transport.last("tasks/get").id, {});
     expect(vi.getTimerCount()).toBe(0);

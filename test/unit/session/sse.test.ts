@@ -5,8 +5,9 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { MessageTooLargeError } from "../../../src/protocol/errors.js";
+
 import { readSse, SseParser, type SseEvent } from "../../../src/session/sse.js";
+import { transportFailure } from "../../fixtures/errors.js";
 
 const MiB = 1024 * 1024;
 
@@ -98,10 +99,10 @@ describe("readSse bounds what one event may hold", () => {
     return { stream, pulled: () => pulls };
   }
 
-  it("fails a line that never ends with MessageTooLargeError once it passes the limit, and reads no further", async () => {
+  it("fails a line that never ends with a too_large TransportError once it passes the limit, and reads no further", async () => {
     const { stream, pulled } = endless("x".repeat(1024), 10_000);
     const failure = await readSse(stream, { onEvent: () => undefined }, 16 * 1024).catch((error) => error);
-    expect(failure).toBeInstanceOf(MessageTooLargeError);
+    expect(failure).toSatisfy(transportFailure("too_large"));
     expect(failure).toMatchObject({ limitBytes: 16 * 1024, transient: false });
     // 16 KiB allowed in 1 KiB chunks: the 17th chunk goes over; nothing is asked for after it.
     expect(pulled()).toBe(17);
@@ -114,7 +115,7 @@ describe("readSse bounds what one event may hold", () => {
     await readSse(body(`${ten}\n${ten}\n`), { onEvent: (event) => within.push(event) }, 1010);
     expect(within).toHaveLength(2);
     const over = readSse(body(`${ten}${line}\n`), { onEvent: () => undefined }, 1010);
-    await expect(over).rejects.toBeInstanceOf(MessageTooLargeError);
+    await expect(over).rejects.toSatisfy(transportFailure("too_large"));
   });
 
   it("does not count keep-alive comments, which it does not keep", async () => {

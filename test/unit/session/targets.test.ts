@@ -4,7 +4,7 @@ import { StreamableHttpTransport } from "../../../src/session/streamable-http.js
 import { resolveTransport, type ConnectTarget } from "../../../src/session/targets.js";
 import { FakeTransport } from "./fake-transport.js";
 import type { AuthPlugin } from "../../../src/auth/connection-auth.js";
-import { MessageTooLargeError } from "../../../src/protocol/errors.js";
+import { messageTooLarge } from "../../../src/protocol/errors.js";
 import { buildHttpTransport } from "../../../src/session/http-transport.js";
 
 describe("resolving a connect target", () => {
@@ -48,7 +48,7 @@ describe("the record of why a response stream failed (the OAuth path's size limi
     };
     const first = await buildHttpTransport(new URL("http://127.0.0.1:9/mcp"), { auth });
     const second = await buildHttpTransport(new URL("http://127.0.0.1:9/mcp"), { auth });
-    const tooLarge = new MessageTooLargeError("tools/call: an SSE event from the server", 1024);
+    const tooLarge = messageTooLarge("tools/call: an SSE event from the server", 1024);
     noted[0]?.("req-1", tooLarge);
     expect(second.takeStreamFailure?.("req-1")).toBeUndefined();
     expect(first.takeStreamFailure?.("req-1")).toBe(tooLarge);

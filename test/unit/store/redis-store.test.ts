@@ -5,7 +5,8 @@
  * a lease back at once.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { LeaseLostError, type TaskRef } from "mcp-tasks";
+import type { TaskRef } from "mcp-tasks";
+import { LeaseLostError } from "mcp-tasks/store";
 import { redisStore, type RedisLike, type RedisTaskStore } from "mcp-tasks/store/redis";
 import { FakeRedis } from "./fake-redis.js";
 

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { InputRequest } from "../../../src/schema/index.js";
-import { McpTasksError, TaskDetachedError } from "../../../src/protocol/errors.js";
+import { McpTasksError } from "../../../src/protocol/errors.js";
 import { TASK_ID, collect, newTask, snap, toolResult } from "./helpers.js";
+import { endedAs } from "../../fixtures/errors.js";
 
 const ask: InputRequest = { method: "roots/list", params: {} };
 
@@ -122,7 +123,7 @@ describe("controlling a task through its handle", () => {
     expect(controller.detach).toHaveBeenCalledTimes(1);
     expect(controller.cancel).not.toHaveBeenCalled();
     await expect(handle.outcome()).resolves.toMatchObject({ kind: "detached", taskId: TASK_ID });
-    await expect(handle).rejects.toBeInstanceOf(TaskDetachedError);
+    await expect(handle).rejects.toSatisfy(endedAs("detached"));
   });
 
   it("passes an out-of-band answer to the controller", async () => {

@@ -1,14 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
 import {
-  ClientClosedError,
-  DeadlineExceededError,
   McpTasksError,
   ProtocolError,
   TaskCancelledError,
-  TaskDetachedError,
-  TaskExpiredError,
   TaskFailedError,
-  TaskNotFoundError,
+  TaskEndedError,
 } from "../../../src/protocol/errors.js";
 import type { CallToolResult } from "../../../src/schema/index.js";
 import type { TaskOutcome } from "../../../src/task/types.js";
@@ -23,11 +19,23 @@ function failingOutcomes(): TaskOutcome<CallToolResult>[] {
       error: new TaskFailedError(TASK_ID, { code: -32000, message: "boom" }),
     },
     { kind: "cancelled", taskId: TASK_ID, error: new TaskCancelledError(TASK_ID, true) },
-    { kind: "not_found", taskId: TASK_ID, error: new TaskNotFoundError(TASK_ID, "unknown task") },
-    { kind: "expired", taskId: TASK_ID, error: new TaskExpiredError(TASK_ID, new Date(0)) },
-    { kind: "deadline_exceeded", taskId: TASK_ID, error: new DeadlineExceededError(TASK_ID, new Date(0)) },
-    { kind: "detached", taskId: TASK_ID, error: new TaskDetachedError(TASK_ID) },
-    { kind: "closed", taskId: TASK_ID, error: new ClientClosedError(TASK_ID) },
+    {
+      kind: "not_found",
+      taskId: TASK_ID,
+      error: new TaskEndedError("not_found", TASK_ID, { rpcMessage: "unknown task" }),
+    },
+    {
+      kind: "expired",
+      taskId: TASK_ID,
+      error: new TaskEndedError("expired", TASK_ID, { expiredAt: new Date(0) }),
+    },
+    {
+      kind: "deadline_exceeded",
+      taskId: TASK_ID,
+      error: new TaskEndedError("deadline_exceeded", TASK_ID, { deadline: new Date(0) }),
+    },
+    { kind: "detached", taskId: TASK_ID, error: new TaskEndedError("detached", TASK_ID) },
+    { kind: "closed", taskId: TASK_ID, error: new TaskEndedError("closed", TASK_ID) },
     { kind: "error", taskId: TASK_ID, error: new ProtocolError("bad frame", "tasks/get", {}) },
   ];
 }
@@ -78,19 +86,17 @@ describe("awaiting a task handle", () => {
     await expect(handle).rejects.toMatchObject({ confirmed: true, taskId: TASK_ID });
   });
 
-  it.each([
-    ["detached", TaskDetachedError],
-    ["closed", ClientClosedError],
-    ["not_found", TaskNotFoundError],
-    ["expired", TaskExpiredError],
-    ["deadline_exceeded", DeadlineExceededError],
-  ] as const)("rejects with the outcome's error when the handle ends %s", async (kind, type) => {
-    const { handle, sink } = newTask();
-    sink.setTaskId(TASK_ID);
-    const outcome = failingOutcomes().find((candidate) => candidate.kind === kind);
-    sink.settle(outcome!);
-    await expect(handle).rejects.toBeInstanceOf(type);
-  });
+  it.each(["detached", "closed", "not_found", "expired", "deadline_exceeded"] as const)(
+    "rejects with the outcome's error, a TaskEndedError of the same kind, when the handle ends %s",
+    async (kind) => {
+      const { handle, sink } = newTask();
+      sink.setTaskId(TASK_ID);
+      const outcome = failingOutcomes().find((candidate) => candidate.kind === kind);
+      sink.settle(outcome!);
+      await expect(handle).rejects.toBeInstanceOf(TaskEndedError);
+      await expect(handle).rejects.toMatchObject({ kind, taskId: TASK_ID });
+    },
+  );
 
   it("treats a completed snapshot without a result as a protocol error", async () => {
     const { handle, sink } = newTask();
@@ -163,7 +169,7 @@ describe("the task id", () => {
 
   it("resolves created with undefined when the handle ends before the server answered", async () => {
     const { handle, sink } = newTask();
-    sink.settle({ kind: "closed", taskId: undefined, error: new ClientClosedError(undefined) });
+    sink.settle({ kind: "closed", taskId: undefined, error: new TaskEndedError("closed", undefined) });
     await expect(handle.created).resolves.toBeUndefined();
   });
 

@@ -7,7 +7,7 @@ import type {
   JSONRPCErrorObject,
 } from "../../../src/schema/index.js";
 import type { TaskCore } from "../../../src/task/core.js";
-import { TaskCancelledError, TaskDetachedError } from "../../../src/protocol/errors.js";
+import { TaskCancelledError, TaskEndedError } from "../../../src/protocol/errors.js";
 import { createTask } from "../../../src/task/handle.js";
 import type { TaskController, TaskUpdate } from "../../../src/task/types.js";
 
@@ -78,7 +78,11 @@ export function fakeController(sink: () => TaskCore<CallToolResult>) {
     }),
     detach: vi.fn<TaskController["detach"]>(() => {
       const core = sink();
-      core.settle({ kind: "detached", taskId: core.taskId, error: new TaskDetachedError(core.taskId) });
+      core.settle({
+        kind: "detached",
+        taskId: core.taskId,
+        error: new TaskEndedError("detached", core.taskId),
+      });
     }),
     respond: vi.fn<TaskController["respond"]>(() => Promise.resolve()),
     describe: vi.fn<TaskController["describe"]>(() => Promise.reject(new Error("no task"))),
