@@ -4,7 +4,7 @@
  * seed. Prints each run's seed, what it did and every broken promise; exits 1 if any run broke one.
  *
  * `node --import tsx bench/fleet.ts [runs] [first-seed]` (run by `npm run bench -- --fleet-only`); `FLEET_FAULTS`
- * chooses the fault kinds as in the test (default: the test's, which leaves out those that still break a promise);
+ * chooses the fault kinds as in the test (default: the test's, every kind);
  * `FLEET_WORKERS`, `FLEET_TASKS` and `FLEET_DURATION_MS` the size. Seeds are `first-seed`, `first-seed + 1`, …; an
  * even seed runs on one node, an odd one on a Cluster, so `bench/fleet.ts 1 <seed>` replays a run.
  */

@@ -98,9 +98,11 @@ export interface TaskClientOptions {
   /** Allowance for clock skew before the `createdAt + ttlMs` backstop ends waiting. Default 5000. */
   ttlGraceMs?: number;
   /**
-   * How long `close()` waits, at most, for the store's writes in flight and for the store to close (hand back
-   * its leases, disconnect). A store that takes longer (a frozen Redis) is left behind with a logger warning; its
-   * leases lapse by themselves after `leaseMs`. Default 5000.
+   * How long `close()` waits, at most, for the answers of `tools/call` requests in flight (a task the server
+   * makes meanwhile is kept: its id on the handle, its ref stored), and then again for the store's writes in
+   * flight and for the store to close (hand back its leases, disconnect). An answer or a store that takes longer
+   * (a frozen Redis) is left behind with a logger warning; leases lapse by themselves after `leaseMs`. Default
+   * 5000.
    */
   closeTimeoutMs?: number;
   /**

@@ -26,7 +26,15 @@ import {
   type TaskRef,
   type TaskSession,
 } from "../task/ref.js";
-import { closeStore, followClaimed, startAdoption, taskIsOver, type FollowerDeps } from "../run/ref-life.js";
+import {
+  closeRuns,
+  closeStore,
+  followClaimed,
+  startAdoption,
+  taskIsOver,
+  tracked,
+  type FollowerDeps,
+} from "../run/ref-life.js";
 import {
   callSpec,
   checkCallOptions,
@@ -104,6 +112,8 @@ export class TaskClient<
   private readonly runs = new Set<TaskRun>();
   /** Store writes in flight; `close()` waits for them (at most `closeTimeoutMs`) before it closes the store. */
   private readonly writes = new Set<Promise<void>>();
+  /** `tools/call` requests unanswered; `close()` waits for them (at most `closeTimeoutMs`): one may bring a task. */
+  private readonly callsOut = new Set<Promise<unknown>>();
   private readonly context: RunContext;
   private readonly catalog: ToolCatalog;
   private readonly serverInfo: ServerInfo;
@@ -174,7 +184,7 @@ export class TaskClient<
     });
     this.context = {
       channel: session,
-      sendCall: callSender(session, this.catalog, mirrorHeaders),
+      sendCall: tracked(callSender(session, this.catalog, mirrorHeaders), this.callsOut),
       tasks: this.era.tasks,
       dialect: this.era.dialect,
       scheduler:
@@ -525,8 +535,10 @@ export class TaskClient<
    * unless a task created in it may still be followed: one not known to be over (detached, stored, still open
    * now, or cancelled without the server confirming). A server that refuses (405) is fine; any other failure is
    * logged, and the close goes on. A `tasks/cancel` still retrying a transient fault stops: no timer of the
-   * client's outlives `close()`. The store's writes and its close get at most `closeTimeoutMs` (default 5000):
-   * a frozen store cannot hold `close()` (../run/ref-life.ts says how a ref's lease ends).
+   * client's outlives `close()`. A handle whose `tools/call` is unanswered first waits for the answer, at most
+   * `closeTimeoutMs` (default 5000), so the task the server makes is kept; then the store's writes and its close
+   * get at most `closeTimeoutMs` again: a frozen store cannot hold `close()` (../run/ref-life.ts says how a ref's
+   * lease ends).
    */
   close(): Promise<void> {
     this.closed = true;
@@ -534,7 +546,7 @@ export class TaskClient<
     // Adoption stops first: no new claim, and a claim in flight is handed back as it lands.
     this.adoption?.();
     this.closing ??= (async () => {
-      for (const run of [...this.runs]) run.closeForClient();
+      await closeRuns(this.runs, this.callsOut, this.context.options.closeTimeoutMs, this.context.log);
       this.subscriptions?.close();
       this.stopLegacyStatus?.();
       this.context.scheduler.close();

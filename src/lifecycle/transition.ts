@@ -12,7 +12,7 @@ import type { CallEvent, CallState, Effect, Ending, LifecycleConfig, LocalEnding
 
 /** The state of a call that has not started yet. */
 export function initialState(deadline: number | undefined): CallState {
-  return make("calling", undefined, false, 0, undefined, false, deadline, undefined, false);
+  return make("calling", undefined, false, 0, undefined, false, deadline, undefined, false, false);
 }
 
 const none: readonly Effect[] = Object.freeze([]);
@@ -66,7 +66,7 @@ export function transition(state: CallState, event: CallEvent, config: Lifecycle
         stopRounds(state, event.error),
       );
     case "close":
-      return end(state, { kind: "local", reason: "closed" }, stopRounds(state, "the client closed"));
+      return onClose(state, event.force === true);
   }
 }
 
@@ -132,7 +132,7 @@ function onTaskCreated(state: CallState, task: CreateTaskResult, config: Lifecyc
       // Not `cancelling`: the handle ends as detached when `stored` comes, whatever the cancel's grace says.
       return { state: next(known, { phase: "polling", storing: true }), effects: [...store, ...cancel] };
     }
-    return end(known, { kind: "local", reason: "detached" }, [...adopt, ...cancel]);
+    return end(known, waitedEnding(state), [...adopt, ...cancel]);
   }
   if (state.cancel) {
     const cancelling = next(known, {
@@ -170,7 +170,7 @@ function onStored(state: CallState, task: CreateTaskResult): Step {
   if (!state.storing || state.taskId !== task.taskId) return { state, effects: none };
   const adopt: Effect = { type: "adopt", task, taskId: task.taskId };
   const stored = next(state, { storing: false });
-  if (state.detachOnAnswer) return end(stored, { kind: "local", reason: "detached" }, [adopt]);
+  if (state.detachOnAnswer) return end(stored, waitedEnding(state), [adopt]);
   // The cancel's own one-shot, deferred while storing (see `afterCancel`).
   if (state.phase !== "polling") return { state: stored, effects: [adopt, oneShot("cancelAnswered")] };
   return { state: stored, effects: [adopt, ...followSeed(task)] };
@@ -186,7 +186,7 @@ function onStoreFailed(state: CallState, event: Extract<CallEvent, { type: "stor
 
 function onCallFailed(state: CallState, error: unknown): Step {
   if (state.taskId !== undefined) return { state, effects: none };
-  if (state.detachOnAnswer) return end(state, { kind: "local", reason: "detached" });
+  if (state.detachOnAnswer) return end(state, waitedEnding(state));
   if (state.cancel) return end(state, { kind: "local", reason: "cancelled_before_task", error });
   return end(state, { kind: "local", reason: "error", error });
 }
@@ -267,6 +267,18 @@ function onDetach(state: CallState): Step {
   return { state: next(state, { detachOnAnswer: true }), effects: none };
 }
 
+/**
+ * The client is closing. Before the task id is known the handle waits, like a detach, for the call's answer (the
+ * server may be making a task, whose id must not be lost) and, with a store, for its ref to be written; the
+ * client's `close()` bounds the wait and then closes again with `force`. A known id ends the handle at once: the
+ * outcome carries it, and `close()` waits for a write in flight before it closes the store.
+ */
+function onClose(state: CallState, force: boolean): Step {
+  const stop = stopRounds(state, "the client closed");
+  if (force || state.taskId !== undefined) return end(state, { kind: "local", reason: "closed" }, stop);
+  return { state: next(state, { detachOnAnswer: true, closing: true }), effects: stop };
+}
+
 function onAlarm(state: CallState, now: number): Step {
   const passed = passedLimit(state, now);
   if (passed === undefined) return { state, effects: none };
@@ -293,9 +305,12 @@ function end(state: CallState, ending: Ending, before: readonly Effect[] = none)
 }
 
 function endingBeforeTask(state: CallState): Ending {
-  return state.detachOnAnswer
-    ? { kind: "local", reason: "detached" }
-    : { kind: "local", reason: "cancelled_before_task" };
+  return state.detachOnAnswer ? waitedEnding(state) : { kind: "local", reason: "cancelled_before_task" };
+}
+
+/** How a handle that waited for the call's answer ends: as closed when the client closed, else detached. */
+function waitedEnding(state: CallState): Ending {
+  return { kind: "local", reason: state.closing ? "closed" : "detached" };
 }
 
 function stopRounds(state: CallState, reason: unknown): readonly Effect[] {
@@ -354,8 +369,20 @@ function make(
   deadline: number | undefined,
   ttl: CallState["ttl"],
   storing: boolean,
+  closing: boolean,
 ): CallState {
-  return { phase, taskId, pollInFlight, pollFailures, cancel, detachOnAnswer, deadline, ttl, storing };
+  return {
+    phase,
+    taskId,
+    pollInFlight,
+    pollFailures,
+    cancel,
+    detachOnAnswer,
+    deadline,
+    ttl,
+    storing,
+    closing,
+  };
 }
 
 /** `state` with `change` applied (`ttl` may be changed to undefined; the deadline never changes). */
@@ -370,14 +397,26 @@ function next(state: CallState, change: Partial<Omit<CallState, "deadline">>): C
     state.deadline,
     "ttl" in change ? change.ttl : state.ttl,
     change.storing ?? state.storing,
+    change.closing ?? state.closing,
   );
 }
 
 /** The poll path's change, without a change object; the same state when nothing changes. */
 function withPoll(state: CallState, pollInFlight: boolean, pollFailures: number): CallState {
   if (state.pollInFlight === pollInFlight && state.pollFailures === pollFailures) return state;
-  const { phase, taskId, cancel, detachOnAnswer, deadline, ttl, storing } = state;
-  return make(phase, taskId, pollInFlight, pollFailures, cancel, detachOnAnswer, deadline, ttl, storing);
+  const { phase, taskId, cancel } = state;
+  return make(
+    phase,
+    taskId,
+    pollInFlight,
+    pollFailures,
+    cancel,
+    state.detachOnAnswer,
+    state.deadline,
+    state.ttl,
+    state.storing,
+    state.closing,
+  );
 }
 
 function earlier(a: number | undefined, b: number): number {

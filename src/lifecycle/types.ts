@@ -44,6 +44,8 @@ export interface CallState {
   readonly ttl: TtlBackstop | undefined;
   /** The new task's ref is being written to the store: the handle reports it and polls only once it is. */
   readonly storing: boolean;
+  /** `close()` came before the task id: with `detachOnAnswer`, end as closed, not detached, once it is known. */
+  readonly closing: boolean;
 }
 
 export interface TtlBackstop {
@@ -116,7 +118,11 @@ export type CallEvent =
    * rules), or an effect that threw.
    */
   | { type: "failed"; error: unknown }
-  | { type: "close" };
+  /**
+   * The client is closing. Before the task id is known, the handle waits for the call's answer (and the new ref's
+   * write), so a task the server made is kept; `force`: `close()` stopped waiting (`closeTimeoutMs`).
+   */
+  | { type: "close"; force?: boolean };
 
 /** How the handle ends. */
 export type Ending =

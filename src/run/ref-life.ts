@@ -13,7 +13,11 @@
  * - **Leaves** when the server has said its last word: a terminal status (completed, failed, cancelled), whatever
  *   the client then made of it (a result refused by its `outputSchema`, or a payload it could not read, still ends
  *   the task on the server), a "not found", or the task's time to live has ended. {@link taskIsOver} decides this
- *   from how the run ended (its `Ending`), never from the kind of outcome the handle reports.
+ *   from how the run ended (its `Ending`), never from the kind of outcome the handle reports. On a store with
+ *   leases the handle reports that last word only once the store itself confirmed the lease (`fence` with
+ *   `last`), never by the worker's clock alone, and the removal follows at once, inside the lease just renewed:
+ *   a worker whose store froze never reports a task that another worker then adopts and reports again. A crash
+ *   between the report and the removal makes the adopter report it once more: at least once, never lost.
  * - **Stays, lease handed back** on every other ending (detached, deadline, poll retries exhausted, an
  *   unconfirmed cancel, an error here, the client closing): the task may still run, and `resume()` or another
  *   worker's adoption follows it. The same rule keeps the client's HTTP session open at `close()`.
@@ -24,9 +28,11 @@
  * - **Durable before forgotten**: a release or a removal is written before the store forgets the task locally; a
  *   store with leases retries a failed one at each renewal until it is written or the store closes (which ends
  *   every lease this worker has). Each failure is logged, never silently taken for done.
- * - **`close()`**: stops adoption first (no new claim), ends every handle (each releases its lease), then waits
- *   for the store's writes and closes the store, for at most `closeTimeoutMs` ({@link closeStore}): a frozen
- *   store cannot hold `close()`, and leases it could not hand back lapse by themselves after `leaseMs`. Nothing
+ * - **`close()`**: stops adoption first (no new claim), ends every handle (each releases its lease), except that
+ *   one whose `tools/call` is unanswered waits for the answer and the new ref's write first (at most
+ *   `closeTimeoutMs`, {@link closeRuns}): a task id once received is never dropped. Then it waits for the store's
+ *   writes and closes the store, for at most `closeTimeoutMs` again ({@link closeStore}): a frozen store cannot
+ *   hold `close()`, and leases it could not hand back lapse by themselves after `leaseMs`. Nothing
  *   of a closed client runs afterwards: no adoption tick, no handle made from a late claim, no renewal timer of
  *   the store, whoever owns the Redis connection.
  */
@@ -160,6 +166,70 @@ export function startAdoption(
   return () => clearInterval(timer);
 }
 
+/** Whether `timeoutMs` passed before `work` settled; a rejection of `work` in time (or late) is the caller's. */
+async function timedOut(work: Promise<unknown>, timeoutMs: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<true>((resolve) => (timer = setTimeout(resolve, timeoutMs, true)));
+  try {
+    // The race handles a late rejection of `work` too.
+    return await Promise.race([work.then(() => false), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** What `close()` asks of a run that may still wait for its call's answer. */
+export interface ClosingRun {
+  readonly handle: { readonly isSettled: boolean; outcome(): Promise<unknown> };
+  closeForClient(force?: boolean): void;
+}
+
+/** `send`, with each request kept in `out` until it is answered or fails: what `close()` waits for. */
+export function tracked<A extends unknown[], R>(
+  send: (...args: A) => Promise<R>,
+  out: Set<Promise<unknown>>,
+): (...args: A) => Promise<R> {
+  return (...args) => {
+    const request = send(...args);
+    out.add(request);
+    const done = () => void out.delete(request);
+    request.then(done, done);
+    return request;
+  };
+}
+
+/**
+ * The start of `close()` for the handles: each ends, except one whose `tools/call` is unanswered (the server may
+ * be making a task), which waits for the answer and, with a store, the new ref's write. `close()` also waits for
+ * the answers of `calls` whose handle ended already (a deadline): a task in one is announced (`orphan`) and
+ * cancelled. All this for at most `timeoutMs`, so that a task the server made is kept (its ref stored and handed
+ * back, its id on the outcome, the client's `task` event). Any handle still waiting then ends without an id, with
+ * a warning: a task the server makes after that is followed by nobody, and lives on until its time to live ends.
+ */
+export async function closeRuns(
+  runs: Iterable<ClosingRun>,
+  calls: ReadonlySet<Promise<unknown>>,
+  timeoutMs: number,
+  log: Logger,
+): Promise<void> {
+  const all = [...runs];
+  for (const run of all) run.closeForClient();
+  const waiting = all.filter((run) => !run.handle.isSettled);
+  if (waiting.length === 0 && calls.size === 0) return;
+  const answered = (async () => {
+    await Promise.all(waiting.map((run) => run.handle.outcome()));
+    while (calls.size > 0) await Promise.allSettled([...calls]);
+  })();
+  if (await timedOut(answered, timeoutMs)) {
+    const left = waiting.filter((run) => !run.handle.isSettled);
+    log.warn(
+      `close(): gave up after closeTimeoutMs on ${String(calls.size)} tools/call answer(s) and ` +
+        `${String(left.length)} handle(s) waiting for one; a task the server makes for them is followed by nobody`,
+    );
+    for (const run of left) run.closeForClient(true);
+  }
+}
+
 /**
  * The end of `close()` for the store: waits for the writes in flight, then closes the store, for at most
  * `timeoutMs` in all. A store that does not finish in time is closed at once with an aborted signal (it sends
@@ -172,7 +242,6 @@ export async function closeStore(
   timeoutMs: number,
   log: Logger,
 ): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
   const stop = new AbortController();
   let called = false;
   const shut = (): Promise<void> | undefined => ((called = true), store?.close?.(stop.signal));
@@ -180,16 +249,10 @@ export async function closeStore(
     while (writes.size > 0 && !stop.signal.aborted) await Promise.allSettled([...writes]);
     if (!called) await shut();
   })();
-  // The race handles a late rejection of `closing` too.
-  const late = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, timeoutMs, true)));
-  try {
-    if (await Promise.race([closing, late])) {
-      log.warn("closing the store timed out");
-      // Given up: the store is closed now and sends nothing more, even what is still queued in it.
-      stop.abort();
-      if (!called) shut()?.catch(() => undefined);
-    }
-  } finally {
-    clearTimeout(timer);
+  if (await timedOut(closing, timeoutMs)) {
+    log.warn("closing the store timed out");
+    // Given up: the store is closed now and sends nothing more, even what is still queued in it.
+    stop.abort();
+    if (!called) shut()?.catch(() => undefined);
   }
 }

@@ -5,7 +5,7 @@
  * keeps a deadline, a grace period or a `close()` from acting.
  */
 import type { CallToolResult, CreateTaskResult, DetailedTask, InputResponse } from "../schema/index.js";
-import { Method } from "../protocol/constants.js";
+import { Method, isTerminalStatus } from "../protocol/constants.js";
 import { LeaseLostError, McpTasksError, refNotStored } from "../protocol/errors.js";
 import type { ClassifiedResult } from "../protocol/codec.js";
 import { orphanToCancel, prepareThen } from "../eras/dialect.js";
@@ -177,9 +177,12 @@ export class TaskRun
     );
   }
 
-  /** Ends the handle because the client is closing. */
-  closeForClient(): void {
-    this.dispatch({ type: "close" });
+  /**
+   * Ends the handle because the client is closing; one whose call is unanswered waits for the answer (and the new
+   * ref's write), unless `force` (the client stopped waiting).
+   */
+  closeForClient(force = false): void {
+    this.dispatch({ type: "close", force });
   }
 
   /**
@@ -276,10 +279,13 @@ export class TaskRun
     }
   }
 
-  /** The store's fence for this task (src/store/types.ts), when its lease must be renewed before acting. */
-  private fence(): Promise<boolean> | undefined {
+  /**
+   * The store's fence for this task (src/store/types.ts), when its lease must be renewed before acting; a `last`
+   * word (a terminal snapshot) is always confirmed with the store (src/run/ref-life.ts, "Leaves").
+   */
+  private fence(last = false): Promise<boolean> | undefined {
     const ref = this.ref();
-    return ref && this.context.store?.fence?.(ref);
+    return ref && this.context.store?.fence?.(ref, last);
   }
 
   private endPoll(): void {
@@ -296,7 +302,10 @@ export class TaskRun
    */
   private dispatch(event: CallEvent): void {
     // Fencing: a snapshot is acted on (reported, its input answered) only while this worker's lease surely runs.
-    const fencing = event !== this.fenced && "snapshot" in event ? this.fence() : undefined;
+    const fencing =
+      event !== this.fenced && "snapshot" in event
+        ? this.fence(isTerminalStatus(event.snapshot.status))
+        : undefined;
     if (fencing) {
       fencing.then(
         (owned) => {
@@ -359,7 +368,8 @@ export class TaskRun
         this.created = effect.task;
         this.sink.setTaskId(effect.taskId);
         this.context.adopted(this, effect.taskId);
-        this.lookUpCheck(); // a task takes a while: its result should not wait for the tool list
+        // A task takes a while: its result should not wait for the tool list (none comes to an ended handle).
+        if (this.state.phase !== "ended") this.lookUpCheck();
         return;
       case "show":
         this.show(effect.snapshot);

@@ -130,6 +130,15 @@ return taken`);
 /** Renews the caller's lease in this shard: the state before (0, 1, 2). */
 export const RENEW = make(`return renew()`);
 
+/**
+ * ARGV[3] task id. Renews the caller's lease here and tells whether the task is still its own:
+ * { lease state before (0, 1, 2), 1 if owned else 0 }. The store asks this before the client reports a task's
+ * last word, so the report and the removal after it land inside a lease Redis itself has just renewed.
+ */
+export const CONFIRM = make(`local state = renew()
+if redis.call('HGET', KEYS[2], ARGV[3]) == me then return {state, 1} end
+return {state, 0}`);
+
 /** ARGV[3...] task ids the caller believes it owns: 1 (owned) or 0 (taken by another, or gone) for each. */
 export const VERIFY = make(`local owned = {}
 for i = 3, #ARGV do

@@ -18,13 +18,14 @@
 import { randomUUID } from "node:crypto";
 import { LeaseLostError, TaskStoreError } from "../protocol/errors.js";
 import { safeLogger, type Logger } from "../protocol/logging.js";
-import { foreignServer, readTaskRef, type TaskRef } from "../task/ref.js";
+import { readTaskRef, serverIdentity, storedRefOf, type TaskRef } from "../task/ref.js";
 import { DEFAULT_PRUNE_GRACE_MS, refExpired, refKey, serverKey, type TaskStore } from "./types.js";
 import { INCARNATION_LENGTH, ownerId, serverId, SHARDS, shardKeys, shardOf } from "./redis-layout.js";
 import { ensureLayout, type RedisLike } from "./redis-migrate.js";
 import {
   CLAIM,
   CLAIM_LAPSED,
+  CONFIRM,
   PUT,
   REFS,
   REGISTER_SERVER,
@@ -79,8 +80,11 @@ export type RedisTaskStore = TaskStore & {
   claimLapsed(server: TaskRef["server"]): Promise<TaskRef[]>;
   /** Called with the ref of a task whose lease this worker found no longer its own at renewal: another follows it. */
   onLeaseLost(listener: (ref: TaskRef) => void): void;
-  /** Undefined while the task's lease surely runs; else whether it is still this worker's, once renewed. */
-  fence(ref: TaskRef): Promise<boolean> | undefined;
+  /**
+   * Undefined while the task's lease surely runs and the snapshot is not its `last` word; else whether it is
+   * still this worker's, once renewed.
+   */
+  fence(ref: TaskRef, last?: boolean): Promise<boolean> | undefined;
   /** Hands back every lease (other workers may adopt at once) and disconnects a client the store made. */
   close(signal?: AbortSignal): Promise<void>;
   /** This worker's name in leases. */
@@ -102,6 +106,11 @@ interface Shard {
   touched: boolean;
   /** Until when (performance.now()) this worker's lease here surely runs: its last renewal's start + leaseMs. */
   fresh: number;
+  /**
+   * The check of which tasks are still this worker's, after a script found its lease here had ended: until it is
+   * done, a script that finds the lease running (renewed by the one that found it ended) says nothing of them.
+   */
+  checking: Promise<void> | undefined;
 }
 
 /** Tasks one adoption script takes at most, so no script holds Redis up for long. */
@@ -163,7 +172,8 @@ class RedisStore implements TaskStore {
       this.opening = undefined;
       this.client = undefined;
       this.registered.clear();
-      for (const shard of this.shards.values()) Object.assign(shard, { held: 0, touched: false, fresh: 0 });
+      for (const shard of this.shards.values())
+        Object.assign(shard, { held: 0, touched: false, fresh: 0, checking: undefined });
     }
     await this.connected();
   }
@@ -228,7 +238,9 @@ class RedisStore implements TaskStore {
     this.drop(key);
   }
 
+  /** Every stored ref, or those of `server` by its exact identity (`serverIdentity`): none when it has none. */
   async list(server?: TaskRef["server"]): Promise<TaskRef[]> {
+    if (server !== undefined && serverIdentity(server) === undefined) return [];
     await this.connected();
     const client = this.client as RedisLike;
     const servers =
@@ -249,7 +261,7 @@ class RedisStore implements TaskStore {
           const ref = this.read(flat[at + 1] as string);
           if (ref === undefined || refExpired(ref, now, this.grace)) {
             await this.script(REMOVE, shard, taskId, "force");
-          } else if (server === undefined || foreignServer(ref, server) === undefined) found.push(ref);
+          } else if (server === undefined || storedRefOf(ref, server)) found.push(ref);
         }
       }),
     );
@@ -308,7 +320,11 @@ class RedisStore implements TaskStore {
         if (answer.length > 2) this.renewed(shard, answer[0], before, at);
       }
     });
-    await Promise.all(adopting);
+    // A shard that failed (a dropped connection) must not hide what the others took: those leases are held now,
+    // and only a handle made for each lets go of them. The failure is thrown only when nothing was taken.
+    const failed = (await Promise.allSettled(adopting)).find((result) => result.status === "rejected");
+    if (failed !== undefined && claimed.length === 0) throw failed.reason;
+    if (failed !== undefined) this.log.warn("redisStore: adopting from some shards failed", failed.reason);
     return claimed;
   }
 
@@ -434,7 +450,13 @@ class RedisStore implements TaskStore {
     const name = `${server}:${index}`;
     let shard = this.shards.get(name);
     if (shard === undefined) {
-      shard = { keys: shardKeys(this.prefix, server, index), held: 0, touched: false, fresh: 0 };
+      shard = {
+        keys: shardKeys(this.prefix, server, index),
+        held: 0,
+        touched: false,
+        fresh: 0,
+        checking: undefined,
+      };
       this.shards.set(name, shard);
     }
     return shard;
@@ -492,32 +514,49 @@ class RedisStore implements TaskStore {
 
   /**
    * After a script renewed this worker's lease in `shard`: when the lease had ended (or was forgotten, while
-   * this worker held tasks there), others may have taken some of them; find out which.
+   * this worker held tasks there), others may have taken some of them; find out which, and only then count the
+   * lease as surely running. A script answered meanwhile finds it running only because that one renewed it.
    */
   private renewed(shard: Shard, state: unknown, heldBefore: number, at: number): void {
     if (state === 2 || (state === 0 && heldBefore > 0)) {
-      this.verify(shard).catch((error: unknown) =>
-        this.log.warn("redisStore: checking which leases are still held failed", error),
-      );
-    } else shard.fresh = Math.max(shard.fresh, at + this.leaseMs);
+      const checking: Promise<void> = this.verify(shard)
+        .then(() => void (shard.fresh = Math.max(shard.fresh, at + this.leaseMs)))
+        .catch((error: unknown) =>
+          this.log.warn("redisStore: checking which leases are still held failed", error),
+        )
+        .finally(() => {
+          if (shard.checking === checking) shard.checking = undefined;
+        });
+      shard.checking = checking;
+    } else if (shard.checking === undefined) shard.fresh = Math.max(shard.fresh, at + this.leaseMs);
   }
 
   /**
-   * Fencing: undefined while this worker's lease on the task surely runs (by its own monotonic clock); past its
-   * deadline, renews and checks which tasks of its shard are still its own first, resolving false (the task
-   * dropped as lost, listeners told) when another worker took it meanwhile.
+   * Fencing: undefined while this worker's lease on the task surely runs (by its own monotonic clock) and the
+   * snapshot is not the task's `last` word; else renews the lease and checks that the task is still this
+   * worker's, resolving false (the task dropped as lost, listeners told) when another worker took it meanwhile.
+   * The last word always asks Redis: a report made by the worker's clock alone while Redis is frozen would be
+   * followed by a removal that lands after the lease lapsed, behind another worker's adoption, and that worker
+   * would report the task again.
    */
-  fence(ref: TaskRef): Promise<boolean> | undefined {
+  fence(ref: TaskRef, last = false): Promise<boolean> | undefined {
     const key = refKey(ref);
     const held = this.leases.get(key);
-    if (held === undefined || performance.now() < held.shard.fresh) return undefined;
+    const { shard } = held ?? {};
+    if (shard === undefined) return undefined;
+    if (!last && shard.checking === undefined && performance.now() < shard.fresh) return undefined;
     return (async () => {
-      const { shard } = held;
+      const before = shard.held;
       const at = performance.now();
-      await this.script(RENEW, shard);
-      await this.verify(shard); // every task of the shard, so the renewal covers them all
-      shard.fresh = Math.max(shard.fresh, at + this.leaseMs);
-      return this.leases.has(key); // a newer version of the ref may have replaced `held`
+      const [state, owned] = (await this.script(CONFIRM, shard, ref.taskId)) as [number, number];
+      // A lease that had ended: others may have taken any task of the shard, so all are checked.
+      this.renewed(shard, state, before, at);
+      if (owned !== 1) {
+        const now = this.leases.get(key); // a newer version of the ref may have replaced `held`
+        if (now !== undefined) this.lose(key, now);
+      }
+      await shard.checking;
+      return this.leases.has(key);
     })();
   }
 

@@ -76,8 +76,10 @@ export interface TaskStore {
    * Fencing, for stores with leases: undefined while this worker's lease on the task surely runs; past its
    * deadline, a promise of whether the lease was renewed (true) or is lost (false, and `onLeaseLost` listeners
    * hear of it). The client acts on a task's snapshot (reports it, answers its input) only once this allows it.
+   * With `last` (a terminal snapshot: it is reported, then the ref removed) the store itself is asked whatever
+   * the worker's clock says, so that a worker whose store stalls never reports what another worker will adopt.
    */
-  fence?(ref: TaskRef): Promise<boolean> | undefined;
+  fence?(ref: TaskRef, last?: boolean): Promise<boolean> | undefined;
 }
 
 /** Default allowance past `createdAt + ttlMs` before a stored ref is considered expired. */

@@ -109,6 +109,8 @@ export class TaskCore<T> implements TaskSink<T>, CursorOwner<T> {
         snapshot: undefined,
       });
     }
+    // A task the handle never reported (its ref could not be written in time): its id is still the handle's.
+    if (this.taskId === undefined && typeof outcome.taskId === "string") this.taskId = outcome.taskId;
     this.outcome = outcome;
     const cursors = this.cursors;
     this.cursors = undefined;

@@ -45,14 +45,19 @@ export class TaskHandle<T = CallToolResult, Name extends string = string>
     return new TaskHandle<T>(core);
   }
 
-  /** The task id once the server created a task; undefined before that and for an immediate result. */
+  /**
+   * The task id once the server created a task (with a store, once its ref is stored, or once the handle ended
+   * without it); undefined before that and when there is none.
+   */
   get taskId(): string | undefined {
     return this.core.taskId;
   }
 
   /**
-   * Resolves with the task id as soon as the server created the task, or with undefined when there will be
-   * none (the server answered at once, or the handle ended before the server answered). Never rejects.
+   * Resolves with the task id as soon as the server created the task (with a store, once its ref is stored; a
+   * handle that ends first, say its ref could not be stored, still resolves with the id), or with undefined when
+   * there will be none (the server answered at once, or the handle ended before the server answered). Never
+   * rejects. The handle's `task` event, unlike this, fires only for a task the handle reports.
    */
   get created(): Promise<string | undefined> {
     return this.core.created();

@@ -1,7 +1,7 @@
 /**
  * What `npm pack` / `npm publish` ship: the build, the server launcher, the README and the licence, and
  * nothing a consumer does not need (sources, tests, benchmarks, sourcemaps, the schema sources that
- * `dist/schema` already declares). Prints the tarball's size; the budget is 505 KB packed.
+ * `dist/schema` already declares). Prints the tarball's size; the budget is 510 KB packed.
  *
  * The budget was 250 KB for the library alone; the `mcp-tasks` command (about 9 KB packed), the 2025-11-25
  * generation in the client and in the test server (about 15 KB) and their README sections took it to about
@@ -31,9 +31,9 @@
  * fair scheduler across servers, its shared store, `resume()` and reconnecting (the `mcp-tasks/host` entry went
  * from about 4.4 to 9.2 KB gzip per format, plus its declarations) took it to about 471 KB; the budget is 480 KB,
  * room for the next entries without hiding a file that should not ship (the other tests here do that).
- * The durable engine entries `mcp-tasks/temporal` and `mcp-tasks/restate` (ESM, CJS and both declaration
- * flavours, about 10 KB packed together) took it from 477.6 to 487.3 KB, and with `mcp-tasks/cloudflare` to
- * 496.1 KB (498.6 KB with `mcp-tasks/transport`); the budget is 505 KB.
+ * `mcp-tasks/cloudflare` (a Durable Object store and its alarm follower, about 9 KB packed) and
+ * `mcp-tasks/transport` (the transport shape and fetch wrappers moved off the main entry: new files in both formats
+ * and their declarations, about 3 KB) took it to about 489 KB; with `mcp-tasks/temporal` next, the budget is 510 KB.
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -41,7 +41,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { packDryRun, ROOT, type PackResult } from "./packed.js";
 
-const BUDGET_BYTES = 505 * 1024;
+const BUDGET_BYTES = 510 * 1024;
 let pack: PackResult;
 let paths: string[];
 

@@ -2,7 +2,7 @@
  * One worker of the fleet test (fleet.ts), run as a bundle with one JSON argument ({@link WorkerConfig}): the real
  * `TaskClient` with the Redis store, adopting the lapsed tasks of other workers. It appends what it does to its own
  * event log, one JSON line per event, written synchronously so a SIGKILL loses none of them: `start`, `created`
- * (a call's ref is stored), `adopted`, `answered` (an input handler ran), `settled` (every handle's end),
+ * (a call's ref is stored: the handle's `task` event), `adopted`, `answered` (an input handler ran), `settled` (every handle's end),
  * `request` (every HTTP request, from the headers function, which the client calls before each one), `redis`
  * (every store command), `leaseLost` (a renewal found a task taken), `closing` and `closed` (around `client.close()`).
  *
@@ -67,7 +67,21 @@ const logged: RedisLike = {
 };
 const store = redisStore({ client: logged, owner: name, leaseMs: config.leaseMs, logger: quiet });
 store.onLeaseLost((ref) => log({ ev: "leaseLost", taskId: ref.taskId }));
-const client = await TaskClient.connect(config.url, {
+/**
+ * Connects, again and again while Redis refuses (a worker started while a Cluster node is frozen meets
+ * CLUSTERDOWN, as a supervisor restarting a worker would): a worker that cannot start is not a broken promise.
+ */
+async function connect(options: Parameters<typeof TaskClient.connect>[1]): Promise<TaskClient> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await TaskClient.connect(config.url, options);
+    } catch (error) {
+      if (attempt === 50) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+}
+const client = await connect({
   clientInfo: { name, version: "1.0.0" },
   headers: () => {
     log({ ev: "request", after: closedAt !== undefined });
@@ -95,13 +109,16 @@ client.on("settled", (_handle, outcome) => {
 
 function call(job: number, tool: string): void {
   const handle = client.callTool(tool, { job });
-  handle.ref.then(
-    (ref) =>
-      // No ref: the call made no task (it failed, or the client closed first).
-      log(ref === undefined ? { ev: "callFailed", job } : { ev: "created", job, taskId: ref.taskId }),
-    (error: unknown) => log({ ev: "callFailed", job, error: (error as Error).name }),
-  );
-  handle.outcome().catch(() => undefined);
+  // The handle reports a task once its ref is stored (durable before visible): only then is it the fleet's.
+  let stored = false;
+  handle.once("task", (taskId) => {
+    stored = true;
+    log({ ev: "created", job, taskId });
+  });
+  void handle.outcome().then((outcome) => {
+    // No stored ref: the call made no task, or one whose ref could not be written (the client cancels it).
+    if (!stored) log({ ev: "callFailed", job, error: (outcome as { error?: Error }).error?.name });
+  });
 }
 
 async function close(): Promise<void> {

@@ -51,15 +51,8 @@ export const FAULT_KINDS = [
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
-/**
- * The fault kinds the test and the soak apply unless `FLEET_FAULTS` says otherwise. Opt-in for now, each because it
- * still breaks a promise (docs/contributing.md, "The fleet test"): `stop` (a worker woken after its lease was taken polls
- * and reports before its next renewal tells it, so a task is reported twice), `redis` (a task finished while Redis
- * is frozen is reported by its owner and, after the lease lapses, by the worker that adopts it; a store closed
- * while Redis is frozen sends commands after `close()` resolved), `redisRestart` (the same double report
- * with Redis down instead of frozen).
- */
-export const DEFAULT_FAULTS: readonly FaultKind[] = ["kill", "close", "http", "unfollowable", "badOutput"];
+/** The fault kinds the test and the soak apply unless `FLEET_FAULTS` says otherwise: all of them. */
+export const DEFAULT_FAULTS: readonly FaultKind[] = FAULT_KINDS;
 
 export interface FleetOptions {
   seed: number;

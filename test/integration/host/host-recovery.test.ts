@@ -1,15 +1,16 @@
 /**
  * Isolation and recovery of a host's servers, against reference servers over real HTTP and stdio: a server down
  * at start leaves the others usable and is connected again in the background once it is back; a stdio server
- * whose process dies is connected again and the tasks its handles followed are followed again; a server's
+ * whose process dies is connected again and the tasks its handles followed are followed again (a 2025-11-25
+ * server's with 2025-11-25 requests, outside any session: stdio has none); a server's
  * `tools/list_changed` renames its part of `listTools()`.
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
-import { TransportError } from "mcp-tasks";
+import { TaskEndedError, TransportError } from "mcp-tasks";
 import type { McpTransport } from "mcp-tasks/transport";
 import { TaskHost, type HostTask, type ServerStatus } from "mcp-tasks/host";
 import { resolveTransport } from "../../../src/session/targets.js";
@@ -84,63 +85,103 @@ describe("a server down at start", () => {
   });
 });
 
+/**
+ * A stdio reference server (`args` after `--stdio`) whose first process exits as soon as `kill()` is called; the
+ * processes started after it run on.
+ */
+function dyingStdio(args: string[]): { target: { command: string; args: string[] }; kill(): void } {
+  const dir = mkdtempSync(join(tmpdir(), "mcp-tasks-host-crash-"));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  const marker = join(dir, "started-once");
+  const kill = join(dir, "kill");
+  const script = `
+    const { existsSync, writeFileSync } = await import("node:fs");
+    const { pathToFileURL } = await import("node:url");
+    const [marker, kill, bin, ...args] = process.argv.slice(1);
+    if (!existsSync(marker)) {
+      writeFileSync(marker, "");
+      setInterval(() => existsSync(kill) && process.exit(0), 20).unref();
+    }
+    process.argv = [process.argv[0], bin, ...args];
+    await import(pathToFileURL(bin).href);`;
+  return {
+    target: {
+      command: process.execPath,
+      args: ["--input-type=module", "-e", script, marker, kill, BIN, "--stdio", ...args],
+    },
+    kill: () => writeFileSync(kill, ""),
+  };
+}
+
+/** A host of alpha and `local`, a dying stdio reference server (`args` are its own, besides the time scale). */
+async function hostWithDying(args: string[]): Promise<{ host: TaskHost; local: { kill(): void } }> {
+  const local = dyingStdio([...args, "--time-scale", String(TIME_SCALE)]);
+  const host = await TaskHost.connect({
+    servers: { alpha: alpha.url, local: local.target },
+    reconnect: RECONNECT,
+    ...fastClient,
+  });
+  onTestFinished(() => host.close());
+  return { host, local };
+}
+
+/** Resolves with the tasks of the host's next `resumed` event. */
+function nextResumed(host: TaskHost): Promise<HostTask[]> {
+  return new Promise((resolve) => host.once("resumed", (_server, tasks) => resolve(tasks)));
+}
+
 describe("a stdio server whose process dies", () => {
   it("is connected again, and the tasks its handles followed are followed again", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "mcp-tasks-host-crash-"));
-    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
-    const marker = join(dir, "started-once");
-    const kill = join(dir, "kill");
-    // The first process exits as soon as the file `kill` appears; the ones after it run on.
-    const script = `
-      const { existsSync, writeFileSync } = await import("node:fs");
-      const { pathToFileURL } = await import("node:url");
-      const [marker, kill, bin, ...args] = process.argv.slice(1);
-      if (!existsSync(marker)) {
-        writeFileSync(marker, "");
-        setInterval(() => existsSync(kill) && process.exit(0), 20).unref();
-      }
-      process.argv = [process.argv[0], bin, ...args];
-      await import(pathToFileURL(bin).href);`;
-    const host = await TaskHost.connect({
-      servers: {
-        alpha: alpha.url,
-        local: {
-          command: process.execPath,
-          args: [
-            "--input-type=module",
-            "-e",
-            script,
-            marker,
-            kill,
-            BIN,
-            "--stdio",
-            "--time-scale",
-            String(TIME_SCALE),
-          ],
-        },
-      },
-      reconnect: RECONNECT,
-      ...fastClient,
-    });
-    onTestFinished(() => host.close());
+    const { host, local } = await hostWithDying([]);
     const first = host.callTool("local__slow_compute", { seconds: 600 });
     const taskId = (await first.ref)?.taskId;
-    const resumed = new Promise<HostTask[]>((resolve) =>
-      host.once("resumed", (_server, tasks) => resolve(tasks)),
-    );
+    const resumed = nextResumed(host);
     const failed = nextState(host, "local", "failed");
 
-    writeFileSync(kill, "");
+    local.kill();
     expect((await failed).error).toBeInstanceOf(TransportError);
     expect((await first.outcome()).kind).toBe("closed");
     await nextState(host, "local", "ready");
-    expect(existsSync(marker)).toBe(true);
     // The task its handle followed is followed again on the new connection (the new process never ran it, and
     // says so: a server that kept its tasks would carry on).
     const [carried] = await resumed;
     expect(carried?.server).toBe("local");
     expect(carried?.handle.taskId).toBe(taskId);
     expect(textOf(await host.callTool("local__greet", { name: "Ada" }))).toBe("Hello, Ada!");
+  });
+
+  it("of the 2025-11-25 generation: its task is followed again on the new process, outside any session (stdio has none)", async () => {
+    const { host, local } = await hostWithDying(["--era", "2025-11-25"]);
+    const first = host.callTool("local__slow_compute", { seconds: 600 });
+    const ref = await first.ref;
+    expect(ref?.era).toBe("legacy");
+    // stdio has no sessions: nothing binds the task to one.
+    expect(ref?.session).toBeUndefined();
+    const resumed = nextResumed(host);
+    const failed = nextState(host, "local", "failed");
+
+    local.kill();
+    expect((await failed).error).toBeInstanceOf(TransportError);
+    const closed = await first.outcome();
+    expect(closed.kind).toBe("closed");
+    expect(closed.kind === "closed" && closed.error).toBeInstanceOf(TaskEndedError);
+    expect(closed.kind === "closed" && closed.error.taskId).toBe(ref?.taskId);
+    await nextState(host, "local", "ready");
+
+    const [carried] = await resumed;
+    expect(carried?.server).toBe("local");
+    expect(carried?.handle).not.toBe(first);
+    expect(host.tasks()).toContainEqual({ server: "local", handle: carried?.handle });
+    const again = await carried?.handle.ref;
+    expect(again?.taskId).toBe(ref?.taskId);
+    expect(again?.era).toBe("legacy");
+    expect(again?.session).toBeUndefined();
+    // The new process never ran the task (the reference server keeps tasks in memory), and says so.
+    const outcome = await carried?.handle.outcome();
+    expect(outcome?.kind).toBe("not_found");
+    expect(outcome?.kind === "not_found" && outcome.error).toBeInstanceOf(TaskEndedError);
+    expect(outcome?.kind === "not_found" && outcome.error.kind).toBe("not_found");
+    expect(outcome?.kind === "not_found" && outcome.error.taskId).toBe(ref?.taskId);
   });
 });
 

@@ -3,6 +3,7 @@
  * and Redis on a real redis-server) picks up every server's tasks, each on the server it was made on, identified
  * by its config name and its URL (two names on one URL stay apart, and the order of the config does not matter).
  * A ref whose server left the config is kept in the store and reported, never followed elsewhere.
+ * A 2025-11-25 server's task bound to its HTTP session is followed in that session, as joined sessions are.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -92,4 +93,52 @@ describe("a host restarted over a file store", () => {
 
 describe("a host restarted over Redis", () => {
   resumesEveryServer(() => redisStore({ url: redis.url, prefix: "host-test" }));
+});
+
+describe("a host restarted over a store, with a 2025-11-25 server over HTTP", () => {
+  it("follows the server's task in the session it was created in, without initializing it again", async () => {
+    const legacy = await startTaskServer({
+      era: "2025-11-25",
+      tools: fixtureTools({ timeScale: TIME_SCALE }),
+    });
+    onTestFinished(() => legacy.close());
+    const dir = mkdtempSync(join(tmpdir(), "mcp-tasks-host-legacy-"));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+
+    const first = await TaskHost.connect({
+      servers: { old: legacy.url },
+      store: fileStore(dir),
+      ...fastClient,
+    });
+    const handle = first.callTool("old__slow_compute", { seconds: 100, label: "old" });
+    const ref = await handle.ref;
+    const sessionId = ref?.session?.id;
+    expect(ref?.era).toBe("legacy");
+    expect(sessionId).toEqual(expect.any(String));
+    await first.close();
+
+    const from = legacy.requests.size;
+    const second = await TaskHost.connect({
+      servers: { old: legacy.url },
+      store: fileStore(dir),
+      ...fastClient,
+    });
+    onTestFinished(() => second.close());
+    const { tasks, kept } = await second.resume();
+    expect(kept).toEqual([]);
+    expect(tasks.map((task) => [task.server, task.handle.taskId])).toEqual([["old", ref?.taskId]]);
+    expect(textOf(await (tasks[0]?.handle as (typeof tasks)[number]["handle"]))).toBe(
+      'Computed "old" in 100s',
+    );
+
+    const inTaskSession = legacy.requests
+      .all()
+      .slice(from)
+      .filter((request) => request.headers["mcp-session-id"] === sessionId);
+    expect(inTaskSession.map((request) => request.method)).toEqual(expect.arrayContaining(["tasks/result"]));
+    expect(inTaskSession.some((request) => request.method === "initialize")).toBe(false);
+    expect(inTaskSession.every((request) => request.headers["mcp-protocol-version"] === "2025-11-25")).toBe(
+      true,
+    );
+  });
 });

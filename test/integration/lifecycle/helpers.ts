@@ -5,7 +5,7 @@
 import { afterEach } from "vitest";
 import type { TaskClientOptions } from "../../../src/index.js";
 import type { ElicitResult } from "../../../src/schema/index.js";
-import { elicitForm } from "../../../src/testing/index.js";
+import { defineTool, elicitForm, step, textResult } from "../../../src/testing/index.js";
 
 /** Polls every ~10 ms; transient faults retried 3 times after 5-20 ms. */
 export const FAST = {
@@ -15,6 +15,18 @@ export const FAST = {
 
 export const question = elicitForm("Proceed?", { ok: { type: "boolean" } }, ["ok"]);
 export const yes: ElicitResult = { action: "accept", content: { ok: true } };
+
+/** A tool that answers `tools/call` only after `ms` (the server's clock), then finishes the task on its next tick. */
+export function slowToCreate(ms: number) {
+  return defineTool({
+    name: "slow_to_create",
+    task: "required",
+    advance: { everyMs: ms },
+    pollIntervalMs: 20,
+    beforeTask: [step.idle()],
+    steps: [step.complete(textResult("made it"))],
+  });
+}
 
 /** One macrotask: lets pending timers of 0 ms, I/O callbacks and rejection tracking run. */
 export const macrotask = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));

@@ -13,9 +13,9 @@
  * - nothing is left behind: right after `close()` no more timers are live than before the calls began (the
  *   server's clock counts its own timers, which are not the client's), the proxy soon holds no request of the client's open, and once
  *   the proxy and server are closed too, no more timers or TCP handles keep the process alive than before;
- * - no task id the client received is lost: every id in a `tools/call` answer the proxy delivered before the
- *   client began closing is reported (a handle's `task` event, outcome or error, or the client's `orphan`
- *   event) or cancelled;
+ * - no task id the client received is lost: every id in a `tools/call` answer the proxy delivered before
+ *   `close()` resolved (or, for an answer it no longer waited for, `closeTimeoutMs` after it began) is reported (a
+ *   handle's `task` event, outcome or error, or the client's `orphan` event) or cancelled;
  * - the cadence (interleavings-invariants.ts): no `tasks/get` of a task starts sooner than the server's
  *   `pollIntervalMs` after the previous one ended, except for the one-shots docs/cancellation-and-time-limits.md lists, each derived from
  *   what the proxy's log shows happened (an answered cancel, an acknowledged update, a listen acknowledging a
@@ -116,6 +116,8 @@ const CROWD_SPACING_MS = 25;
  * been read (the invariants that depend on it then do not apply).
  */
 const READ_MARGIN_MS = 20;
+/** How long `close()` waits for unanswered calls (a hung `tools/call` makes it wait that long). */
+const CLOSE_TIMEOUT_MS = 1_000;
 /**
  * The client's `notificationSafetyNetMs`: pushed tasks are polled at most every max(100 ms, 10 × interval), a
  * safety net that comes round in a run, and a listen stream proves itself by staying open this long.
@@ -272,6 +274,7 @@ async function playScenario(scenario: Scenario): Promise<RunObservations> {
       requestTimeoutMs: 500,
       cancelGraceMs: 120,
       ttlGraceMs: 0,
+      closeTimeoutMs: CLOSE_TIMEOUT_MS,
       unansweredInput: scenario.unansweredInput,
       inputHandlers: {
         elicitation: (_params, context) => {
@@ -395,6 +398,7 @@ async function playScenario(scenario: Scenario): Promise<RunObservations> {
     // A put held until the end is let go now, so close() does not wait on it.
     store.releaseAll();
     await client.close();
+    const closedAt = performance.now();
     for (const timer of timers) clearTimeout(timer);
     timers.clear();
     await macrotask();
@@ -455,11 +459,13 @@ async function playScenario(scenario: Scenario): Promise<RunObservations> {
         if (taskId !== undefined) reported.add(taskId);
     }
     const cancelled = cancelledIds(proxy.exchanges);
-    const lost = deliveredTaskIds(proxy.exchanges, closingAt - READ_MARGIN_MS)
+    // close() waits for the answers of calls in flight, until closeTimeoutMs after it began.
+    const readBy = Math.min(closedAt, closingAt + CLOSE_TIMEOUT_MS) - READ_MARGIN_MS;
+    const lost = deliveredTaskIds(proxy.exchanges, readBy)
       .filter(({ taskId }) => !reported.has(taskId) && !cancelled.has(taskId))
       .map(
         ({ taskId, at }) =>
-          `${taskId}: its tools/call answer was delivered ${(closingAt - at).toFixed(0)} ms before close()`,
+          `${taskId}: its tools/call answer was delivered ${(at - closingAt).toFixed(0)} ms after close() began`,
       );
     if (lost.length > 0) {
       const outcomes = await Promise.all(watches.map((watch) => watch.handle.outcome()));

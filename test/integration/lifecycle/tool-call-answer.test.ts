@@ -6,22 +6,10 @@
  */
 import { describe, expect, it } from "vitest";
 import { TaskClient, type TaskHandle } from "../../../src/index.js";
-import { defineTool, startTaskServer, step, textResult } from "../../../src/testing/index.js";
-import { closesAfterEach } from "./helpers.js";
+import { startTaskServer } from "../../../src/testing/index.js";
+import { closesAfterEach, slowToCreate } from "./helpers.js";
 
 const track = closesAfterEach();
-
-/** Answers `tools/call` only after `ms` (the server's clock), then finishes the task on its next tick. */
-function slowToCreate(ms: number) {
-  return defineTool({
-    name: "slow_to_create",
-    task: "required",
-    advance: { everyMs: ms },
-    pollIntervalMs: 20,
-    beforeTask: [step.idle()],
-    steps: [step.complete(textResult("made it"))],
-  });
-}
 
 function taskIdsOf(server: Awaited<ReturnType<typeof startTaskServer>>, method: string): unknown[] {
   return server.requests

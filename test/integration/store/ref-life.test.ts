@@ -18,7 +18,7 @@ import {
   textResult,
   type HttpTaskServer,
 } from "mcp-tasks/testing";
-import { CLAIM_LAPSED, RELEASE } from "../../../src/store/redis-scripts.js";
+import { CLAIM_LAPSED, CONFIRM, RELEASE } from "../../../src/store/redis-scripts.js";
 import { shardOf } from "../../../src/store/redis-layout.js";
 import { startRedis, type RedisServer } from "./redis-server.js";
 
@@ -33,6 +33,13 @@ const tools = [
     task: "required",
     pollIntervalMs: 50,
     steps: [step.working("busy"), step.idle(100_000), step.complete(textResult("late"))],
+  }),
+  defineTool({
+    // Completes a few polls after it is made (each tasks/get advances the script one step).
+    name: "brief",
+    task: "required",
+    pollIntervalMs: 50,
+    steps: [step.working("busy"), step.idle(3), step.complete(textResult("done"))],
   }),
   defineTool({
     // Completes with a result its own outputSchema refuses.
@@ -89,7 +96,11 @@ async function claimWithin(store: ReturnType<typeof storeFor>, ref: TaskRef, tri
   return undefined;
 }
 
-/** A `RedisLike` over a real connection that counts the scripts sent, and lets a test hold some back or fail them. */
+/**
+ * A `RedisLike` over a real connection that counts the scripts sent, and lets a test hold some back or fail them:
+ * `gate` holds adoption scripts; `frozen` holds every script (as a frozen Redis would, for this worker only) and
+ * sends them in order once it resolves, so they land behind whatever other workers sent meanwhile.
+ */
 async function wrappedConnection() {
   const connection = createClient({ url: redis.url });
   await connection.connect();
@@ -97,6 +108,9 @@ async function wrappedConnection() {
     sent: 0,
     gate: undefined as Promise<void> | undefined,
     held: 0,
+    frozen: undefined as Promise<void> | undefined,
+    /** The scripts held by `frozen`, in order. */
+    queued: [] as string[],
     fail: undefined as ((script: string) => boolean) | undefined,
   };
   const client: RedisLike = {
@@ -106,6 +120,10 @@ async function wrappedConnection() {
       if (script === CLAIM_LAPSED && control.gate !== undefined) {
         control.held++;
         await control.gate;
+      }
+      if (control.frozen !== undefined) {
+        control.queued.push(script);
+        await control.frozen;
       }
       return connection.eval(script, options) as Promise<unknown>;
     },
@@ -246,6 +264,55 @@ describe("a ref leaves the store when the server has said its last word", () => 
       await reader.close();
     } finally {
       await b.close();
+    }
+  }, 30_000);
+});
+
+describe("a task that ends while its worker cannot reach Redis", () => {
+  it("is reported once: by the worker that adopts it, not also by its old owner whose removal lands late", async () => {
+    const prefix = `frozen-end-${++prefixes}`;
+    const { client, control, close } = await wrappedConnection();
+    const a = await TaskClient.connect(server.url, {
+      store: storeFor(prefix, "A", 1_500, client),
+      polling,
+      logger: quiet,
+    });
+    const b = await TaskClient.connect(server.url, {
+      store: storeFor(prefix, "B", 60_000),
+      polling,
+      logger: quiet,
+    });
+    let thaw!: () => void;
+    try {
+      const owned = a.callTool("brief");
+      const ref = (await owned.ref) as TaskRef;
+      // Redis freezes for A just after it stored the ref: by its own clock A's lease runs for 1.5 s more, long
+      // enough to see the task complete a few polls later.
+      control.frozen = new Promise<void>((resolve) => (thaw = resolve));
+      let aOutcome: string | undefined;
+      void owned.outcome().then((outcome) => (aOutcome = outcome.kind));
+      await until(
+        () => aOutcome !== undefined || control.queued.includes(CONFIRM),
+        "A to see the task's last word",
+      );
+      // Its lease lapses in Redis; B claims the task and follows it to the end.
+      let adopted: Awaited<ReturnType<typeof b.resume>> = [];
+      await until(async () => (adopted = await b.resume()).length > 0, "B to claim the task");
+      expect(await adopted[0]?.outcome()).toMatchObject({ kind: "completed", taskId: ref.taskId });
+      // Redis answers A again: whatever A sent lands behind B's claim.
+      thaw();
+      control.frozen = undefined;
+      const outcome = await owned.outcome();
+      expect(outcome).toMatchObject({ kind: "detached", taskId: ref.taskId });
+      const reader = storeFor(prefix, "reader", 60_000);
+      expect(await reader.list()).toEqual([]);
+      await reader.close();
+    } finally {
+      thaw?.();
+      control.frozen = undefined;
+      await a.close();
+      await b.close();
+      await close();
     }
   }, 30_000);
 });

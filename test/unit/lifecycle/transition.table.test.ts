@@ -153,6 +153,11 @@ const events = {
   alarmTtl: { phrase: "an alarm at the TTL backstop", event: { type: "alarm" }, now: TTL_EXPIRES },
   alarmDeadline: { phrase: "a deadline", event: { type: "alarm" }, now: DEADLINE },
   close: { phrase: "close", event: { type: "close" }, now: AT },
+  closeForced: {
+    phrase: "a close that stopped waiting",
+    event: { type: "close", force: true },
+    now: AT,
+  },
   storedUnasked: {
     phrase: "a store acknowledgement nobody waits for",
     event: { type: "stored", task: created("working") },
@@ -167,8 +172,11 @@ const events = {
 
 type EventName = keyof typeof events;
 
-/** [situation, resulting phase, effects] for one event. */
-type Row = readonly [Situation, PhaseName, string];
+/**
+ * [situation, resulting phase, effects] for one event, and what the row's name says instead of "changes
+ * nothing" when the state changes without a new phase or an effect.
+ */
+type Row = readonly [Situation, PhaseName, string, string?];
 
 // prettier-ignore
 const table: Record<EventName, readonly Row[]> = {
@@ -484,6 +492,17 @@ const table: Record<EventName, readonly Row[]> = {
     ["ended",                "ended",       "—"],
   ],
   close: [
+    ["calling",              "calling",     "—",               "waits for the call's answer"],
+    ["detachPending",        "calling",     "—",               "waits for the call's answer"],
+    ["inputRounds",          "inputRounds", "stopInputRounds", "waits for an answer already on its way"],
+    ["cancellingBeforeTask", "cancelling",  "—",               "waits for the call's answer"],
+    ["polling",              "ended",       "settle(closed)"],
+    ["pollInFlight",         "ended",       "settle(closed)"],
+    ["cancelling",           "ended",       "settle(closed)"],
+    ["endedBeforeTask",      "ended",       "—"],
+    ["ended",                "ended",       "—"],
+  ],
+  closeForced: [
     ["calling",              "ended",       "settle(closed)"],
     ["detachPending",        "ended",       "settle(closed)"],
     ["inputRounds",          "ended",       "stopInputRounds, settle(closed)"],
@@ -497,10 +516,18 @@ const table: Record<EventName, readonly Row[]> = {
 };
 
 /** The test name: the event, the situation, and what comes of it, as a sentence. */
-function sentence(eventName: EventName, situation: Situation, phase: PhaseName, effects: string): string {
+function sentence(
+  eventName: EventName,
+  situation: Situation,
+  phase: PhaseName,
+  effects: string,
+  instead?: string,
+): string {
   const { phrase } = events[eventName];
   const before = situations[situation].state.phase;
   const subject = `${phrase} ${situations[situation].phrase}`;
+  if (instead !== undefined)
+    return `${subject} ${instead}${effects === "—" ? "" : ` and asks for ${effects}`}`;
   const settle = /settle\(([^)]*)\)/.exec(effects);
   if (settle && phase === "ended" && before !== "ended") {
     const rest = effects.replace(/,? ?settle\([^)]*\)/, "");
@@ -514,8 +541,8 @@ function sentence(eventName: EventName, situation: Situation, phase: PhaseName, 
 const eventNames = Object.keys(events) as EventName[];
 
 describe.each(eventNames)("event %s", (eventName) => {
-  const rows = table[eventName].map(([situation, phase, effects]) => ({
-    title: sentence(eventName, situation, phase, effects),
+  const rows = table[eventName].map(([situation, phase, effects, instead]) => ({
+    title: sentence(eventName, situation, phase, effects, instead),
     situation,
     phase,
     effects,
@@ -628,6 +655,30 @@ describe("special cases", () => {
     expect(step.state.phase).toBe("ended");
     expect(step.state.taskId).toBe(TASK);
     expect(effectsLine(step.effects)).toBe("adopt(task-1), cancelOrphan(task-1), settle(detached)");
+  });
+
+  it("close before the task id: the created task ends the handle as closed, carrying the id", () => {
+    const waiting = transition(situations.calling.state, { type: "close" }, config, AT).state;
+    expect(waiting).toMatchObject({ phase: "calling", detachOnAnswer: true, closing: true });
+    const step = transition(waiting, events.answerTaskWorking.event, config, AT);
+    expect(step.state).toMatchObject({ phase: "ended", taskId: TASK });
+    expect(effectsLine(step.effects)).toBe("adopt(task-1), settle(closed)");
+    // With a store: the ref is written first, then the handle ends as closed.
+    const durable = { ...config, durable: true };
+    const storing = transition(waiting, events.answerTaskWorking.event, durable, AT);
+    expect(effectsLine(storing.effects)).toBe("persist(task-1)");
+    const stored = transition(storing.state, events.storedUnasked.event, durable, AT);
+    expect(effectsLine(stored.effects)).toBe("adopt(task-1), settle(closed)");
+  });
+
+  it("close before the task id, then a failed call or an immediate result, ends without a task", () => {
+    const waiting = transition(situations.calling.state, { type: "close" }, config, AT).state;
+    expect(effectsLine(transition(waiting, events.callFailed.event, config, AT).effects)).toBe(
+      "settle(closed)",
+    );
+    expect(effectsLine(transition(waiting, events.answerComplete.event, config, AT).effects)).toBe(
+      "settle(result)",
+    );
   });
 
   it("a transient poll failure after the last retry ends the handle as error", () => {

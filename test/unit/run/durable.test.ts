@@ -129,8 +129,9 @@ describe("a client with a store", () => {
     expect(outcome).toMatchObject({ kind: "error", taskId: TASK_ID });
     expect(outcome.kind === "error" && outcome.error).toBeInstanceOf(TaskStoreError);
     expect((outcome as { error: Error }).error.cause).toBe(diskFull);
-    expect(reported).toEqual([]);
-    expect(handle.taskId).toBeUndefined();
+    expect(reported).toEqual([]); // not reported (no `task` event), yet the handle keeps the id it got
+    expect(handle.taskId).toBe(TASK_ID);
+    expect(await handle.created).toBe(TASK_ID);
     expect(server.sent("tasks/get")).toEqual([]);
     expect(server.sent("tasks/cancel").map((request) => request.params.taskId)).toEqual([TASK_ID]);
     expect(error).toHaveBeenCalledWith(

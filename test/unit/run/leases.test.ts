@@ -7,7 +7,7 @@
 import { describe, expect, it, vi } from "vitest";
 import type { TaskClient, TaskHandle, TaskRef } from "mcp-tasks";
 import { redisStore, type RedisLike, type RedisTaskStore } from "mcp-tasks/store/redis";
-import { RENEW } from "../../../src/store/redis-scripts.js";
+import { CONFIRM, RENEW } from "../../../src/store/redis-scripts.js";
 import { FakeRedis } from "../store/fake-redis.js";
 import {
   ScriptedServer,
@@ -182,12 +182,12 @@ describe("a worker that loses a task's lease", () => {
 
   it("woken past its lease, it polls and sees the task completed, but reports nothing until its lease is renewed", async () => {
     const redis = new FakeRedis();
-    // a's renewals hang (its process is stopped); they land, late, when `wake` is called.
+    // a's renewals and lease checks hang (its process is stopped); they land, late, when `wake` is called.
     let stalled = false;
     const late: (() => void)[] = [];
     const frozen: RedisLike = {
       eval: (script, options) =>
-        stalled && script === RENEW
+        stalled && (script === RENEW || script === CONFIRM)
           ? new Promise((resolve) => late.push(() => resolve(redis.eval(script, options))))
           : redis.eval(script, options),
     };

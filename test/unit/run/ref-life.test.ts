@@ -9,7 +9,7 @@ import type { RedisLike } from "mcp-tasks/store/redis";
 import { redisStore } from "mcp-tasks/store/redis";
 import { FakeRedis } from "../store/fake-redis.js";
 import { CLAIM_LAPSED } from "../../../src/store/redis-scripts.js";
-import { ScriptedServer, TASK_ID, connect, frame, useFakeTime } from "./scripted-server.js";
+import { ScriptedServer, TASK_ID, connect, frame, settledFlag, useFakeTime } from "./scripted-server.js";
 
 useFakeTime();
 
@@ -22,16 +22,6 @@ function workingServer(): ScriptedServer {
     "tools/call": () => frame.created({ pollIntervalMs: 100 }),
     "tasks/get": () => frame.working({ pollIntervalMs: 100 }),
   });
-}
-
-/** Whether `promise` has settled after the microtasks and timers due so far ran. */
-function settledFlag(promise: Promise<unknown>): () => boolean {
-  let settled = false;
-  void promise.then(
-    () => (settled = true),
-    () => (settled = true),
-  );
-  return () => settled;
 }
 
 describe("close() with Redis frozen", () => {

@@ -236,7 +236,8 @@ export function useFakeTime(): void {
     vi.setSystemTime(START);
   });
   afterEach(async () => {
-    for (const client of connected) await client.close();
+    // close() waits (closeTimeoutMs, on the fake clock) for a tools/call a script never answers.
+    for (const client of connected) await settle(client.close());
     connected.clear();
     vi.restoreAllMocks();
     vi.useRealTimers();
@@ -249,6 +250,16 @@ export function gaps(times: number[]): number[] {
 }
 
 /** Lets fake time run, a second at a time, until `promise` settles (bounded: at most 100 s). */
+/** Whether `promise` has settled after the microtasks and timers due so far ran. */
+export function settledFlag(promise: Promise<unknown>): () => boolean {
+  let settled = false;
+  void promise.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  return () => settled;
+}
+
 export async function settle<T>(promise: Promise<T>): Promise<T> {
   let done = false;
   void promise.finally(() => (done = true));

@@ -232,6 +232,10 @@ export class FakeRedis implements RedisLike {
       }
       case "RENEW":
         return renew();
+      case "CONFIRM": {
+        const state = renew();
+        return [state, owners.get(a3) === me ? 1 : 0];
+      }
       case "VERIFY":
         return args.slice(2).map((id) => (owners.get(id) === me ? 1 : 0));
       case "RETIRE":

@@ -9,6 +9,8 @@ import type { TaskRef } from "mcp-tasks";
 import { LeaseLostError } from "mcp-tasks/store";
 import { redisStore, type RedisLike, type RedisTaskStore } from "mcp-tasks/store/redis";
 import { FakeRedis } from "./fake-redis.js";
+import { shardOf } from "../../../src/store/redis-layout.js";
+import { VERIFY } from "../../../src/store/redis-scripts.js";
 
 const server = { url: "http://127.0.0.1:9/mcp", protocolVersion: "2026-07-28" };
 const elsewhere = { url: "http://127.0.0.1:10/mcp", protocolVersion: "2026-07-28" };
@@ -270,6 +272,95 @@ describe("redisStore at scale", () => {
     await a.put(ref("t2", { server: elsewhere, answeredInputKeys: ["k"] })); // a newer version meanwhile
     expect(await fencing2).toBe(true); // nobody took it: renewed, still a's
     expect(a.fence(ref("t2", { server: elsewhere }))).toBeUndefined();
+  });
+
+  it("fencing a task's last word always asks Redis, even while the lease surely runs by the worker's clock", async () => {
+    const a = worker("a");
+    const lost: string[] = [];
+    a.onLeaseLost((found) => lost.push(found.taskId));
+    await a.put(ref("t1"));
+    await a.put(ref("t2"));
+    expect(a.fence(ref("t1"))).toBeUndefined(); // renewed just now: a snapshot that is not the last is acted on
+    const calls = redis.calls.length;
+    expect(await a.fence(ref("t1"), true)).toBe(true);
+    expect(redis.calls.slice(calls)).toEqual(["CONFIRM"]); // one script, whatever the shard holds
+    // Another incarnation of a's name took t2 (a restarted worker may): a's clock says its lease runs, Redis not.
+    expect(await worker("a").claim(ref("t2"))).toEqual(ref("t2"));
+    expect(a.fence(ref("t2"))).toBeUndefined();
+    expect(await a.fence(ref("t2"), true)).toBe(false);
+    expect(lost).toEqual(["t2"]);
+    expect(a.held).toBe(1);
+  });
+
+  it("after its lease lapsed, a worker acts on no task of the shard by its own clock until it knows which are its own", async () => {
+    // Two tasks in one shard: x is taken by another worker while a stalls, y stays a's.
+    const ids = Array.from({ length: 100 }, (_, index) => `t${String(index)}`);
+    const x = ids[0] as string;
+    const y = ids.find((id) => id !== x && shardOf(id) === shardOf(x)) as string;
+    let open: (() => void) | undefined;
+    let slow = false;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const client: RedisLike = {
+      eval: async (script, options) => {
+        if (script === VERIFY && slow) await gate; // the check of the shard is slow
+        return redis.eval(script, options);
+      },
+    };
+    const a = redisStore({ client, owner: "a", leaseMs: LEASE_MS, logger: { warn: () => undefined } });
+    stores.push(a);
+    await a.put(ref(x));
+    await a.put(ref(y));
+    redis.fault = (name) => (name === "RENEW" ? new Error("stalled") : undefined);
+    await vi.advanceTimersByTimeAsync(LEASE_MS);
+    expect(await worker("b").claim(ref(x))).toEqual(ref(x));
+    redis.fault = undefined;
+    slow = true;
+    // a wakes: its first script finds the lease ended (and renews it), so the shard's tasks are checked...
+    const first = a.fence(ref(y));
+    await vi.advanceTimersByTimeAsync(0);
+    // ...and one answered meanwhile finds the lease running, only because the first renewed it.
+    await a.update(ref(y, { answeredInputKeys: ["k"] }));
+    const second = a.fence(ref(x));
+    expect(second).toBeInstanceOf(Promise); // x is b's now: a must not act on it by its clock
+    open?.();
+    expect(await first).toBe(true);
+    expect(await second).toBe(false);
+    expect(a.fence(ref(y))).toBeUndefined(); // checked: the lease surely runs again
+  });
+
+  it("an adoption round that fails in one shard still hands over what the other shards took", async () => {
+    const gone = worker("gone");
+    await gone.put(ref("t1"));
+    await gone.put(ref("t2"));
+    redis.lapse("gone");
+    const taken = new Set([shardOf("t1"), shardOf("t2")]);
+    const failing = [...Array(16).keys()].find((index) => !taken.has(index)) as number;
+    let round = 0;
+    // The connection drops while one shard's script is out (a Redis restart): the others were answered.
+    redis.fault = (name) =>
+      name === "CLAIM_LAPSED" && round++ === failing ? new Error("connection dropped") : undefined;
+    const b = worker("b");
+    const claimed = await b.claimLapsed(server);
+    expect(claimed.map((found) => found.taskId).sort()).toEqual(["t1", "t2"]);
+    expect(b.held).toBe(2); // each held lease has a ref the caller now follows (or hands back)
+  });
+
+  it("list(server) hands out only refs of exactly that server, and none to a server without an identity", async () => {
+    const a = worker("a");
+    const nameless = { protocolVersion: "2026-07-28" };
+    await a.put(ref("t1"));
+    await a.put(ref("t2", { server: nameless }));
+    await a.put(ref("t3", { server: { name: "scripted", protocolVersion: "2026-07-28" } }));
+    // A ref whose own server is not the one its keys were filed under (written by hand, or by another tool).
+    const misfiled = ref("t4", { server: { name: "scripted", protocolVersion: "2026-07-28" } });
+    const hash = [...redis.hashes].find(([key, refs]) => key.endsWith(":refs") && refs.has("t1"));
+    hash?.[1].set("t4", JSON.stringify(misfiled));
+    expect((await a.list(server)).map((found) => found.taskId)).toEqual(["t1"]);
+    expect(await a.list(nameless)).toEqual([]);
+    expect(
+      (await a.list({ name: "scripted", protocolVersion: "2026-07-28" })).map((found) => found.taskId),
+    ).toEqual(["t3"]);
+    expect((await a.list()).map((found) => found.taskId).sort()).toEqual(["t1", "t2", "t3", "t4"]);
   });
 
   it("a failed release keeps the lease and is written again at the next renewal", async () => {
