@@ -21,6 +21,9 @@ const publicEntries = {
   // Many servers behind one object: imports the core by the package's name, like the bridges, and stays out of
   // the main entry's browser budget.
   "host/index": "src/host/index.ts",
+  // Durable engines: each imports its engine's SDK (optional peers) and the core by the package's name.
+  "engines/temporal": "src/engines/temporal.ts",
+  "engines/restate": "src/engines/restate.ts",
   // Durable Objects: the core by the package's name, Cloudflare's API by its shape (no package at run time).
   "engines/cloudflare": "src/engines/cloudflare.ts",
   // For whoever brings a transport: its shape, the fetch wrappers for the v1 SDK's transport, the wire's names.

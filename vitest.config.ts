@@ -25,6 +25,8 @@ export default defineConfig({
       { find: /^mcp-tasks\/langchain$/, replacement: source("./src/bridges/langchain.ts") },
       { find: /^mcp-tasks\/openai-agents$/, replacement: source("./src/bridges/openai-agents.ts") },
       { find: /^mcp-tasks\/host$/, replacement: source("./src/host/index.ts") },
+      { find: /^mcp-tasks\/temporal$/, replacement: source("./src/engines/temporal.ts") },
+      { find: /^mcp-tasks\/restate$/, replacement: source("./src/engines/restate.ts") },
       { find: /^mcp-tasks\/transport$/, replacement: source("./src/session/index.ts") },
     ],
   },

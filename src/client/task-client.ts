@@ -425,8 +425,8 @@ export class TaskClient<Tools extends ToolTypes<Tools> = UntypedTools> {
     const { store, options, log } = this.context;
     return this.shutdown.close({
       stopAdoption: () => this.stopAdoption?.(),
-      endRuns: () => {
-        for (const run of this.runs.all()) run.closeForClient();
+      endRuns: async () => {
+        await closeRuns(this.runs.all(), this.shutdown.calls, options.closeTimeoutMs, log);
         this.subscriptions?.close();
         this.ownWiring.stopStatus();
         this.context.scheduler.close();

@@ -1,15 +1,23 @@
 /**
  * The examples in examples/ run as written against the reference server, in both protocol generations
- * (2026-07-28 and 2025-11-25), and log what their comments promise.
+ * (2026-07-28 and 2025-11-25), and log what their comments promise. The Temporal activity runs in
+ * `@temporalio/testing`'s activity environment: its workflow and worker need a Temporal server, which is not on
+ * npm (the dev server is a download of its own), so they are type-checked only. The Restate service
+ * (examples/restate-service.ts) runs under the real restate-server in test/integration/engines/restate.test.ts.
  * The server runs the fixtures at a tenth of their real timing: a one-second computation takes 100 ms, and the
  * 60-second backfill the cancel example gives up on takes 6 s, far longer than its 500 ms signal.
  */
+import { ActivityCancellationDetails } from "@temporalio/common";
+import { MockActivityEnvironment } from "@temporalio/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { TaskClient } from "mcp-tasks";
+import type { ToolActivityDetails } from "mcp-tasks/temporal";
 import { fixtureTools, startTaskServer, type HttpTaskServer } from "mcp-tasks/testing";
 import { awaitResult } from "../../examples/await-result.js";
 import { cancelWithSignal } from "../../examples/cancel-with-signal.js";
 import { manyServers, startHttpPair, stdioReferenceServer } from "../../examples/many-servers.js";
 import { streamStatus } from "../../examples/stream-status.js";
+import { createActivities } from "../../examples/temporal-activities.js";
 import { traceTree, tracerProvider } from "../../examples/trace-tree.js";
 
 describe.each(["2026-07-28", "2025-11-25"] as const)("against a %s server", (era) => {
@@ -70,6 +78,26 @@ describe.each(["2026-07-28", "2025-11-25"] as const)("against a %s server", (era
     expect(server.requests.forMethod("notifications/cancelled")).toEqual([]);
     const taskId = (cancels[0]?.body as { params: { taskId: string } }).params.taskId;
     expect(server.tasks.get(taskId)?.status).toBe("cancelled");
+  });
+
+  it("temporal-activities: a retry after the worker went away follows the task, and the tool ran once", async () => {
+    const client = await TaskClient.connect(server.url);
+    try {
+      const { compute } = createActivities(client);
+      const first = new MockActivityEnvironment({ heartbeatTimeoutMs: 3_000 });
+      const beats: ToolActivityDetails[] = [];
+      first.on("heartbeat", (details: ToolActivityDetails) => {
+        beats.push(details);
+        first.cancel("WORKER_SHUTDOWN", new ActivityCancellationDetails({ workerShutdown: true }));
+      });
+      await expect(first.run(compute, 20, "quarterly numbers")).rejects.toThrow("WORKER_SHUTDOWN");
+      const retry = new MockActivityEnvironment({ attempt: 2, heartbeatDetails: beats.at(-1) });
+      expect(await retry.run(compute, 20, "quarterly numbers")).toBe('Computed "quarterly numbers" in 20s');
+      expect(server.requests.forMethod("tools/call")).toHaveLength(1);
+      expect(server.requests.forMethod("tasks/cancel")).toEqual([]);
+    } finally {
+      await client.close();
+    }
   });
 });
 

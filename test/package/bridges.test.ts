@@ -4,14 +4,18 @@
  * install where only one framework is present, its bridge loads (the others' frameworks are never needed) and
  * the others fail naming what is missing; with all of them, the bridges share one book of handed-off tasks.
  */
-import { execFile } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ROOT, assertFreshBuild, packedConsumer, type Consumer } from "./packed.js";
-
-const exec = promisify(execFile);
+import {
+  ROOT,
+  assertFreshBuild,
+  entryWiring,
+  loadEntries,
+  optionalPeerEntry,
+  packedConsumer,
+  type Consumer,
+} from "./packed.js";
 
 const BRIDGES = {
   "ai-sdk": { framework: "ai", imports: ["ai"], entry: "aiSdkTools" },
@@ -47,23 +51,9 @@ describe("the built bridge entries", () => {
   });
 
   it("are wired in package.json exports and typesVersions, with their frameworks as optional peers", () => {
-    const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
-      exports: Record<string, unknown>;
-      typesVersions: { "*": Record<string, string[]> };
-      peerDependencies: Record<string, string>;
-      peerDependenciesMeta: Record<string, { optional?: boolean }>;
-      dependencies: Record<string, string>;
-    };
     for (const name of NAMES) {
       const { framework } = BRIDGES[name];
-      expect(manifest.exports[`./${name}`]).toEqual({
-        import: { types: `./dist/bridges/${name}.d.ts`, default: `./dist/bridges/${name}.js` },
-        require: { types: `./dist/bridges/${name}.d.cts`, default: `./dist/bridges/${name}.cjs` },
-      });
-      expect(manifest.typesVersions["*"][name]).toEqual([`./dist/bridges/${name}.d.cts`]);
-      expect(manifest.peerDependencies[framework]).toBeDefined();
-      expect(manifest.peerDependenciesMeta[framework]).toEqual({ optional: true });
-      expect(manifest.dependencies[framework]).toBeUndefined();
+      expect(entryWiring(name, [framework])).toEqual(optionalPeerEntry(`bridges/${name}`, [framework]));
     }
   });
 });
@@ -84,24 +74,11 @@ describe("a packed install with one framework", () => {
   }
 
   /** Loads every bridge by ESM import and CJS require; `ok` or the first line of the error, per bridge. */
-  async function loadAll(): Promise<Record<string, string>> {
-    const script = `
-      const { createRequire } = await import("node:module");
-      const require = createRequire(import.meta.url);
-      const seen = {};
-      for (const [name, entry] of ${JSON.stringify(NAMES.map((name) => [name, BRIDGES[name].entry]))}) {
-        for (const [kind, load] of [["esm", () => import("mcp-tasks/" + name)], ["cjs", async () => require("mcp-tasks/" + name)]]) {
-          seen[name + " " + kind] = await load().then(
-            (module) => (typeof module[entry] === "function" ? "ok" : "no " + entry),
-            (error) => String(error.message).split("\\n")[0],
-          );
-        }
-      }
-      console.log(JSON.stringify(seen));`;
-    writeFileSync(join(consumer.dir, "load.mjs"), script);
-    const { stdout } = await exec(process.execPath, ["load.mjs"], { cwd: consumer.dir, timeout: 60_000 });
-    return JSON.parse(stdout) as Record<string, string>;
-  }
+  const loadAll = () =>
+    loadEntries(
+      consumer,
+      NAMES.map((name) => [name, BRIDGES[name].entry]),
+    );
 
   it.each(NAMES)(
     "with only the framework of %s, that bridge loads and the others name their package",

@@ -14,6 +14,7 @@ import {
   rmSync,
   statSync,
   symlinkSync,
+  writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -90,4 +91,63 @@ export async function packedConsumer(): Promise<Consumer> {
     symlinkSync(join(ROOT, "node_modules", name), link, "dir");
   }
   return { dir, packageDir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * Loads each `mcp-tasks/<name>` entry in the consumer by ESM import and CJS require, in a fresh Node process:
+ * `ok` when it exports the function `entry`, else the first line of the error, keyed `"<name> esm"` / `"<name> cjs"`.
+ */
+export async function loadEntries(
+  consumer: Consumer,
+  entries: ReadonlyArray<readonly [name: string, entry: string]>,
+): Promise<Record<string, string>> {
+  const script = `
+    const { createRequire } = await import("node:module");
+    const require = createRequire(import.meta.url);
+    const seen = {};
+    for (const [name, entry] of ${JSON.stringify(entries)}) {
+      for (const [kind, load] of [["esm", () => import("mcp-tasks/" + name)], ["cjs", async () => require("mcp-tasks/" + name)]]) {
+        seen[name + " " + kind] = await load().then(
+          (module) => (typeof module[entry] === "function" ? "ok" : "no " + entry),
+          (error) => String(error.message).split("\\n")[0],
+        );
+      }
+    }
+    console.log(JSON.stringify(seen));`;
+  writeFileSync(join(consumer.dir, "load.mjs"), script);
+  const { stdout } = await run(process.execPath, ["load.mjs"], { cwd: consumer.dir, timeout: 60_000 });
+  return JSON.parse(stdout) as Record<string, string>;
+}
+
+/** How package.json wires the entry `mcp-tasks/<name>`: its exports, its typesVersions and its peers. */
+export function entryWiring(name: string, peers: readonly string[]): unknown {
+  const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+    exports: Record<string, unknown>;
+    typesVersions: { "*": Record<string, string[]> };
+    peerDependencies: Record<string, string>;
+    peerDependenciesMeta: Record<string, { optional?: boolean }>;
+    dependencies: Record<string, string>;
+  };
+  return {
+    exports: manifest.exports[`./${name}`],
+    typesVersions: manifest.typesVersions["*"][name],
+    peers: peers.map((peer) => ({
+      peer,
+      range: typeof manifest.peerDependencies[peer],
+      meta: manifest.peerDependenciesMeta[peer],
+      dependency: manifest.dependencies[peer],
+    })),
+  };
+}
+
+/** The wiring of an entry built at `dist/<file>` whose `peers` are optional peer dependencies, never dependencies. */
+export function optionalPeerEntry(file: string, peers: readonly string[]): unknown {
+  return {
+    exports: {
+      import: { types: `./dist/${file}.d.ts`, default: `./dist/${file}.js` },
+      require: { types: `./dist/${file}.d.cts`, default: `./dist/${file}.cjs` },
+    },
+    typesVersions: [`./dist/${file}.d.cts`],
+    peers: peers.map((peer) => ({ peer, range: "string", meta: { optional: true }, dependency: undefined })),
+  };
 }

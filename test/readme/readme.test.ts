@@ -47,6 +47,9 @@ import * as v1Client from "@modelcontextprotocol/sdk/client/index.js";
 import * as v1Http from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import * as v1Types from "@modelcontextprotocol/sdk/types.js";
 import * as otelTraceBase from "@opentelemetry/sdk-trace-base";
+import * as temporalCommon from "@temporalio/common";
+import * as temporalTesting from "@temporalio/testing";
+import * as mcpTasksTemporal from "mcp-tasks/temporal";
 import { describeTools, fixtureTools, startTaskServer, type HttpTaskServer } from "mcp-tasks/testing";
 import {
   ROOT,
@@ -70,6 +73,10 @@ const MODULES = {
   "@modelcontextprotocol/sdk/types.js": v1Types,
   // The OpenTelemetry SDK, for the Observability snippet that prints a task's spans.
   "@opentelemetry/sdk-trace-base": otelTraceBase,
+  // Temporal's activity environment, for the Durable engines snippet that retries an activity.
+  "mcp-tasks/temporal": mcpTasksTemporal,
+  "@temporalio/common": temporalCommon,
+  "@temporalio/testing": temporalTesting,
 };
 
 const SERVED = fixtureTools().map((tool) => tool.name);

@@ -199,6 +199,8 @@ export const SNIPPET_COMPILER_OPTIONS: ts.CompilerOptions = {
     "mcp-tasks/langchain": [join(ROOT, "src/bridges/langchain.ts")],
     "mcp-tasks/openai-agents": [join(ROOT, "src/bridges/openai-agents.ts")],
     "mcp-tasks/host": [join(ROOT, "src/host/index.ts")],
+    "mcp-tasks/temporal": [join(ROOT, "src/engines/temporal.ts")],
+    "mcp-tasks/restate": [join(ROOT, "src/engines/restate.ts")],
     "mcp-tasks/cloudflare": [join(ROOT, "src/engines/cloudflare.ts")],
     "mcp-tasks/transport": [join(ROOT, "src/session/index.ts")],
   },

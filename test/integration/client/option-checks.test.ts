@@ -6,7 +6,8 @@
  * test/integration/boundary/tool-call-arguments.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TaskClient, type TaskRef, type TaskStore } from "mcp-tasks";
+import { TaskClient, type TaskRef } from "mcp-tasks";
+import type { TaskStore } from "mcp-tasks/store";
 import { startTaskServer, type HttpTaskServer } from "mcp-tasks/testing";
 import { TaskHost } from "mcp-tasks/host";
 

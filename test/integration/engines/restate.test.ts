@@ -1,0 +1,272 @@
+/**
+ * `mcp-tasks/restate` end to end: the real `restate-server` binary (from npm, `@restatedev/restate-server`,
+ * started here on free loopback ports with a fresh base directory, stopped after), a service process that calls
+ * the reference server's tool through `callToolInHandler`, and the reference server on 127.0.0.1. The service
+ * process is killed with SIGKILL mid-task and started again: Restate retries the invocation, the replay gets the
+ * journaled ref back, and the invocation completes with the task's result after exactly one `tools/call`.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  defineTool,
+  fixtureTools,
+  startTaskServer,
+  step,
+  textResult,
+  type HttpTaskServer,
+} from "mcp-tasks/testing";
+import { callsOf, cancelsOf, engineTools } from "./tools.js";
+
+const root = fileURLToPath(new URL("../../..", import.meta.url));
+const service = fileURLToPath(new URL("./restate-service.ts", import.meta.url));
+const BOOT_MS = 60_000;
+
+/** The server binary the npm package ships for this platform; missing, the test fails (never skips). */
+function restateBinary(): string {
+  const require = createRequire(import.meta.url);
+  const binary = require.resolve(
+    `@restatedev/restate-server-${process.platform}-${process.arch}/bin/restate-server`,
+  );
+  if (!existsSync(binary)) throw new Error(`restate-server is not installed at ${binary}: run npm ci`);
+  return binary;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.on("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+async function until<T>(
+  check: () => Promise<T | undefined> | T | undefined,
+  what: string,
+  timeoutMs = BOOT_MS,
+): Promise<T> {
+  for (const end = Date.now() + timeoutMs; ;) {
+    const value = await Promise.resolve(check()).catch(() => undefined);
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+interface Process {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<void>;
+}
+
+function start(command: string, args: string[], env: Record<string, string> = {}): Process {
+  const child = spawn(command, args, {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.on("close", () => resolve()));
+  return { child, output: () => output, exited };
+}
+
+let server: HttpTaskServer;
+let restate: Process;
+let baseDir: string;
+let ingress: string;
+let admin: string;
+let servicePort: number;
+let serviceProcess: Process | undefined;
+
+async function startService(): Promise<void> {
+  serviceProcess = start(process.execPath, ["--import", "tsx", service, server.url, String(servicePort)]);
+  const current = serviceProcess;
+  await until(() => current.output().includes("ready") || undefined, `the service (${current.output()})`);
+}
+
+async function killService(): Promise<void> {
+  serviceProcess?.child.kill("SIGKILL");
+  await serviceProcess?.exited;
+  serviceProcess = undefined;
+}
+
+beforeAll(async () => {
+  server = await startTaskServer({
+    tools: [
+      ...engineTools(15),
+      ...fixtureTools({ timeScale: 0.01 }).filter((tool) => tool.name === "slow_compute"),
+      // On the clock, whoever polls: both ways of following it wait the same 1.2 s.
+      defineTool({
+        name: "timed",
+        task: "required",
+        pollIntervalMs: 30,
+        advance: { everyMs: 100 },
+        steps: [step.working("starting"), step.idle(10), step.complete(textResult("done"))],
+      }),
+    ],
+  });
+  const [ingressPort, adminPort, fabricPort, pgPort] = [
+    await freePort(),
+    await freePort(),
+    await freePort(),
+    await freePort(),
+  ];
+  servicePort = await freePort();
+  ingress = `http://127.0.0.1:${ingressPort}`;
+  admin = `http://127.0.0.1:${adminPort}`;
+  baseDir = mkdtempSync(join(tmpdir(), "mcp-tasks-restate-"));
+  restate = start(
+    restateBinary(),
+    [
+      "--base-dir",
+      baseDir,
+      "--node-name",
+      "test",
+      "--bind-ip",
+      "127.0.0.1",
+      "--bind-port",
+      String(fabricPort),
+    ],
+    {
+      RESTATE_INGRESS__BIND_ADDRESS: `127.0.0.1:${ingressPort}`,
+      RESTATE_ADMIN__BIND_ADDRESS: `127.0.0.1:${adminPort}`,
+      RESTATE_ADMIN__QUERY_ENGINE__PGSQL_BIND_ADDRESS: `127.0.0.1:${pgPort}`,
+    },
+  );
+  await until(
+    async () => (await fetch(`${ingress}/restate/health`)).ok || undefined,
+    `restate-server (${restate.output()})`,
+  );
+  await startService();
+  const registered = await fetch(`${admin}/deployments`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ uri: `http://127.0.0.1:${servicePort}` }),
+  });
+  expect(registered.status, await registered.text()).toBeLessThan(300);
+}, BOOT_MS * 2);
+
+afterAll(async () => {
+  await killService();
+  restate?.child.kill("SIGTERM");
+  await restate?.exited;
+  if (baseDir) rmSync(baseDir, { recursive: true, force: true });
+  await server?.close();
+}, 30_000);
+
+/** Starts an invocation without waiting for it; resolves with its id. */
+async function send(path: string, body: unknown): Promise<string> {
+  const response = await fetch(`${ingress}/${path}/send`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  const { invocationId } = (await response.json()) as { invocationId: string };
+  return invocationId;
+}
+
+/** Waits for the invocation's end: its output, or its failure. */
+async function attach(invocationId: string): Promise<{ status: number; body: string }> {
+  const response = await fetch(`${ingress}/restate/invocation/${invocationId}/attach`);
+  return { status: response.status, body: await response.text() };
+}
+
+/** How many entries the invocation's journal holds (Restate's SQL introspection). */
+async function journalLength(invocationId: string): Promise<number> {
+  const response = await fetch(`${admin}/query`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json" },
+    body: JSON.stringify({ query: `SELECT count(*) AS n FROM sys_journal WHERE id = '${invocationId}'` }),
+  });
+  const { rows } = (await response.json()) as { rows: { n: number }[] };
+  return Number(rows[0]?.n);
+}
+
+describe("a Restate service killed mid-task", () => {
+  it(
+    "the invocation completes with the task's result, and the server saw one tools/call",
+    async () => {
+      const before = new Set(server.tasks.ids());
+      const callsBefore = callsOf(server, "deploy");
+      const invocationId = await send("Tools/deploy", { env: "prod" });
+      const taskId = await until(() => server.tasks.ids().find((id) => !before.has(id)), "the task");
+      await until(() => (server.tasks.inspect(taskId)?.polls ?? 0) >= 5 || undefined, "a few polls", 20_000);
+      await killService();
+      const pollsAtKill = server.tasks.inspect(taskId)!.polls;
+      await startService();
+
+      const { status, body } = await attach(invocationId);
+      expect(status, body).toBe(200);
+      expect(JSON.parse(body)).toEqual({ content: [{ type: "text", text: 'deployed {"env":"prod"}' }] });
+      expect(callsOf(server, "deploy")).toBe(callsBefore + 1);
+      expect(server.tasks.inspect(taskId)!.polls).toBeGreaterThan(pollsAtKill);
+    },
+    BOOT_MS * 2,
+  );
+});
+
+describe("the journal", () => {
+  it("journaled waits keep it to a few entries; a journaled poll and a durable sleep per poll do not", async () => {
+    const waited = await send("Tools/timed", {});
+    const polled = await send("Polled/timed", {});
+    for (const id of [waited, polled]) expect((await attach(id)).status).toBe(200);
+    const [waitedEntries, polledEntries] = [await journalLength(waited), await journalLength(polled)];
+    console.log(
+      `journal entries for a 1.2 s task: journaled waits ${waitedEntries}, poll + sleep ${polledEntries}`,
+    );
+    // Input and output, and two entries (command and completion) for the call and each 300 ms wait.
+    expect(waitedEntries).toBeLessThanOrEqual(2 + 2 * (1 + 6));
+    // Two for every poll and every sleep of 30 ms: about 40 of each.
+    expect(polledEntries).toBeGreaterThan(4 * waitedEntries);
+  }, 60_000);
+});
+
+describe("cancelling the invocation", () => {
+  it("sends tasks/cancel once, and the invocation ends cancelled", async () => {
+    const before = new Set(server.tasks.ids());
+    const invocationId = await send("Tools/forever", {});
+    const taskId = await until(() => server.tasks.ids().find((id) => !before.has(id)), "the task");
+    const cancelled = await fetch(`${admin}/invocations/${invocationId}/cancel`, { method: "PATCH" });
+    expect(cancelled.status, await cancelled.text()).toBeLessThan(300);
+    const { status, body } = await attach(invocationId);
+    expect(status).toBeGreaterThanOrEqual(400);
+    expect(JSON.parse(body)).toMatchObject({ code: 409, message: "Cancelled" });
+    expect(cancelsOf(server, taskId)).toBe(1);
+    expect(server.tasks.inspect(taskId)?.task.status).toBe("cancelled");
+  }, 60_000);
+});
+
+describe("endings", () => {
+  it("a failed task ends the invocation with a TerminalError naming it, not retried", async () => {
+    const callsBefore = callsOf(server, "broken");
+    const { status, body } = await attach(await send("Tools/broken", {}));
+    expect(status).toBe(500);
+    expect(JSON.parse(body)).toMatchObject({
+      message: expect.stringMatching(
+        /^TaskFailedError: task .*: failed with JSON-RPC error -32000: disk full$/,
+      ),
+    });
+    expect(callsOf(server, "broken")).toBe(callsBefore + 1);
+  }, 60_000);
+});
+
+describe("examples/restate-service.ts", () => {
+  it("Reports/compute returns the text slow_compute computed", async () => {
+    const response = await fetch(`${ingress}/Reports/compute`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ seconds: 20, label: "q3" }),
+    });
+    expect(await response.json()).toBe('Computed "q3" in 20s');
+  }, 60_000);
+});
