@@ -662,13 +662,13 @@ describe("special cases", () => {
     expect(waiting).toMatchObject({ phase: "calling", detachOnAnswer: true, closing: true });
     const step = transition(waiting, events.answerTaskWorking.event, config, AT);
     expect(step.state).toMatchObject({ phase: "ended", taskId: TASK });
-    expect(effectsLine(step.effects)).toBe("adopt(task-1), settle(closed)");
+    expect(effectsLine(step.effects)).toBe("follow(task-1), settle(closed)");
     // With a store: the ref is written first, then the handle ends as closed.
     const durable = { ...config, durable: true };
     const storing = transition(waiting, events.answerTaskWorking.event, durable, AT);
     expect(effectsLine(storing.effects)).toBe("persist(task-1)");
     const stored = transition(storing.state, events.storedUnasked.event, durable, AT);
-    expect(effectsLine(stored.effects)).toBe("adopt(task-1), settle(closed)");
+    expect(effectsLine(stored.effects)).toBe("follow(task-1), settle(closed)");
   });
 
   it("close before the task id, then a failed call or an immediate result, ends without a task", () => {
