@@ -6,9 +6,9 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join, resolve as resolvePath } from "node:path";
 import { build } from "esbuild";
+import { freePort } from "../fixtures/free-port.js";
 import { workerdBinary } from "./runtimes.js";
 
 export interface RunningWorker {
@@ -44,19 +44,6 @@ export async function bundleWorker(
     absWorkingDir: dir,
   });
   return Object.keys(result.metafile.inputs);
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
-      );
-    });
-  });
 }
 
 const config = (port: number) => `using Workerd = import "/workerd/workerd.capnp";

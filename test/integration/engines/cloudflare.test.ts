@@ -11,7 +11,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { startTaskServer, type HttpTaskServer } from "mcp-tasks/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { bundleWorker, freePort, startWorker, type RunningWorker } from "../../runtimes/workerd.js";
+import { freePort } from "../../fixtures/free-port.js";
+import { bundleWorker, startWorker, type RunningWorker } from "../../runtimes/workerd.js";
 import { agentTools } from "./cloudflare-tools.js";
 
 const ROOT = resolve(import.meta.dirname, "../../..");

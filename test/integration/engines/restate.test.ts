@@ -8,7 +8,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -22,6 +21,7 @@ import {
   type HttpTaskServer,
 } from "mcp-tasks/testing";
 import { callsOf, cancelsOf, engineTools } from "./tools.js";
+import { freePort } from "../../fixtures/free-port.js";
 
 const root = fileURLToPath(new URL("../../..", import.meta.url));
 const service = fileURLToPath(new URL("./restate-service.ts", import.meta.url));
@@ -35,17 +35,6 @@ function restateBinary(): string {
   );
   if (!existsSync(binary)) throw new Error(`restate-server is not installed at ${binary}: run npm ci`);
   return binary;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.on("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 async function until<T>(
