@@ -162,6 +162,7 @@ describe("adoption claims only what this client can follow", () => {
       expect(older.tasks()).toEqual([]);
       // The older worker's lease would last a minute: only handing it back lets a capable worker in.
       expect(await claimWithin(other, ref, 100)).toMatchObject({ taskId: ref.taskId });
+      await until(() => store.held === 0, "the hand-back to be counted");
       expect(store.held).toBe(0);
     } finally {
       await older.close();
@@ -189,6 +190,8 @@ describe("a release whose write fails", () => {
       (handles[index] as (typeof handles)[number]).detach();
       await until(() => failures > 0, "the release to be tried");
       expect(await claimWithin(other, released, 100)).toMatchObject({ taskId: released.taskId });
+      // Redis has the release once another worker can claim it; the worker counts it when the answer is read.
+      await until(() => store.held === 16, "the retried release to be counted");
       expect(store.held).toBe(16);
     } finally {
       control.fail = undefined;
