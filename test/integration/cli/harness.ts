@@ -106,7 +106,31 @@ export class Terminal {
       "BROWSER",
       "DISPLAY",
     ].flatMap((key) => ["-e", `${key}=${env[key] ?? ""}`]);
-    tmux(["new-session", "-d", "-s", this.name, "-x", "160", "-y", "50", ...envArgs, "bash", "-c", script]);
+    const command = [
+      "new-session",
+      "-d",
+      "-s",
+      this.name,
+      "-x",
+      "160",
+      "-y",
+      "50",
+      ...envArgs,
+      "bash",
+      "-c",
+      script,
+    ];
+    // The tmux server exits when the previous test's last session is killed; a session opened while it is
+    // still shutting down fails with "server exited unexpectedly" and is opened again on a new server.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        tmux(command);
+        return;
+      } catch (error) {
+        if (attempt === 3 || !String((error as { stderr?: unknown }).stderr).includes("server exited"))
+          throw error;
+      }
+    }
   }
 
   /** What the terminal shows now. */
@@ -148,9 +172,9 @@ export class Terminal {
   }
 }
 
-/** tmux on a socket of its own, so the tests never touch a user's sessions. */
+/** tmux on a socket of this test process's own, so the tests never touch a user's sessions or each other's. */
 function tmux(args: string[]): string {
-  return execFileSync("tmux", ["-L", "mcp-tasks-cli-tests", ...args], {
+  return execFileSync("tmux", ["-L", `mcp-tasks-cli-tests-${process.pid}`, ...args], {
     encoding: "utf8",
     stdio: ["ignore", "pipe", "pipe"],
     timeout: 10_000,
