@@ -8,7 +8,6 @@
  * the server created meanwhile is cancelled once the answer arrives.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import type { ServerResponse } from "node:http";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -23,9 +22,9 @@ import {
   textResult,
   type HttpTaskServer,
 } from "mcp-tasks/testing";
-import { callsOf, cancelsOf, engineTools } from "./tools.js";
+import { callsOf, cancelsOf, engineTools, heldAnswer } from "./tools.js";
 import { freePort } from "../../fixtures/free-port.js";
-import { startFaultProxy, type FaultProxy, type FaultRequest } from "../lifecycle/fault-proxy.js";
+import { startFaultProxy, type FaultProxy } from "../lifecycle/fault-proxy.js";
 
 const root = fileURLToPath(new URL("../../..", import.meta.url));
 const service = fileURLToPath(new URL("./restate-service.ts", import.meta.url));
@@ -258,28 +257,6 @@ describe("cancelling the invocation", () => {
 });
 
 /**
- * Forwards a request to the reference server at once (so it creates the task), and writes the server's answer
- * back to the client only once `released` resolves.
- */
-async function answerWhen(
-  released: Promise<void>,
-  res: ServerResponse,
-  request: FaultRequest,
-): Promise<void> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (typeof value === "string" && !["host", "connection", "content-length"].includes(name))
-      headers[name] = value;
-  }
-  const answer = await fetch(server.url, { method: "POST", headers, body: JSON.stringify(request.message) });
-  const text = await answer.text();
-  await released;
-  if (res.destroyed) return;
-  res.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "application/json" });
-  res.end(text);
-}
-
-/**
  * Invokes `Held/forever` with its `tools/call` answer held until `released`, and cancels the invocation once the
  * server created the task; resolves once the service heard the cancellation while the call step still waits.
  */
@@ -287,7 +264,7 @@ async function cancelDuringCall(released: Promise<void>) {
   const before = new Set(server.tasks.ids());
   const callsBefore = callsOf(server, "forever");
   const heard = serviceProcess!.output().length;
-  proxy.fault("tools/call", { respond: (res, request) => void answerWhen(released, res, request) }, 1);
+  proxy.fault("tools/call", heldAnswer(server.url, released), 1);
   const invocationId = await send("Held/forever", {});
   const taskId = await until(() => server.tasks.ids().find((id) => !before.has(id)), "the task");
   const cancelled = await fetch(`${admin}/invocations/${invocationId}/cancel`, { method: "PATCH" });
