@@ -72,7 +72,7 @@ export function heldAnswer(upstream: string, released: Promise<void>): FaultRule
           "content-type": answer.headers.get("content-type") ?? "application/json",
         });
         res.end(text);
-      })();
+      })().catch(() => res.destroy()); // the server went away: the client sees a broken answer
     },
   };
 }
