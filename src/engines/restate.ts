@@ -44,7 +44,8 @@ const DEFAULT_SLICE_MS = 30_000;
  * - **Following** is a series of `follow task` steps, each waiting at most `sliceMs` with `client.task(ref)` and
  *   journaling the result or the status reached.
  * - **Cancellation** of the invocation: one `tasks/cancel` for the task (a journaled step of its own), then the
- *   handler ends with Restate's `CancelledError`.
+ *   handler ends with Restate's `CancelledError`. Cancelled while the call step runs, the handler first awaits the
+ *   call's answer, so a task the server created meanwhile is cancelled too.
  * - **Endings**: a completed task returns its `CallToolResult`. A transient transport fault, a refused credential
  *   or a closed client throws a retryable error inside the step, which Restate retries (the retry follows the same
  *   task); every other ending throws `TerminalError` whose message starts with the mcp-tasks error's name
@@ -59,7 +60,12 @@ export async function callToolInHandler(
 ): Promise<CallToolResult> {
   const { sliceMs = DEFAULT_SLICE_MS, meta, ...callOptions } = options;
   const taskClient = async () => (typeof client === "function" ? await client() : client);
-  const called = await ctx.run<CallStep>(`tools/call ${name}`, async () => {
+  // Set once the invocation's cancellation interrupted the call step. A call step that runs after that (it had not
+  // started, or a retry finds it unfinished in the journal) journals a refusal instead of calling a tool whose
+  // invocation is cancelled.
+  let cancelled = false;
+  const callStep = ctx.run<CallStep>(`tools/call ${name}`, async () => {
+    if (cancelled) throw new TerminalError("cancelled before the call was sent", { errorCode: 409 });
     const handle = (await taskClient()).callTool(name, args, { ...callOptions, meta });
     const ref = await handle.ref;
     if (ref === undefined) return { result: await resultOf(handle) };
@@ -67,6 +73,21 @@ export async function callToolInHandler(
     const { pendingInputAnswers: _unsent, ...kept } = ref;
     return { ref: kept };
   });
+  let called: CallStep;
+  try {
+    called = await callStep;
+  } catch (error) {
+    if (!(error instanceof CancelledError)) throw error;
+    // Restate rejects the awaited step at once, while its `tools/call` may still be out: the server may create
+    // the task after this. The step still ends and journals the ref; `map` awaits that value without racing the
+    // cancellation again, and the task it names is cancelled like one being followed.
+    cancelled = true;
+    // Through Restate's logger (silent on replay): an operator sees why a cancelled invocation still waits.
+    ctx.console.info(`mcp-tasks: invocation cancelled during tools/call ${name}; awaiting the call's answer`);
+    const ended = await callStep.map((value, failure) => (failure === undefined ? value : undefined));
+    if (ended !== undefined && "ref" in ended) await cancelTask(ctx, taskClient, ended.ref);
+    throw error;
+  }
   if ("result" in called) return called.result;
   const ref = called.ref;
   let following: TaskHandle | undefined;
@@ -85,14 +106,19 @@ export async function callToolInHandler(
   } catch (error) {
     if (!(error instanceof CancelledError)) throw error;
     following?.detach();
-    await ctx.run("tasks/cancel", async () => {
-      await (await taskClient()).cancel(ref).catch((failure: unknown) => {
-        // A task already over, or a server that refuses: nothing a retry would change.
-        if (endingOf(failure).retryable) throw failure;
-      });
-    });
+    await cancelTask(ctx, taskClient, ref);
     throw error;
   }
+}
+
+/** Sends `tasks/cancel` for `ref` once: a journaled step of its own, so a replay does not send it again. */
+async function cancelTask(ctx: Context, taskClient: () => Promise<TaskClient>, ref: TaskRef): Promise<void> {
+  await ctx.run("tasks/cancel", async () => {
+    await (await taskClient()).cancel(ref).catch((failure: unknown) => {
+      // A task already over, or a server that refuses: nothing a retry would change.
+      if (endingOf(failure).retryable) throw failure;
+    });
+  });
 }
 
 /** The result of a handle, or the step's error for any other ending. */

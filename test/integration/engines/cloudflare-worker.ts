@@ -44,6 +44,8 @@ export class Agent {
         );
       case "/tasks":
         return Response.json(await this.tasks.list());
+      case "/alarm":
+        return Response.json(await this.ctx.storage.getAlarm());
       case "/events":
         return Response.json((await this.ctx.storage.get("events")) ?? []);
       default:

@@ -4,6 +4,8 @@
  * calls a tool of the reference server, workerd is killed mid-task, and after the restart the object's alarm,
  * with no request sent to the object, resumes the task and reports its result; the server saw one `tools/call`.
  * A cancel, or an input answer, stored while the server is unreachable survives a kill too and goes out once.
+ * Killed after the server created a task but before its answer to `tools/call` reached the object (a proxy holds
+ * it), the object holds nothing of the task: no record, no alarm, no event, and the task runs on unfollowed.
  * workerd comes from its devDependency; a missing binary fails the test.
  */
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -13,7 +15,9 @@ import { startTaskServer, type HttpTaskServer } from "mcp-tasks/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../fixtures/free-port.js";
 import { bundleWorker, startWorker, type RunningWorker } from "../../runtimes/workerd.js";
+import { startFaultProxy } from "../lifecycle/fault-proxy.js";
 import { agentTools } from "./cloudflare-tools.js";
+import { heldAnswer } from "./tools.js";
 
 const ROOT = resolve(import.meta.dirname, "../../..");
 
@@ -118,6 +122,36 @@ describe("a Durable Object's tasks, followed by its alarm (workerd, storage on d
       inputResponses: { approval: answer },
     });
     expect(server.requests.forMethod("tools/call")).toHaveLength(1);
+  }, 90_000);
+
+  it("workerd killed before the call's answer reached the object: nothing stored, the task runs on unfollowed", async () => {
+    server = await startTaskServer({ tools: agentTools(200) });
+    const proxy = await startFaultProxy(server.url);
+    try {
+      // The server creates the task and answers; the proxy never passes the answer on.
+      proxy.fault("tools/call", heldAnswer(server.url, new Promise(() => {})), 1);
+      const storage = freshStorage("unanswered");
+      workerd = await startAgent(storage, proxy.url);
+      const call = get(workerd, "/call?tool=endless_job").then(
+        () => "answered",
+        () => "failed",
+      );
+      await until(() => server!.tasks.ids().length === 1, "the task on the server");
+      const [taskId] = server.tasks.ids();
+      await workerd.kill();
+      expect(await call).toBe("failed");
+
+      workerd = await startAgent(storage, server.url);
+      // The object never learnt the task's id: no record, no alarm to follow it, nothing told to its author.
+      expect(await get(workerd, "/tasks")).toEqual([]);
+      expect(await get(workerd, "/alarm")).toBeNull();
+      expect(await get(workerd, "/events")).toEqual([]);
+      expect(server.requests.forMethod("tools/call")).toHaveLength(1);
+      expect(server.requests.forMethod("tasks/get")).toHaveLength(0);
+      expect(server.tasks.inspect(taskId!)?.task.status).toBe("working");
+    } finally {
+      await proxy.close();
+    }
   }, 90_000);
 });
 

@@ -3,7 +3,9 @@
  * started here on free loopback ports with a fresh base directory, stopped after), a service process that calls
  * the reference server's tool through `callToolInHandler`, and the reference server on 127.0.0.1. The service
  * process is killed with SIGKILL mid-task and started again: Restate retries the invocation, the replay gets the
- * journaled ref back, and the invocation completes with the task's result after exactly one `tools/call`.
+ * journaled ref back, and the invocation completes with the task's result after exactly one `tools/call`. A
+ * proxy in front of the reference server holds a `tools/call` answer while the invocation is cancelled: the task
+ * the server created meanwhile is cancelled once the answer arrives.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
@@ -20,8 +22,9 @@ import {
   textResult,
   type HttpTaskServer,
 } from "mcp-tasks/testing";
-import { callsOf, cancelsOf, engineTools } from "./tools.js";
+import { callsOf, cancelsOf, engineTools, heldAnswer } from "./tools.js";
 import { freePort } from "../../fixtures/free-port.js";
+import { startFaultProxy, type FaultProxy } from "../lifecycle/fault-proxy.js";
 
 const root = fileURLToPath(new URL("../../..", import.meta.url));
 const service = fileURLToPath(new URL("./restate-service.ts", import.meta.url));
@@ -70,6 +73,7 @@ function start(command: string, args: string[], env: Record<string, string> = {}
 }
 
 let server: HttpTaskServer;
+let proxy: FaultProxy;
 let restate: Process;
 let baseDir: string;
 let ingress: string;
@@ -88,7 +92,7 @@ function node22(): string {
 }
 
 async function startService(): Promise<void> {
-  serviceProcess = start(node22(), ["--import", "tsx", service, server.url, String(servicePort)]);
+  serviceProcess = start(node22(), ["--import", "tsx", service, server.url, String(servicePort), proxy.url]);
   const current = serviceProcess;
   await until(() => current.output().includes("ready") || undefined, `the service (${current.output()})`);
 }
@@ -114,6 +118,7 @@ beforeAll(async () => {
       }),
     ],
   });
+  proxy = await startFaultProxy(server.url);
   const [ingressPort, adminPort, fabricPort, pgPort] = [
     await freePort(),
     await freePort(),
@@ -160,6 +165,7 @@ afterAll(async () => {
   restate?.child.kill("SIGTERM");
   await restate?.exited;
   if (baseDir) rmSync(baseDir, { recursive: true, force: true });
+  await proxy?.close();
   await server?.close();
 }, 30_000);
 
@@ -178,6 +184,13 @@ async function send(path: string, body: unknown): Promise<string> {
 async function attach(invocationId: string): Promise<{ status: number; body: string }> {
   const response = await fetch(`${ingress}/restate/invocation/${invocationId}/attach`);
   return { status: response.status, body: await response.text() };
+}
+
+/** Waits for the invocation's end, which must be Restate's cancellation. */
+async function expectCancelled(invocationId: string): Promise<void> {
+  const { status, body } = await attach(invocationId);
+  expect(status).toBeGreaterThanOrEqual(400);
+  expect(JSON.parse(body)).toMatchObject({ code: 409, message: "Cancelled" });
 }
 
 /** How many entries the invocation's journal holds (Restate's SQL introspection). */
@@ -237,12 +250,64 @@ describe("cancelling the invocation", () => {
     const taskId = await until(() => server.tasks.ids().find((id) => !before.has(id)), "the task");
     const cancelled = await fetch(`${admin}/invocations/${invocationId}/cancel`, { method: "PATCH" });
     expect(cancelled.status, await cancelled.text()).toBeLessThan(300);
-    const { status, body } = await attach(invocationId);
-    expect(status).toBeGreaterThanOrEqual(400);
-    expect(JSON.parse(body)).toMatchObject({ code: 409, message: "Cancelled" });
+    await expectCancelled(invocationId);
     expect(cancelsOf(server, taskId)).toBe(1);
     expect(server.tasks.inspect(taskId)?.task.status).toBe("cancelled");
   }, 60_000);
+});
+
+/**
+ * Invokes `Held/forever` with its `tools/call` answer held until `released`, and cancels the invocation once the
+ * server created the task; resolves once the service heard the cancellation while the call step still waits.
+ */
+async function cancelDuringCall(released: Promise<void>) {
+  const before = new Set(server.tasks.ids());
+  const callsBefore = callsOf(server, "forever");
+  const heard = serviceProcess!.output().length;
+  proxy.fault("tools/call", heldAnswer(server.url, released), 1);
+  const invocationId = await send("Held/forever", {});
+  const taskId = await until(() => server.tasks.ids().find((id) => !before.has(id)), "the task");
+  const cancelled = await fetch(`${admin}/invocations/${invocationId}/cancel`, { method: "PATCH" });
+  expect(cancelled.status, await cancelled.text()).toBeLessThan(300);
+  await until(
+    () =>
+      serviceProcess!.output().slice(heard).includes("invocation cancelled during tools/call forever") ||
+      undefined,
+    "the service to hear the cancellation during the call",
+    20_000,
+  );
+  return { invocationId, taskId, callsBefore };
+}
+
+describe("cancelling the invocation while the call step runs", () => {
+  it("cancels the task the server created meanwhile, once, and the invocation ends cancelled", async () => {
+    let release!: () => void;
+    const { invocationId, taskId, callsBefore } = await cancelDuringCall(
+      new Promise<void>((resolve) => (release = resolve)),
+    );
+    release();
+
+    await expectCancelled(invocationId);
+    expect(callsOf(server, "forever")).toBe(callsBefore + 1);
+    expect(cancelsOf(server, taskId)).toBe(1);
+    expect(server.tasks.inspect(taskId)?.task.status).toBe("cancelled");
+  }, 60_000);
+
+  it(
+    "a service killed then: the retry does not call the tool again, and the unnamed task runs on",
+    async () => {
+      const { invocationId, taskId, callsBefore } = await cancelDuringCall(new Promise(() => {}));
+      await killService();
+      await startService();
+
+      await expectCancelled(invocationId);
+      // The retry found the call step unfinished and the cancellation journaled: it refused to send the call.
+      expect(callsOf(server, "forever")).toBe(callsBefore + 1);
+      expect(cancelsOf(server, taskId)).toBe(0);
+      expect(server.tasks.inspect(taskId)?.task.status).toBe("working");
+    },
+    BOOT_MS * 2,
+  );
 });
 
 describe("endings", () => {
