@@ -192,6 +192,7 @@ export class TaskClient<Tools extends ToolTypes<Tools> = UntypedTools> {
         log,
         retry: this.context.retry,
         provenAfterMs: options.notificationSafetyNetMs,
+        toolsListChanged: server.discover?.capabilities.tools?.listChanged === true,
       });
     }
     this.joined = joinedHttpSessionsFor({ rights, settings, server, era: this.era, wiring, telemetry });

@@ -14,6 +14,12 @@
  * misses nothing and is not polled again. A stream is closed once none of its tasks is live. A refusal of the
  * method itself (-32601, -32021, or HTTP 404 / 405 for the listen) stops listening on this connection.
  *
+ * A listen also asks for `toolsListChanged` when the server advertises `tools.listChanged` (MCP: a listen is the
+ * only way a 2026-07-28 client hears of a changed tool list): the `notifications/tools/list_changed` a stream
+ * carries reaches the connection's tool catalog and a TaskHost like any other notification, once per stream
+ * that carries it. While no listen is open nothing is heard, and a refused result is checked again against a
+ * fresh `tools/list` before it is refused (src/tools/output-checks.ts).
+ *
  * A stream has to prove itself: it counts as working once it has stayed open `provenAfterMs` (the client's
  * `notificationSafetyNetMs`) after its acknowledgement. An acknowledgement alone proves nothing (decision 10:
  * polling is the safety net; a server that acknowledged every listen and closed it at once would otherwise
@@ -90,6 +96,8 @@ export interface SubscriptionsOptions {
   maxIdsPerListen?: number;
   /** Most listen streams open at once. Default 4. */
   maxStreams?: number;
+  /** Ask every listen for `notifications/tools/list_changed` too (the server advertised `tools.listChanged`). */
+  toolsListChanged?: boolean;
 }
 
 /** One `subscriptions/listen` request and its stream. */
@@ -256,7 +264,7 @@ export class Subscriptions {
     this.options.channel
       .request(
         Method.listen,
-        { notifications: { taskIds: [...ids] } },
+        { notifications: this.filterFor(ids) },
         {
           signal: stream.abort.signal,
           timeoutMs: Infinity,
@@ -270,6 +278,13 @@ export class Subscriptions {
         () => this.streamEnded(stream, undefined),
         (error: unknown) => this.streamEnded(stream, error),
       );
+  }
+
+  /** The `notifications` filter of a listen for `ids` (MCP `SubscriptionFilter` with the extension's `taskIds`). */
+  private filterFor(ids: readonly string[]): Record<string, unknown> {
+    const filter: Record<string, unknown> = { taskIds: [...ids] };
+    if (this.options.toolsListChanged === true) filter["toolsListChanged"] = true;
+    return filter;
   }
 
   /* ---- What the server says ------------------------------------------------------------------------ */

@@ -67,6 +67,8 @@ export class TaskRun
   /** The tool list the check came from (`OutputChecks.generation`), and whether a refused result was rechecked. */
   private checkGeneration = 0;
   private rechecked = false;
+  /** Whether the check was looked up again because the tool list changed after the first lookup. */
+  private relooked = false;
   /*
    * What the cadence owner (src/scheduler/cadence.ts) reads, kept here so a run costs no extra object. Whole
    * milliseconds (rounded up, so a wait is never cut short), so they stay small integers V8 does not box.
@@ -405,8 +407,18 @@ export class TaskRun
 
   /* ---- The output schema check --------------------------------------------------------------------- */
 
-  /** Looks the check up once (with `validateOutput` and a known tool); true while the lookup is still waiting. */
+  /**
+   * Looks the check up once (with `validateOutput` and a known tool), and once more when a result comes after the
+   * tool list was dropped (the server said it changed); true while the lookup is still waiting. Once only: a
+   * server announcing changes without end cannot hold a result back.
+   */
   private awaitsCheck(): boolean {
+    const checks = this.context.outputChecks;
+    const stale = this.checkLookedUp && this.checking === undefined && checks !== undefined;
+    if (stale && !this.relooked && !this.rechecked && checks.generation !== this.checkGeneration) {
+      this.relooked = true;
+      this.checkLookedUp = false;
+    }
     this.lookUpCheck();
     return this.checking !== undefined;
   }
@@ -414,7 +426,7 @@ export class TaskRun
   /**
    * A result the check refuses is checked again, once, against the tool list fetched anew before it is refused:
    * the server may have changed the tool's schema without this client hearing of it (a 2026-07-28 connection
-   * hears `notifications/tools/list_changed` only on a listen that asks for it). True while that list is fetched.
+   * hears `notifications/tools/list_changed` only while a listen is open). True while that list is fetched.
    */
   private awaitsRecheck(event: CallEvent): boolean {
     const checks = this.context.outputChecks;

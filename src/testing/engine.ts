@@ -1,7 +1,9 @@
 /**
  * The transport-neutral heart of the reference server: the tools, the task store, the timers of
  * time-advanced scripts and the `notifications/tasks` subscribers. HTTP and stdio serving, and the
- * SDK request handlers, all call into one engine, so every transport sees the same tasks.
+ * SDK request handlers, all call into one engine, so every transport sees the same tasks. The tool list can
+ * change while the server runs (`setTools`); whoever watches it (`onToolsChanged`: listens that asked for
+ * `toolsListChanged`, 2025-11-25 connections) is told, and tasks already running keep the script they started with.
  */
 import { randomUUID } from "node:crypto";
 import { ProtocolError } from "./load-server-sdk.js";
@@ -43,7 +45,8 @@ export interface ListedTool {
 
 export class TaskEngine {
   readonly store: TaskStore;
-  private readonly tools: ReadonlyMap<string, ToolDefinition>;
+  private tools: ReadonlyMap<string, ToolDefinition>;
+  private readonly toolWatchers = new Set<() => void>();
   private readonly clock: Clock;
   private readonly requestState: RequestStateCodec = createRequestStateCodec();
   private readonly subscribers = new Set<{ taskIds: ReadonlySet<string>; listener: TaskListener }>();
@@ -72,6 +75,33 @@ export class TaskEngine {
       inputSchema: { type: "object", ...tool.inputSchema },
       ...(tool.outputSchema !== undefined && { outputSchema: { ...tool.outputSchema } }),
     }));
+  }
+
+  /**
+   * Serves `tools` from now on in place of the list so far, then tells every watcher the list changed.
+   * @throws {ToolDefinitionError} for a malformed definition or two tools of one name (nothing changes then).
+   */
+  setTools(tools: readonly ToolDefinition[]): void {
+    this.tools = toolMap(tools);
+    this.toolsChanged();
+  }
+
+  /** Tells every watcher the tool list changed (say, after a definition was edited in place). */
+  toolsChanged(): void {
+    for (const watcher of [...this.toolWatchers]) {
+      try {
+        watcher();
+      } catch (error) {
+        this.options.onError?.(error instanceof Error ? error : new Error(String(error)));
+      }
+    }
+  }
+
+  /** Calls `watcher` on each change of the tool list, until the returned function is called. */
+  onToolsChanged(watcher: () => void): () => void {
+    const entry = () => watcher();
+    this.toolWatchers.add(entry);
+    return () => this.toolWatchers.delete(entry);
   }
 
   callTool(
@@ -154,6 +184,7 @@ export class TaskEngine {
     this.shutdown.abort();
     this.store.clear();
     this.subscribers.clear();
+    this.toolWatchers.clear();
   }
 
   /** The tool named `name`, if the server serves it. */

@@ -139,6 +139,8 @@ export async function startTaskServer(options: HttpTaskServerOptions = {}): Prom
     keepAliveMs: 0,
     onerror: core.reportError,
   });
+  // Listens without `taskIds` are the SDK's: they hear of a changed tool list through its bus.
+  core.engine.onToolsChanged(() => handler.notify.toolsChanged());
   const openListens = new Map<ServerResponse, string | number>();
   if (options.auth !== undefined) checkAuthOptions(options.auth); // a bad option fails before the port opens
   let gate: AuthGate | undefined; // made once the port (and so the origin) is known
@@ -267,6 +269,8 @@ export async function startTaskServer(options: HttpTaskServerOptions = {}): Prom
     tasks: core.engine.store,
     requests: core.log,
     notifications: core.sent,
+    setTools: (tools) => core.engine.setTools(tools),
+    toolsChanged: () => core.engine.toolsChanged(),
     get listenStreams() {
       return openListens.size;
     },

@@ -3,7 +3,10 @@
  * router strips `taskIds` and cannot push `notifications/tasks`). The stream opens with
  * `notifications/subscriptions/acknowledged` naming the accepted ids (only tasks the server knows),
  * then carries one `notifications/tasks` with the full detailed task per change of an accepted task.
- * Every message carries the listen request's id as `_meta["io.modelcontextprotocol/subscriptionId"]`.
+ * A listen that also asks for `toolsListChanged: true` has it acknowledged and gets one
+ * `notifications/tools/list_changed` per change of the server's tool list (the server advertises
+ * `tools.listChanged`). Every message carries the listen request's id as
+ * `_meta["io.modelcontextprotocol/subscriptionId"]`.
  */
 import type { DetailedTask } from "../schema/index.js";
 import { declaresTasks, missingTasksCapability } from "./capabilities.js";
@@ -29,6 +32,8 @@ export interface TaskListenRequest {
   readonly id: RequestId;
   readonly params: Readonly<Record<string, unknown>>;
   readonly taskIds: unknown;
+  /** The filter asks for `notifications/tools/list_changed` (`toolsListChanged: true`). */
+  readonly toolsListChanged: boolean;
 }
 
 export type ListenOpening =
@@ -56,7 +61,12 @@ export function asTaskListenRequest(body: unknown): TaskListenRequest | undefine
   if ((typeof id !== "string" && typeof id !== "number") || !isObject(params)) return undefined;
   const notifications = params["notifications"];
   if (!isObject(notifications) || !("taskIds" in notifications)) return undefined;
-  return { id, params, taskIds: notifications["taskIds"] };
+  return {
+    id,
+    params,
+    taskIds: notifications["taskIds"],
+    toolsListChanged: notifications["toolsListChanged"] === true,
+  };
 }
 
 function stamped(id: RequestId, meta: unknown = {}): Record<string, unknown> {
@@ -76,6 +86,11 @@ export function listenClosing(id: RequestId): ListenMessage {
 export function taskNotification(id: RequestId, task: DetailedTask): ListenMessage {
   const { _meta, ...fields } = task as DetailedTask & { _meta?: unknown };
   return { jsonrpc: "2.0", method: "notifications/tasks", params: { ...fields, _meta: stamped(id, _meta) } };
+}
+
+/** The `notifications/tools/list_changed` message for one change of the tool list. */
+export function toolsChangedNotification(id: RequestId): ListenMessage {
+  return { jsonrpc: "2.0", method: "notifications/tools/list_changed", params: { _meta: stamped(id) } };
 }
 
 /**
@@ -141,17 +156,23 @@ export function openTaskListen(
     : engine.pushable(taskIds as string[]);
   const stream = shapeStream(behaviour, clock, send as (message: Record<string, unknown>) => void);
   const subscription = engine.subscribe(chosen, (task) => stream.notify(taskNotification(request.id, task)));
+  const { toolsListChanged } = request;
+  const unwatchTools = toolsListChanged
+    ? engine.onToolsChanged(() => stream.notify(toolsChangedNotification(request.id)))
+    : undefined;
+  const honored = { taskIds: subscription.accepted, ...(toolsListChanged && { toolsListChanged }) };
   return {
     kind: "open",
     start: () =>
       stream.acknowledge({
         jsonrpc: "2.0",
         method: "notifications/subscriptions/acknowledged",
-        params: { notifications: { taskIds: subscription.accepted }, _meta: stamped(request.id) },
+        params: { notifications: honored, _meta: stamped(request.id) },
       }),
     close: () => {
       stream.stop();
       subscription.unsubscribe();
+      unwatchTools?.();
     },
     dropAfterMs: dropDelay(behaviour, listenIndex),
     endAfterMs: endDelay(behaviour, listenIndex),

@@ -1,5 +1,5 @@
 /**
- * Every task notification the server wrote, in order, so a client test can prove what was actually delivered:
+ * Every notification the server wrote about tasks and tools, in order, so a client test can prove what was actually delivered:
  * that a duplicate really went out twice, that notifications really went out of order, or when an
  * acknowledgement left the server. The counterpart of {@link RequestLog}, for the other direction.
  */
@@ -8,10 +8,13 @@
 export interface SentNotification {
   /**
    * The id of the `subscriptions/listen` request whose stream carried it; `undefined` for a 2025-11-25
-   * `notifications/tasks/status`, which belongs to no listen.
+   * notification, which belongs to no listen.
    */
   readonly listenId: string | number | undefined;
-  /** `notifications/subscriptions/acknowledged`, `notifications/tasks` or `notifications/tasks/status`. */
+  /**
+   * `notifications/subscriptions/acknowledged`, `notifications/tasks`, `notifications/tools/list_changed`, or
+   * (2025-11-25) `notifications/tasks/status`.
+   */
   readonly method: string;
   readonly params: Readonly<Record<string, unknown>>;
   /** When it was written, on the server's clock (ms since the epoch). */

@@ -8,7 +8,6 @@ import type {
   CallToolResult,
   Implementation,
   ListToolsResult,
-  McpServerFactory,
   ServerContext,
 } from "@modelcontextprotocol/server";
 import { Server } from "./load-server-sdk.js";
@@ -32,12 +31,16 @@ export interface ServerFactoryOptions {
   taskShapedPrompt: boolean;
 }
 
-/** A factory of SDK servers that all serve the same engine (HTTP builds one per request). */
-export function createServerFactory(engine: TaskEngine, options: ServerFactoryOptions): McpServerFactory {
+/** Builds one SDK server over the engine (an `McpServerFactory`: HTTP builds one per request, stdio one in all). */
+export type ServerFactory = () => Server;
+
+/** A factory of SDK servers that all serve the same engine. */
+export function createServerFactory(engine: TaskEngine, options: ServerFactoryOptions): ServerFactory {
   return () => {
     const server = new Server(options.serverInfo, {
       capabilities: {
-        tools: {},
+        // A listen that asks for `toolsListChanged` hears of `setTools` (./listen.ts, and the SDK's own router).
+        tools: { listChanged: true },
         ...(options.taskShapedPrompt && { prompts: {} }),
         extensions: { [TASKS_EXTENSION_ID]: {} },
       },

@@ -1,12 +1,12 @@
 /** What every transport of the reference server shares: options, the engine, the SDK factory and the log. */
-import type { Implementation, McpServerFactory } from "@modelcontextprotocol/server";
+import type { Implementation } from "@modelcontextprotocol/server";
 import type { Clock } from "./clock.js";
 import { systemClock } from "./clock.js";
 import { TaskEngine } from "./engine.js";
 import { fixtureTools } from "./fixtures.js";
 import { NotificationLog } from "./notification-log.js";
 import { RequestLog } from "./request-log.js";
-import { createServerFactory } from "./sdk-server.js";
+import { createServerFactory, type ServerFactory } from "./sdk-server.js";
 import type { TaskStoreView } from "./task-store.js";
 import type { ToolDefinition } from "./tool.js";
 import type { ListenBehaviour } from "./listen-behaviour.js";
@@ -55,8 +55,20 @@ export interface TaskServer {
   readonly tasks: TaskStoreView;
   /** Every message clients sent, with HTTP headers. */
   readonly requests: RequestLog;
-  /** Every task notification the server wrote (acknowledgements and task changes), duplicates included. */
+  /**
+   * Every notification the server wrote on listens (acknowledgements, task changes, tool list changes) or, on
+   * 2025-11-25, of tasks and tools; duplicates included.
+   */
   readonly notifications: NotificationLog;
+  /**
+   * Serve these tools from now on, in place of the list so far, and say the list changed: every open listen that
+   * asked for `toolsListChanged` gets `notifications/tools/list_changed` (2025-11-25: every connection, on its
+   * GET stream over HTTP). Tasks already running keep the script they started with.
+   * @throws {ToolDefinitionError} for a malformed definition or two tools of one name (nothing changes then).
+   */
+  setTools(tools: readonly ToolDefinition[]): void;
+  /** Say the tool list changed without replacing it (after a definition was edited in place), as `setTools` does. */
+  toolsChanged(): void;
   /** Stop serving: end listen streams, stop timers, close connections. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -65,7 +77,7 @@ export const DEFAULT_SERVER_INFO: Implementation = { name: "mcp-tasks-reference-
 
 export interface ServerCore {
   readonly engine: TaskEngine;
-  readonly factory: McpServerFactory;
+  readonly factory: ServerFactory;
   readonly log: RequestLog;
   readonly sent: NotificationLog;
   readonly clock: Clock;

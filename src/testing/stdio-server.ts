@@ -19,6 +19,7 @@ import { startLegacyStdioServer } from "./legacy/index.js";
 import { asTaskListenRequest, listenClosing, openTaskListen } from "./listen.js";
 import type { ServerCore, TaskServer, TaskServerOptions } from "./server-core.js";
 import { createServerCore } from "./server-core.js";
+import type { ServerFactory } from "./sdk-server.js";
 import { polishOutgoing } from "./wire-polish.js";
 import { loadServerTracing, SpansById } from "./server-tracing.js";
 
@@ -160,12 +161,21 @@ export function startStdioTaskServer(options: StdioTaskServerOptions = {}): Task
     core,
     options,
   );
-  const handle = serveStdio(core.factory, { transport, legacy: "reject", onerror: core.reportError });
+  // Listens without `taskIds` are the SDK's: its pinned instance routes a list_changed onto them.
+  let pinned: ReturnType<ServerFactory> | undefined;
+  const factory: ServerFactory = () => (pinned = core.factory());
+  core.engine.onToolsChanged(() => {
+    if (pinned?.transport === undefined) return; // no connection opened yet
+    pinned.sendToolListChanged().catch((error: Error) => core.reportError(error));
+  });
+  const handle = serveStdio(factory, { transport, legacy: "reject", onerror: core.reportError });
   let closing: Promise<void> | undefined;
   return {
     tasks: core.engine.store,
     requests: core.log,
     notifications: core.sent,
+    setTools: (tools) => core.engine.setTools(tools),
+    toolsChanged: () => core.engine.toolsChanged(),
     close: () =>
       (closing ??= (async () => {
         core.engine.close();

@@ -48,6 +48,7 @@ interface Entry {
 export class ToolCatalog implements ToolSchemas {
   private entries: Map<string, Entry> | undefined;
   private loading: Promise<Map<string, Entry>> | undefined;
+  private drops = 0;
 
   constructor(
     private readonly channel: RpcChannel,
@@ -71,6 +72,14 @@ export class ToolCatalog implements ToolSchemas {
     return this.entries?.get(name)?.tool;
   }
 
+  /**
+   * Counts the times the list was dropped (`list_changed`, `refresh`): a definition read under another value may
+   * be stale.
+   */
+  get version(): number {
+    return this.drops;
+  }
+
   /** Whether the list is at hand (fetched, and not dropped by a `list_changed` since). */
   get isLoaded(): boolean {
     return this.entries !== undefined;
@@ -87,6 +96,7 @@ export class ToolCatalog implements ToolSchemas {
   }
 
   private forget(): void {
+    this.drops++;
     this.entries = undefined;
     this.loading = undefined;
   }

@@ -2,9 +2,10 @@
  * Checks a tool's results against its `outputSchema` (MCP: clients SHOULD). The schemas come from the client's
  * tool catalog (`tools/list`, fetched once, when a first result needs it or a first call becomes a task,
  * dropped on `notifications/tools/list_changed`, and fetched again once before a result is refused, since a
- * 2026-07-28 connection hears of no change unless it listens for one); each is compiled once per listing, on the validator loaded the
- * first time a tool has a schema. A run asks for its tool's check before its result is mapped, so the check
- * itself is synchronous and runs once per result, never per poll.
+ * 2026-07-28 connection hears of a change only while a listen is open); each is compiled once per listing, on the
+ * validator loaded the first time a tool has a schema. A run asks for its tool's check before its result is
+ * mapped, and asks again if the list was dropped since (`generation`), so the check itself is synchronous and
+ * runs once per result, never per poll.
  */
 import type { CallToolResult } from "../schema/index.js";
 import { OutputSchemaError, RpcError, type OutputProblem } from "../protocol/errors.js";
@@ -51,34 +52,41 @@ export class OutputChecks {
     this.listsTools = options.listsTools;
   }
 
-  /** Counts the tool lists fetched again by {@link recheckFor}: a run knows which list its check came from. */
-  generation = 0;
+  /**
+   * Which tool list a check comes from: it moves whenever the list is dropped (`notifications/tools/list_changed`,
+   * or a refused result's fetch in {@link recheckFor}), so a run knows when its check may be stale.
+   */
+  get generation(): number {
+    return this.catalog.version;
+  }
+
   private relisting: Promise<void> | undefined;
 
   /**
    * The check for `toolName` from the tool list fetched anew, for a result `current` (from list `since`) refused:
    * the schema may have changed without a `notifications/tools/list_changed` reaching this client. Results
-   * refused together share one fetch, and a list fetched since `since` is used as it is. When the list cannot be
-   * fetched, `current` stays. Never rejects.
+   * refused together share one fetch, and a list fetched (or dropped) since `since` is used as it is now. When the
+   * list cannot be fetched, `current` stays. Never rejects.
    */
   recheckFor(toolName: string, since: number, current: OutputCheck): Promise<OutputCheck | undefined> {
     if (since === this.generation) {
       this.relisting ??= this.catalog.refresh().finally(() => {
-        this.generation++;
         this.relisting = undefined;
       });
     }
     const relisted = this.relisting ?? Promise.resolve();
-    return relisted.then(
-      () => this.checkOf(this.catalog.cached(toolName)),
-      (error: unknown) => {
-        this.options.warn(
-          "tools/list failed: this tool result is checked against the schema listed before",
-          error,
-        );
-        return current;
-      },
-    );
+    return relisted
+      .then(() => this.catalog.tool(toolName)) // fetched again if a list_changed dropped it meanwhile
+      .then(
+        (tool) => this.checkOf(tool),
+        (error: unknown) => {
+          this.options.warn(
+            "tools/list failed: this tool result is checked against the schema listed before",
+            error,
+          );
+          return current;
+        },
+      );
   }
 
   /** The check for `toolName`'s results (undefined: nothing to check). Never rejects. */

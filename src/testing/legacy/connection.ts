@@ -80,7 +80,10 @@ function argumentsOf(value: unknown): Readonly<Record<string, unknown>> {
 export function createLegacyServer(core: LegacyCore): LegacyServer {
   const { sdk, engine } = core;
   const server = new sdk.Server(core.serverInfo, {
-    capabilities: { tools: {}, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } },
+    capabilities: {
+      tools: { listChanged: true },
+      tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+    },
     taskStore: new EngineTaskStore(engine, core.pageSize),
   });
   const watched = new Map<string, () => void>();
@@ -102,7 +105,14 @@ export function createLegacyServer(core: LegacyCore): LegacyServer {
     });
     watched.set(taskId, subscription.unsubscribe);
   }
+  // A changed tool list is announced to every connection (over HTTP on its GET stream, when one is open).
+  const unwatchTools = engine.onToolsChanged(() => {
+    const method = "notifications/tools/list_changed";
+    core.sent.record(undefined, { method }, core.clock.now());
+    server.sendToolListChanged().catch((error: Error) => core.reportError(error));
+  });
   server.onclose = () => {
+    unwatchTools();
     for (const unsubscribe of watched.values()) unsubscribe();
     watched.clear();
   };

@@ -6,9 +6,10 @@ import { NotificationLog } from "../notification-log.js";
 import { RequestLog } from "../request-log.js";
 import { DEFAULT_SERVER_INFO } from "../server-core.js";
 import type { TaskServerOptions } from "../server-core.js";
+import type { ToolDefinition } from "../tool.js";
 import type { LegacyCore } from "./connection.js";
 import { InputRelay } from "./input-relay.js";
-import { pageSizeOf, refuse2026Options } from "./options.js";
+import { pageSizeOf, refuse2026Options, refuse2026Tools } from "./options.js";
 import { loadLegacySdk } from "./sdk.js";
 import { loadServerTracing, type ServerTracing } from "../server-tracing.js";
 
@@ -18,6 +19,8 @@ export interface LegacyServerCore extends LegacyCore {
   readonly tracing: ServerTracing | undefined;
   /** Abort waits, stop timers and forget tasks. */
   shutdown(): void;
+  /** `TaskServer.setTools`, refusing 2026-only tool options as the start does. */
+  setTools(tools: readonly ToolDefinition[]): void;
 }
 
 /**
@@ -49,6 +52,10 @@ export async function createLegacyCore(options: TaskServerOptions & object): Pro
     shutdown: () => {
       stop.abort();
       engine.close();
+    },
+    setTools: (next) => {
+      refuse2026Tools(next);
+      engine.setTools(next);
     },
   };
 }

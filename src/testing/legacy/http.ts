@@ -128,6 +128,8 @@ export async function startLegacyHttpServer(options: HttpTaskServerOptions): Pro
     tasks: core.engine.store,
     requests: core.log,
     notifications: core.sent,
+    setTools: (tools) => core.setTools(tools),
+    toolsChanged: () => core.engine.toolsChanged(),
     listenStreams: 0,
     auth: gate?.view,
     close,

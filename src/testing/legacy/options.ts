@@ -23,6 +23,11 @@ export function refuse2026Options(options: object, tools: readonly ToolDefinitio
   const set = REFUSED_OPTIONS.filter((name) => given[name] !== undefined && given[name] !== false);
   if (set.length > 0)
     throw new EraOptionError(`era "2025-11-25" does not support ${set.join(", ")} (2026-07-28 only)`);
+  refuse2026Tools(tools);
+}
+
+/** @throws {ToolDefinitionError} for a tool that uses a 2026-07-28 option (`createTaskWhenUndeclared`). */
+export function refuse2026Tools(tools: readonly ToolDefinition[]): void {
   const eager = tools.find((tool) => tool.createTaskWhenUndeclared !== undefined);
   if (eager !== undefined) {
     throw new ToolDefinitionError(

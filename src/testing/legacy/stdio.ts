@@ -41,6 +41,8 @@ export async function startLegacyStdioServer(options: StdioTaskServerOptions): P
     tasks: core.engine.store,
     requests: core.log,
     notifications: core.sent,
+    setTools: (tools) => core.setTools(tools),
+    toolsChanged: () => core.engine.toolsChanged(),
     close: () =>
       (closing ??= (async () => {
         core.shutdown();

@@ -3,37 +3,11 @@
  * server's stdio transport in-process): every listen shares the one pipe, so notifications are told apart by
  * `_meta["io.modelcontextprotocol/subscriptionId"]`, and a listen ends with `notifications/cancelled`.
  */
-import { PassThrough, type Readable, type Writable } from "node:stream";
-import { createInterface } from "node:readline";
+import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { TaskClient } from "mcp-tasks";
 import { defineTool, startStdioTaskServer, step, textResult, type TaskServer } from "mcp-tasks/testing";
-import type { McpTransport, OutgoingMessage } from "../../../src/session/types.js";
-
-/** The client half of a stdio connection, over two in-process pipes. */
-class PipeTransport implements McpTransport {
-  onmessage?: (message: unknown) => void;
-  onerror?: (error: Error) => void;
-  onclose?: () => void;
-
-  constructor(
-    private readonly output: Writable,
-    private readonly input: Readable,
-  ) {}
-
-  async start(): Promise<void> {
-    createInterface({ input: this.input }).on("line", (line) => this.onmessage?.(JSON.parse(line)));
-  }
-
-  async send(message: OutgoingMessage): Promise<void> {
-    this.output.write(`${JSON.stringify(message)}\n`);
-  }
-
-  async close(): Promise<void> {
-    this.output.end();
-    this.onclose?.();
-  }
-}
+import { PipeTransport } from "./fixtures/pipe-transport.js";
 
 const ticking = defineTool({
   name: "ticking",

@@ -157,3 +157,65 @@ describe("subscriptions/listen with taskIds", () => {
     expect(reply).toMatchObject({ status: 400, error: { code: -32020 } });
   });
 });
+
+describe("subscriptions/listen with toolsListChanged", () => {
+  it("acknowledges it and sends notifications/tools/list_changed, stamped, each time the tools change", async () => {
+    expect((await call(server.url, "server/discover"))["capabilities"]).toMatchObject({
+      tools: { listChanged: true },
+    });
+    const taskId = await createTask();
+    const opened = await listen(server.url, [taskId], { id: "tools-1", filter: { toolsListChanged: true } });
+    if (!isStream(opened)) throw new Error(`listen was refused: ${JSON.stringify(opened)}`);
+    streams.push(opened);
+    expect(await opened.next()).toEqual({
+      jsonrpc: "2.0",
+      method: "notifications/subscriptions/acknowledged",
+      params: {
+        notifications: { taskIds: [taskId], toolsListChanged: true },
+        _meta: { [SUBSCRIPTION_ID]: "tools-1" },
+      },
+    });
+    server.setTools([defineTool({ name: "other", steps: [step.complete(textResult("done"))] })]);
+    const changed = {
+      jsonrpc: "2.0",
+      method: "notifications/tools/list_changed",
+      params: { _meta: { [SUBSCRIPTION_ID]: "tools-1" } },
+    };
+    expect(await opened.next()).toEqual(changed);
+    expect(
+      ((await call(server.url, "tools/list"))["tools"] as { name: string }[]).map((tool) => tool.name),
+    ).toEqual(["other"]);
+    server.toolsChanged();
+    expect(await opened.next()).toEqual(changed);
+    expect(
+      server.notifications.forMethod("notifications/tools/list_changed").map((entry) => entry.listenId),
+    ).toEqual(["tools-1", "tools-1"]);
+  });
+
+  it("sends nothing about tools to a listen that did not ask", async () => {
+    const taskId = await createTask();
+    const stream = await openStream([taskId], "tasks-only");
+    expect(((await stream.next())["params"] as { notifications: unknown }).notifications).toEqual({
+      taskIds: [taskId],
+    });
+    server.setTools([]);
+    await call(server.url, "tasks/get", { taskId }); // the next message on the stream is this change
+    expect((await stream.next())["method"]).toBe("notifications/tasks");
+    expect(server.notifications.forMethod("notifications/tools/list_changed")).toEqual([]);
+  });
+
+  it("reaches a listen without taskIds too (the SDK serves it)", async () => {
+    const opened = await listen(server.url, undefined, {
+      id: "tools-only",
+      filter: { toolsListChanged: true },
+    });
+    if (!isStream(opened)) throw new Error(`listen was refused: ${JSON.stringify(opened)}`);
+    streams.push(opened);
+    expect((await opened.next())["params"]).toMatchObject({ notifications: { toolsListChanged: true } });
+    server.setTools([]);
+    expect(await opened.next()).toMatchObject({
+      method: "notifications/tools/list_changed",
+      params: { _meta: { [SUBSCRIPTION_ID]: "tools-only" } },
+    });
+  });
+});

@@ -134,10 +134,11 @@ export interface ListenStream {
 export async function listen(
   url: string,
   taskIds: unknown,
-  options: PostOptions = {},
+  options: PostOptions & { filter?: Record<string, unknown> } = {},
 ): Promise<ListenStream | RpcReply> {
   const id = options.id ?? `listen-${nextId++}`;
-  const params = { notifications: { taskIds } };
+  // `filter`: more of the SubscriptionFilter (`toolsListChanged`…); undefined `taskIds` leaves them out.
+  const params = { notifications: { taskIds, ...options.filter } };
   const body = {
     jsonrpc: "2.0",
     id,

@@ -4,39 +4,14 @@
  * is in the client's trace with the client's request span as its parent. `mcp-tasks-server --otel` writes the same
  * spans as JSON lines on stderr.
  */
-import { createInterface } from "node:readline";
-import { PassThrough, type Readable, type Writable } from "node:stream";
+import { PassThrough } from "node:stream";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { TaskClient } from "mcp-tasks";
 import { telemetry } from "mcp-tasks/telemetry";
 import { fixtureTools, runTaskServerCli, startStdioTaskServer, type TaskServer } from "mcp-tasks/testing";
-import type { McpTransport, OutgoingMessage } from "../../../src/session/types.js";
+import { PipeTransport } from "../notifications/fixtures/pipe-transport.js";
 import { CLIENT, INTERNAL, SERVER, id, inMemoryOtel, only, parentOf, traceOf } from "./otel.js";
-
-/** The client half of a stdio connection, over two in-process pipes. */
-class PipeTransport implements McpTransport {
-  onmessage?: (message: unknown) => void;
-  onclose?: () => void;
-
-  constructor(
-    private readonly output: Writable,
-    private readonly input: Readable,
-  ) {}
-
-  async start(): Promise<void> {
-    createInterface({ input: this.input }).on("line", (line) => this.onmessage?.(JSON.parse(line)));
-  }
-
-  async send(message: OutgoingMessage): Promise<void> {
-    this.output.write(`${JSON.stringify(message)}\n`);
-  }
-
-  async close(): Promise<void> {
-    this.output.end();
-    this.onclose?.();
-  }
-}
 
 let server: TaskServer | undefined;
 afterEach(async () => {

@@ -1,9 +1,10 @@
 /**
  * A tool whose `outputSchema` changes on the server while the client holds its tool list: a result that matches
- * the new schema is handed on, not refused against the old one. A 2026-07-28 connection hears no
- * `notifications/tools/list_changed` unless it listens for one, and the reference server sends none on either
- * generation, so the client fetches the tool list again, once, before it refuses a result, and refuses only what
- * the schema listed now refuses. Through the real client against the reference server over Streamable HTTP.
+ * the new schema is handed on, not refused against the old one. Here the server changes the schema in place and
+ * says nothing (no `server.toolsChanged()`: a server that does not announce it, or a change while no listen is
+ * open), so the client fetches the tool list again, once, before it refuses a result, and refuses only what the
+ * schema listed now refuses. Through the real client against the reference server over Streamable HTTP. An
+ * announced change is tools-list-changed.test.ts.
  */
 import { describe, expect, it } from "vitest";
 import { OutputSchemaError, TaskClient } from "../../../src/index.js";
