@@ -644,6 +644,13 @@ export type InputRespondProblem =
   /** The handle has ended; nothing is being asked any more. */
   | "closed";
 
+const RESPOND_TEXT: Record<InputRespondProblem, string> = {
+  unknown_key: "no outstanding input request has this key",
+  already_answered: "this input request was already answered",
+  invalid_response: "the answer does not fit the request",
+  closed: "nothing is asking for input any more",
+};
+
 /** `respond(key, response)` could not take the answer. Nothing was sent. */
 export class InputRespondError extends McpTasksError {
   static override readonly errorName: string = "InputRespondError";
@@ -651,7 +658,8 @@ export class InputRespondError extends McpTasksError {
     /** The key the app tried to answer. */
     readonly key: string,
     readonly problem: InputRespondProblem,
-    detail: string,
+    /** What exactly is wrong; by default, what `problem` means. */
+    detail: string = RESPOND_TEXT[problem],
   ) {
     super(`respond(${JSON.stringify(key)}): ${detail}`);
   }
