@@ -87,8 +87,7 @@ export function checkConnectionAuth(options: {
 }): AuthPlugin | undefined {
   if (options.authProvider !== undefined || options.authorizationResponse !== undefined) {
     throw new TypeError(
-      "TaskClient: `authProvider` and `authorizationResponse` moved to mcp-tasks/oauth: " +
-        'import { oauth } from "mcp-tasks/oauth" and pass `auth: oauth(authProvider, { authorizationResponse })`',
+      "TaskClient: `authProvider` moved: pass `auth: oauth(authProvider, { authorizationResponse })` of mcp-tasks/oauth",
     );
   }
   const { auth } = options;
@@ -96,9 +95,7 @@ export function checkConnectionAuth(options: {
   const candidate = auth as Partial<Record<string, unknown>> | null;
   if (typeof candidate !== "object" || candidate === null || typeof candidate.transport !== "function") {
     // Most likely an OAuth provider given as it is: the message shows how to wrap it.
-    throw new TypeError(
-      'TaskClient: `auth` must be made by oauth(): import { oauth } from "mcp-tasks/oauth" and pass `auth: oauth(provider)`',
-    );
+    throw new TypeError("TaskClient: `auth` must be `oauth(provider)` of mcp-tasks/oauth");
   }
   return auth as AuthPlugin;
 }

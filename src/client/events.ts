@@ -3,12 +3,12 @@
  * client's parts emit, through the function they are lent; callers listen through `TaskClient.on`, `once` and
  * `off`, so no caller can fake an event.
  */
-import type { EventEmitter } from "eventemitter3";
 import type { CallToolResult } from "../schema/index.js";
 import type { TaskHandle } from "../task/handle.js";
 import type { TaskOutcome } from "../task/types.js";
+import type { Emitter } from "../task/emitter.js";
 
-/** Events of a `TaskClient` (eventemitter3; an `error` without listeners is not thrown). */
+/** Events of a `TaskClient` (eventemitter3's semantics, ../task/emitter.ts; an `error` without listeners is not thrown). */
 export interface TaskClientEvents {
   /** A handle learned its task id (the server created a task, or `client.task()` resumed one). */
   task: (handle: TaskHandle<CallToolResult>, taskId: string) => void;
@@ -28,4 +28,4 @@ export interface TaskClientEvents {
 }
 
 /** How a part of the client emits one of its events. */
-export type EmitClientEvent = EventEmitter<TaskClientEvents>["emit"];
+export type EmitClientEvent = Emitter<TaskClientEvents>["emit"];

@@ -305,7 +305,7 @@ function checkStore(store: TaskStore | undefined): TaskStore | undefined {
   if (store === undefined) return undefined;
   const methods = ["put", "remove", "list"] as const;
   if (typeof store !== "object" || store === null || methods.some((m) => typeof store[m] !== "function")) {
-    throw new TypeError("TaskClient: `store` must be a TaskStore (put, remove, list)");
+    throw new TypeError(mustBe("TaskClient", "store", "a TaskStore (put, remove, list)"));
   }
   return store;
 }
@@ -405,20 +405,15 @@ function validateOutputMode(value: unknown): ResolvedClientOptions["validateOutp
     typeof (value as JsonSchemaValidator).compile === "function"
   )
     return value as JsonSchemaValidator;
-  throw new TypeError(
-    "TaskClient: `validateOutput` must be a boolean or a JsonSchemaValidator (with `compile`)",
-  );
+  throw new TypeError(mustBe("TaskClient", "validateOutput", "a boolean or a JsonSchemaValidator"));
 }
 
 /** Checks the arguments of `callTool`: its name, its arguments and its options. */
 export function checkToolCall(name: unknown, args: unknown, options: unknown): void {
-  if (typeof name !== "string") {
-    throw new TypeError(`callTool: \`name\` must be a non-empty string, got ${kindOf(name)}`);
-  }
-  if (name.length === 0) throw new RangeError("callTool: `name` is empty");
-  if (!isPlainObject(args)) {
-    throw new TypeError(`callTool: \`args\` must be a plain object, got ${kindOf(args)}`);
-  }
+  const says = mustBe("callTool", "name", "a non-empty string");
+  if (typeof name !== "string") throw new TypeError(`${says}, got ${kindOf(name)}`);
+  if (name.length === 0) throw new RangeError(`${says}, got an empty string`);
+  requirePlain("callTool", "args", args);
   checkCallOptions(options, "callTool");
 }
 
@@ -443,14 +438,12 @@ export function checkCallOptions(options: unknown, caller: string): void {
   nonNegative(caller, "timeoutMs", timeoutMs, undefined);
   if (deadline !== undefined) {
     if (!(deadline instanceof Date)) nonNegative(caller, "deadline", deadline, undefined);
-    else if (!(deadline.getTime() >= 0)) throw new RangeError(`${caller}: \`deadline\` must be a valid Date`);
+    else if (!(deadline.getTime() >= 0)) throw new RangeError(mustBe(caller, "deadline", "a valid Date"));
   }
   if (signal !== undefined && !isAbortSignalLike(signal)) {
-    throw new TypeError(`${caller}: \`signal\` must be an AbortSignal`);
+    throw new TypeError(mustBe(caller, "signal", "an AbortSignal"));
   }
-  if (meta !== undefined && !isPlainObject(meta)) {
-    throw new TypeError(`${caller}: \`meta\` must be a plain object, got ${kindOf(meta)}`);
-  }
+  if (meta !== undefined) requirePlain(caller, "meta", meta);
   if (inputHandlers !== undefined) checkInputHandlers(inputHandlers, caller);
   choice(caller, "legacyTasks", legacyTasks, LEGACY_TASKS_MODES);
   positiveInteger(caller, "taskTtlMs", taskTtlMs, undefined);
@@ -475,10 +468,24 @@ export function callSpec(name: string, params: Record<string, unknown>, options:
 
 /* ---- The checks, each throwing the error type the rule above gives its kind of mistake ----------------- */
 
+/** The one wording of every option mistake: who was called, which option, and what it takes. */
+function mustBe(caller: string, name: string, expected: string): string {
+  return `${caller}: \`${name}\` must be ${expected}`;
+}
+
 function requireObject(caller: string, name: string, value: unknown): void {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new TypeError(`${caller}: \`${name}\` must be an object, got ${kindOf(value)}`);
+    throw new TypeError(`${mustBe(caller, name, "an object")}, got ${kindOf(value)}`);
   }
+}
+
+function requirePlain(
+  caller: string,
+  name: string,
+  value: unknown,
+): asserts value is Record<string, unknown> {
+  if (!isPlainObject(value))
+    throw new TypeError(`${mustBe(caller, name, "a plain object")}, got ${kindOf(value)}`);
 }
 
 /** A whole number ≥ 1 (and a safe integer), or `fallback` when not given. */
@@ -510,7 +517,7 @@ function numberIn<F extends number | undefined>(
   fallback: F,
 ): number | F {
   if (value === undefined) return fallback;
-  const says = `${caller}: \`${name}\` must be ${whole ? "a positive whole number" : "a finite number ≥ 0"}, got `;
+  const says = `${mustBe(caller, name, whole ? "a positive whole number" : "a finite number ≥ 0")}, got `;
   if (typeof value !== "number") throw new TypeError(says + kindOf(value));
   if (whole ? !(Number.isSafeInteger(value) && value >= 1) : !(Number.isFinite(value) && value >= 0)) {
     throw new RangeError(says + String(value));
@@ -526,20 +533,18 @@ function choice<T extends string>(
   choices: readonly T[],
 ): T | undefined {
   if (value === undefined) return undefined;
-  const says = `${caller}: \`${name}\` must be one of ${choices.join(", ")}, got `;
+  const says = `${mustBe(caller, name, `one of ${choices.join(", ")}`)}, got `;
   if (typeof value !== "string") throw new TypeError(says + kindOf(value));
   if (!(choices as readonly string[]).includes(value)) throw new RangeError(says.slice(0, -6));
   return value as T;
 }
 
 function checkInputHandlers(handlers: unknown, caller: string): void {
-  if (!isPlainObject(handlers)) {
-    throw new TypeError(`${caller}: \`inputHandlers\` must be a plain object, got ${kindOf(handlers)}`);
-  }
+  requirePlain(caller, "inputHandlers", handlers);
   for (const kind of ["elicitation", "sampling", "roots"]) {
     const handler = handlers[kind];
     if (handler !== undefined && typeof handler !== "function") {
-      throw new TypeError(`${caller}: \`inputHandlers.${kind}\` must be a function, got ${kindOf(handler)}`);
+      throw new TypeError(`${mustBe(caller, `inputHandlers.${kind}`, "a function")}, got ${kindOf(handler)}`);
     }
   }
 }

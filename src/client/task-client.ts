@@ -14,7 +14,7 @@
  * What is left here is the public surface and the wiring of the parts. Each handle is driven by a `TaskRun`
  * (../run/task-run.ts), the interpreter of the pure lifecycle in ../lifecycle/.
  */
-import { EventEmitter } from "eventemitter3";
+import type { EventEmitter } from "eventemitter3";
 import type { CallToolResult, Task } from "../schema/index.js";
 import { TaskEndedError } from "../protocol/errors.js";
 import { closeRuns } from "../run/ref-life.js";
@@ -24,6 +24,7 @@ import type { Session } from "../session/session.js";
 import type { ConnectTarget } from "../session/targets.js";
 import type { McpTransport, ServerInfo } from "../session/types.js";
 import type { TaskHandle } from "../task/handle.js";
+import { Emitter } from "../task/emitter.js";
 import type { TaskRef } from "../task/ref.js";
 import { ServerRequestRouter } from "../input/server-requests.js";
 import type { RunContext } from "../run/context.js";
@@ -83,7 +84,7 @@ type ClientListener<E extends keyof TaskClientEvents> = EventEmitter.EventListen
  */
 export class TaskClient<Tools extends ToolTypes<Tools> = UntypedTools> {
   /** Emission stays inside the client: callers listen through `on`, `once` and `off`. */
-  private readonly events = new EventEmitter<TaskClientEvents>();
+  private readonly events = new Emitter<TaskClientEvents>();
   private readonly emitEvent: EmitClientEvent = this.events.emit.bind(this.events);
   private readonly session: Session;
   private readonly serverInfo: ServerInfo;

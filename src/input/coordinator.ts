@@ -26,13 +26,12 @@ import {
 } from "./policy.js";
 import {
   askHandler,
-  checkResponse,
-  completeResponse,
   hasHandler,
   missingHandlerReason,
   quote,
   readInputRequest,
   type ReadInput,
+  takeAnswer,
 } from "./requests.js";
 import type { InputCoordinatorDeps, InputSnapshot } from "./coordinator-deps.js";
 
@@ -172,24 +171,16 @@ export class InputCoordinator implements AnsweredInput {
    * then kept and re-sent if the server still lists the key).
    */
   async respond(key: string, response: InputResponse): Promise<void> {
-    if (this.closed) throw new InputRespondError(key, "closed", "the task is no longer asking for input");
+    if (this.closed) throw new InputRespondError(key, "closed");
     const state = this.ledger?.state(key);
     const live = this.live.get(key);
     if (state === "submitting" || state === "submitted" || state === "unanswered") {
-      throw new InputRespondError(key, "already_answered", "this input request was already answered");
+      throw new InputRespondError(key, "already_answered");
     }
     if (live === undefined || (state !== "offered" && state !== "answering" && state !== "released")) {
-      throw new InputRespondError(
-        key,
-        "unknown_key",
-        "this task has no outstanding input request with that key",
-      );
+      throw new InputRespondError(key, "unknown_key");
     }
-    const problem = checkResponse(live.input, response);
-    if (problem !== undefined) throw new InputRespondError(key, "invalid_response", problem);
-    live.controller?.abort(new McpTasksError(`input request ${quote(key)} was answered by the app`));
-    live.controller = undefined;
-    return this.submit(key, completeResponse(live.input, response));
+    return this.submit(key, takeAnswer(key, live, response));
   }
 
   /** Stops everything: running handlers are aborted, nothing more is sent. Safe to call more than once. */

@@ -96,7 +96,7 @@ export class InputRounds {
   /** Answers a key of the current round out of band. Throws `InputRespondError` when it cannot be taken. */
   async respond(key: string, response: InputResponse): Promise<void> {
     if (this.round === undefined) {
-      throw new InputRespondError(key, "unknown_key", "no input round is in progress");
+      throw new InputRespondError(key, "unknown_key");
     }
     this.round.respond(key, response);
   }

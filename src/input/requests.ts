@@ -14,6 +14,7 @@ import type {
 } from "../schema/index.js";
 import { validators } from "../schema/validators.js";
 import { describeIssues } from "../protocol/issues.js";
+import { InputRespondError, McpTasksError } from "../protocol/errors.js";
 import type { InputContext, InputHandlers } from "./types.js";
 
 /** The handler kinds, named as in `InputHandlers`. */
@@ -176,6 +177,22 @@ function isAnswerValue(value: unknown): value is string | number | boolean | str
     typeof value === "boolean" ||
     (typeof value === "number" && Number.isFinite(value))
   );
+}
+
+/**
+ * An answer given out of band (`respond`) to the open request `entry`, checked and completed as it goes to the
+ * server; a handler working on that request is aborted. Throws `InputRespondError` when the answer does not fit.
+ */
+export function takeAnswer(
+  key: string,
+  entry: { input: ReadInput; controller?: AbortController | undefined },
+  response: InputResponse,
+): InputResponse {
+  const problem = checkResponse(entry.input, response);
+  if (problem !== undefined) throw new InputRespondError(key, "invalid_response", problem);
+  entry.controller?.abort(new McpTasksError(`input request ${quote(key)} was answered by the app`));
+  entry.controller = undefined;
+  return completeResponse(entry.input, response);
 }
 
 /** The reason a kind without a handler cannot be answered. */

@@ -11,12 +11,11 @@ import type { Limiter } from "./limit.js";
 import { actionFor, declined, unansweredEvent } from "./policy.js";
 import {
   askHandler,
-  checkResponse,
-  completeResponse,
   hasHandler,
   missingHandlerReason,
   readInputRequest,
   type ReadInput,
+  takeAnswer,
 } from "./requests.js";
 import type { InputContext, InputHandlers, InputUnansweredEvent } from "./types.js";
 
@@ -73,17 +72,10 @@ export class InputRound {
   /** Answers a key of this round out of band; a handler working on it is aborted. */
   respond(key: string, response: InputResponse): void {
     const entry = this.keys.get(key);
-    if (entry === undefined) {
-      throw new InputRespondError(key, "unknown_key", "the current input round has no request with that key");
-    }
-    if (this.answers.has(key) || entry.unanswered) {
-      throw new InputRespondError(key, "already_answered", "this input request was already answered");
-    }
-    if (this.finished) throw new InputRespondError(key, "closed", "the call is no longer asking for input");
-    const problem = checkResponse(entry.input, response);
-    if (problem !== undefined) throw new InputRespondError(key, "invalid_response", problem);
-    entry.controller?.abort(new Error(`input request ${JSON.stringify(key)} was answered by the app`));
-    this.accept(key, completeResponse(entry.input, response));
+    if (entry === undefined) throw new InputRespondError(key, "unknown_key");
+    if (this.answers.has(key) || entry.unanswered) throw new InputRespondError(key, "already_answered");
+    if (this.finished) throw new InputRespondError(key, "closed");
+    this.accept(key, takeAnswer(key, entry, response));
   }
 
   /** Stops the round: running handlers are aborted and `done` rejects with `reason`. */

@@ -20,14 +20,7 @@ import { fingerprint } from "./fingerprint.js";
 import { InputLedger } from "./ledger.js";
 import { createLimiter, type Limiter } from "./limit.js";
 import { DEFAULT_INPUT_CONCURRENCY, actionFor, checkPolicy, declined, unansweredEvent } from "./policy.js";
-import {
-  askHandler,
-  checkResponse,
-  completeResponse,
-  hasHandler,
-  missingHandlerReason,
-  readInputRequest,
-} from "./requests.js";
+import { askHandler, hasHandler, missingHandlerReason, readInputRequest, takeAnswer } from "./requests.js";
 import type { ReadInput } from "./requests.js";
 import type { InputContext, InputHandlers, InputUnansweredEvent } from "./types.js";
 
@@ -123,28 +116,19 @@ export class TaskInbox {
 
   /** Answers a key out of band (`handle.respond`); resolves once the answer has gone out to the server. */
   async respond(key: string, response: InputResponse): Promise<void> {
-    if (this.closed) throw new InputRespondError(key, "closed", "the task is no longer asking for input");
+    if (this.closed) throw new InputRespondError(key, "closed");
     const state = this.ledger.state(key);
     if (state === "submitting" || state === "submitted" || state === "unanswered") {
-      throw new InputRespondError(key, "already_answered", "this input request was already answered");
+      throw new InputRespondError(key, "already_answered");
     }
     const entry = this.open.get(key);
     if (entry === undefined || (state !== "offered" && state !== "answering")) {
-      throw new InputRespondError(
-        key,
-        "unknown_key",
-        "this task has no outstanding input request with that key",
-      );
+      throw new InputRespondError(key, "unknown_key");
     }
-    const problem = checkResponse(entry.input, response);
-    if (problem !== undefined) throw new InputRespondError(key, "invalid_response", problem);
-    entry.controller?.abort(
-      new McpTasksError(`input request ${JSON.stringify(key)} was answered by the app`),
-    );
-    entry.controller = undefined;
+    const answer = takeAnswer(key, entry, response);
     const done = new Promise<void>((resolve, reject) => entry.delivered.push({ resolve, reject }));
     done.catch(() => undefined); // a caller who does not wait must not see an unhandled rejection (closed client)
-    this.answer(key, completeResponse(entry.input, response));
+    this.answer(key, answer);
     return done;
   }
 

@@ -146,7 +146,7 @@ export class TaskRun
     if (this.rounds) return this.rounds.rounds.respond(key, response);
     if (this.inbox?.knows(key)) return this.inbox.respond(key, response);
     if (this.input) return this.input.respond(key, response);
-    return Promise.reject(new InputRespondError(key, "unknown_key", "no input request is outstanding"));
+    return Promise.reject(new InputRespondError(key, "unknown_key"));
   }
 
   /** A server request naming this task (2025-era input); undefined once the handle has ended. */

@@ -7,8 +7,8 @@
  * emitter, the set of iterators and even the state machine are created on first use, and nothing is retained
  * per update except the latest one.
  */
-import { EventEmitter } from "eventemitter3";
 import type { DetailedTask } from "../schema/index.js";
+import { Emitter } from "./emitter.js";
 import { TaskState, type AnsweredInput } from "./state.js";
 import { UpdateCursor, type CursorOwner } from "./cursor.js";
 import { isTerminalTask, mapTerminal, outcomeOfSnapshot, resultOf } from "./outcome.js";
@@ -33,7 +33,7 @@ export class TaskCore<T> implements TaskSink<T>, CursorOwner<T> {
   current: TaskUpdate<T> | undefined = undefined;
   outcome: TaskOutcome<T> | undefined = undefined;
   private state: TaskState | undefined = undefined;
-  private emitter: EventEmitter<TaskHandleEvents<T>> | undefined = undefined;
+  private emitter: Emitter<TaskHandleEvents<T>> | undefined = undefined;
   private watcher: TaskWatcher<T> | undefined = undefined;
   private cursors: Set<UpdateCursor<T>> | undefined = undefined;
   private outcomePromise: Promise<TaskOutcome<T>> | undefined = undefined;
@@ -168,14 +168,14 @@ export class TaskCore<T> implements TaskSink<T>, CursorOwner<T> {
   }
 
   /** The emitter to add listeners to; undefined once the handle has ended (no event would ever fire). */
-  events(): EventEmitter<TaskHandleEvents<T>> | undefined {
+  events(): Emitter<TaskHandleEvents<T>> | undefined {
     if (this.outcome !== undefined) return undefined;
-    this.emitter ??= new EventEmitter<TaskHandleEvents<T>>();
+    this.emitter ??= new Emitter<TaskHandleEvents<T>>();
     return this.emitter;
   }
 
   /** The emitter if one exists, to remove listeners from. */
-  existingEvents(): EventEmitter<TaskHandleEvents<T>> | undefined {
+  existingEvents(): Emitter<TaskHandleEvents<T>> | undefined {
     return this.emitter;
   }
 

@@ -76,7 +76,7 @@ export interface RetryEvent {
   attempt: number;
 }
 
-/** Typed events of a task handle (eventemitter3). */
+/** Typed events of a task handle (eventemitter3's listener types; ./emitter.ts emits them). */
 export interface TaskHandleEvents<T = CallToolResult> {
   /** The server created a task; the id is now known. */
   task: (taskId: string) => void;

@@ -37,7 +37,5 @@ export function checkTelemetry(value: unknown): TelemetryPlugin | undefined {
     return value as TelemetryPlugin;
   }
   // `true` and an options object were the option's forms before the plug-in: the message shows the new one.
-  throw new TypeError(
-    'TaskClient: `telemetry` takes the plug-in of mcp-tasks/telemetry: import { telemetry } from "mcp-tasks/telemetry" and pass `telemetry: telemetry()` (or `telemetry({ tracerProvider, … })`)',
-  );
+  throw new TypeError("TaskClient: `telemetry` must be `telemetry()` of mcp-tasks/telemetry, or false");
 }

@@ -323,7 +323,7 @@ describe("how OAuth is given to connect", () => {
       const failure = await connecting().catch((error: unknown) => error);
       expect(failure, what).toBeInstanceOf(TypeError);
       expect((failure as Error).message, what).toContain(
-        'import { oauth } from "mcp-tasks/oauth" and pass `auth: oauth(authProvider, { authorizationResponse })`',
+        "pass `auth: oauth(authProvider, { authorizationResponse })` of mcp-tasks/oauth",
       );
     }
     expect(running.requests.size).toBe(0);
@@ -337,7 +337,7 @@ describe("how OAuth is given to connect", () => {
       (e: unknown) => e,
     );
     expect(failure).toBeInstanceOf(TypeError);
-    expect((failure as Error).message).toContain("pass `auth: oauth(provider)`");
+    expect((failure as Error).message).toContain("`auth` must be `oauth(provider)` of mcp-tasks/oauth");
     expect(running.requests.size).toBe(0);
   });
 

@@ -82,6 +82,33 @@ describe("task handle events", () => {
     expect(late).not.toHaveBeenCalled();
   });
 
+  it("reach the listeners present when an update is emitted, in the order they were added", () => {
+    const { handle, sink } = newTask();
+    const heard: string[] = [];
+    const added = () => heard.push("added");
+    const twice = () => heard.push("twice");
+    const removedMeanwhile = () => heard.push("removed meanwhile");
+    handle
+      .on("update", () => {
+        heard.push("first");
+        handle.on("update", added).off("update", removedMeanwhile);
+      })
+      .on("update", twice)
+      .on("update", removedMeanwhile)
+      .once("update", twice);
+    sink.accept(snap.working({ at: 1 }));
+    expect(heard).toEqual(["first", "twice", "removed meanwhile", "twice"]);
+    heard.length = 0;
+    handle.off("update", twice); // every registration of it
+    sink.accept(snap.working({ at: 2, statusMessage: "more" }));
+    expect(heard).toEqual(["first", "added"]);
+    heard.length = 0;
+    handle.off("update"); // every listener of the event
+    sink.accept(snap.working({ at: 3, statusMessage: "again" }));
+    expect(heard).toEqual([]);
+    expect(() => handle.on("update", "not a function" as never)).toThrow(TypeError);
+  });
+
   it("report a listener that throws without breaking the handle or other consumers", async () => {
     const reportError = vi.fn();
     vi.stubGlobal("reportError", reportError);

@@ -43,7 +43,7 @@ describe("the telemetry option", () => {
       );
       expect(failure).toBeInstanceOf(TypeError);
       expect((failure as Error).message).toContain(
-        'import { telemetry } from "mcp-tasks/telemetry" and pass `telemetry: telemetry()`',
+        "`telemetry` must be `telemetry()` of mcp-tasks/telemetry",
       );
     },
   );
