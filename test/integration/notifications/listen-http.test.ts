@@ -62,7 +62,7 @@ function sentSteps(server: HttpTaskServer, taskId: string): number[] {
     });
 }
 
-async function until(condition: () => boolean, what: string, timeoutMs = 3000): Promise<void> {
+async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
