@@ -6,10 +6,13 @@
  * A run keeps the interval when its polling phase takes at most `tolerance` longer than the ideal, (polls + 1)
  * intervals (each task is polled `polls` times and completes on the next poll; the raw loops spread their first
  * polls over one interval and sleep one interval after their last): a client that falls behind stretches every
- * gap, so the phase stretches with it. The ramp starts at `--from` tasks, doubles while the interval is kept
- * (halves while it is not, down to `--min`), then tries the geometric middle between the largest count kept and the
- * smallest missed, so each client's ramp is a handful of short runs. The figure a reader wants is the largest
- * demand kept, beside the polls a second the client reached when it could not keep up (what it sustains).
+ * gap, so the phase stretches with it. The ramp starts at `--from` tasks and doubles until the client is saturated:
+ * it misses the interval and reaches less than 10 % more polls a second than at half the load (or `--max`). When
+ * the first count already misses, it also halves down to a count kept (or `--min`); then it tries the geometric
+ * middle between the largest count kept and the smallest missed. Each client's ramp is a handful of short runs. The
+ * figures a reader wants: the largest demand kept, and the most polls a second reached (what a saturated process
+ * sustains). On a loaded machine the two part ways: a process that waits for a core misses the interval by its
+ * scheduling delays long before its throughput is spent.
  *
  * `--tasks=10000` runs those counts once per client instead of a ramp (how the `fetch` paths are measured at
  * 10,000 tasks in minutes: fewer polls per task with `--polls=5`).
@@ -74,9 +77,8 @@ async function startServer(tasks: number): Promise<{ url: string; proc: ChildPro
 async function step(kind: string, tasks: number): Promise<Step> {
   const server = await startServer(tasks);
   try {
-    const env = { ...process.env };
-    if (kind === "ours-fetch") env.MCP_TASKS_HTTP = "fetch";
-    else delete env.MCP_TASKS_HTTP;
+    // Empty is unset: Node's default path, undici.
+    const env = { ...process.env, MCP_TASKS_HTTP: kind === "ours-fetch" ? "fetch" : "" };
     const client = join(BENCH_DIR, "http-wire-client.ts");
     const args = [kind, server.url, String(tasks), String(polls), String(intervalMs)];
     const { stdout } = await run(process.execPath, ["--import", "tsx", client, ...args], {
@@ -96,7 +98,7 @@ async function step(kind: string, tasks: number): Promise<Step> {
   }
 }
 
-/** A client's ramp: up while the interval is kept, down while it is not, then the middle of the edge. */
+/** A client's ramp: up until saturated, down while the interval is missed, then the middle of the edge. */
 async function ramp(kind: string): Promise<Step[]> {
   const steps: Step[] = [];
   const measure = async (tasks: number) => {
@@ -106,10 +108,16 @@ async function ramp(kind: string): Promise<Step[]> {
     return result;
   };
   let tasks = from;
-  const first = await measure(tasks);
-  if (first.kept) {
-    while (tasks * 2 <= max && (await measure((tasks *= 2))).kept);
-  } else {
+  let previous = await measure(tasks);
+  const first = previous;
+  while (tasks * 2 <= max) {
+    const next = await measure((tasks *= 2));
+    const saturated = !next.kept && next.pollsPerSecond < previous.pollsPerSecond * 1.1;
+    previous = next;
+    if (saturated) break;
+  }
+  tasks = first.tasks;
+  if (!first.kept) {
     while (tasks / 2 >= min && !(await measure((tasks = Math.round(tasks / 2)))).kept);
   }
   const kept = steps.filter((s) => s.kept).map((s) => s.tasks);
@@ -143,7 +151,8 @@ const summary = all
   .map((steps) => {
     const kept = steps.filter((s) => s.kept).at(-1);
     const reached = Math.max(...steps.map((s) => s.pollsPerSecond));
-    const largest = kept === undefined ? `none down to ${number(min)} tasks` : number(kept.demand);
+    const fewest = number(steps[0]?.tasks ?? min);
+    const largest = kept === undefined ? `none (down to ${fewest} tasks)` : number(kept.demand);
     return `| ${steps[0]?.kind} | ${largest} | ${number(reached)} |`;
   });
 console.log(
