@@ -17,7 +17,8 @@
  * `--host-only` (only the host scenario of bench/host.ts, 10 servers through one `TaskHost` beside 10 clients, which
  * otherwise runs after the bridges; `--no-host` skips it), `--libs=ours,floor` (only those libraries; the saved figures of the others in that scenario are kept as they
  * were), `--http-only` (only the client over real HTTP against raw undici and raw fetch loops, bench/http-wire.ts,
- * which otherwise runs after the store figures; `--no-http` skips it).
+ * which otherwise runs after the store figures, then the polls per second one client process sustains before it
+ * falls behind its interval, bench/http-sustain.ts; `--no-http` skips both, `--http-sustain-only` runs only the latter).
  * The libraries take turns within each round, and the order flips every round.
  */
 import { execFileSync, spawn } from "node:child_process";
@@ -45,6 +46,8 @@ interface Flags {
   startup: "also" | "only" | "skip";
   /** The client over loopback HTTP against raw loops (bench/http-wire.ts): after the store figures, alone, or not. */
   http: "also" | "only" | "skip";
+  /** Only the sustained polls per second over HTTP (bench/http-sustain.ts; `--http-sustain-only`). */
+  httpSustainOnly: boolean;
   /** The validation budget's worst case (bench/validation.ts): last, alone (`--validation-only`), or not. */
   validation: "also" | "only" | "skip";
   /** Redis scale-out (bench/scale-out.ts): after the store figures, alone, or not. */
@@ -103,6 +106,7 @@ function parseFlags(argv: string[]): Flags {
     validation,
     scaleOut,
     http,
+    httpSustainOnly: argv.includes("--http-sustain-only"),
     scaleTasks,
     scaleWorkers,
     scaleIntervalMs,
@@ -336,6 +340,23 @@ function runHttpBench(flags: Flags): Promise<void> {
 }
 
 /**
+ * Polls per second one client process sustains over loopback HTTP before it falls behind a 100 ms interval
+ * (bench/http-sustain.ts): a ramp over task counts per client; `--quick` only mcp-tasks on Node's default path.
+ */
+function runHttpSustainBench(flags: Flags): Promise<void> {
+  return runSideBench(
+    {
+      script: "http-sustain.ts",
+      args: flags.quick ? ["--kinds=ours"] : [],
+      marker: "HTTP_SUSTAIN_SUMMARY",
+      title: "Over HTTP: polls per second sustained at a 100 ms interval",
+      resultsFile: "http-sustain-results",
+    },
+    flags,
+  );
+}
+
+/**
  * Redis scale-out (bench/scale-out.ts): 1, 2 and 4 worker processes over real HTTP and one Redis. The full run
  * follows 100,000 tasks polled every 50 s (about 2,000 polls a second in all), 3 rounds; `--quick` 1,000 tasks
  * every 4 s, one round.
@@ -418,7 +439,8 @@ async function main(): Promise<void> {
   if (flags.bridges === "only") return runBridgeBench(flags);
   if (flags.store === "only") return runStoreBench(flags);
   if (flags.scaleOut === "only") return runScaleOutBench(flags);
-  if (flags.http === "only") return runHttpBench(flags);
+  if (flags.httpSustainOnly) return runHttpSustainBench(flags);
+  if (flags.http === "only") return runHttpBench(flags).then(() => runHttpSustainBench(flags));
   if (flags.fleet === "only") return runFleetSoak(flags);
   if (flags.host === "only") return runHostBench(flags);
   const oursAvailable = existsSync(join(REPO_ROOT, "src", "index.ts"));
@@ -444,7 +466,7 @@ async function main(): Promise<void> {
   const seconds = Math.round((Date.now() - startedAt) / 1000);
   console.log(`Wrote ${file} (${variant}); the whole run took ${seconds} s.`);
   if (flags.store === "also") await runStoreBench(flags);
-  if (flags.http === "also") await runHttpBench(flags);
+  if (flags.http === "also") await runHttpBench(flags).then(() => runHttpSustainBench(flags));
   if (flags.scaleOut === "also") await runScaleOutBench(flags);
   if (flags.fleet === "also") await runFleetSoak(flags);
   if (flags.bridges === "also") await runBridgeBench(flags);
