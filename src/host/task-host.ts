@@ -105,6 +105,8 @@ export interface TaskHostEvents {
   resumed: (server: string, tasks: HostTask[]) => void;
 }
 
+type HostListener<E extends keyof TaskHostEvents> = EventEmitter.EventListener<TaskHostEvents, E>;
+
 /** A stored ref `resume()` left alone, and why: it is kept in the store, never dropped or followed elsewhere. */
 export interface KeptRef {
   ref: TaskRef;
@@ -152,7 +154,10 @@ interface Member {
  * background. `listTools()` names every server's tools `server__tool`; `callTool(qualifiedName, …)` routes the
  * call to its server and returns that client's `TaskHandle`.
  */
-export class TaskHost extends EventEmitter<TaskHostEvents> {
+export class TaskHost {
+  /** Emission stays inside the host: callers listen through `on`, `once` and `off`. */
+  private readonly events = new EventEmitter<TaskHostEvents>();
+  private readonly emitEvent: EventEmitter<TaskHostEvents>["emit"] = this.events.emit.bind(this.events);
   private readonly members = new Map<string, Member>();
   private readonly namer: ToolNamer;
   private readonly log: Logger;
@@ -169,7 +174,6 @@ export class TaskHost extends EventEmitter<TaskHostEvents> {
   private resumeOptions: Omit<CallToolOptions, "meta"> | undefined;
 
   private constructor(plans: (readonly [string, ServerConnect])[], options: TaskHostOptions) {
-    super();
     this.namer = options.toolName ?? defaultToolName;
     this.log = safeLogger(options.logger);
     this.closeTimeoutMs = options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS;
@@ -251,6 +255,24 @@ export class TaskHost extends EventEmitter<TaskHostEvents> {
         : parseConfig(config, source);
     if (Object.keys(servers).length === 0) throw new TypeError(`${name}: no server is enabled`);
     return TaskHost.connect({ ...options, servers });
+  }
+
+  /** Listens to one of the host's events (see `TaskHostEvents`). */
+  on<E extends keyof TaskHostEvents>(event: E, listener: HostListener<E>): this {
+    this.events.on(event, listener);
+    return this;
+  }
+
+  /** Listens to the next occurrence of an event only. */
+  once<E extends keyof TaskHostEvents>(event: E, listener: HostListener<E>): this {
+    this.events.once(event, listener);
+    return this;
+  }
+
+  /** Removes a listener, or every listener of `event` when none is given. */
+  off<E extends keyof TaskHostEvents>(event: E, listener?: HostListener<E>): this {
+    this.events.off(event, listener);
+    return this;
   }
 
   /** Each server's state, in the order of `servers`. */
@@ -435,7 +457,7 @@ export class TaskHost extends EventEmitter<TaskHostEvents> {
     member.client = client;
     client.on("error", (error: unknown) => {
       member.status.error = error;
-      this.emit("error", name, error);
+      this.emitEvent("error", name, error);
     });
     client.on("closed", () => {
       if (member.client !== client || this.closing !== undefined) return;
@@ -443,7 +465,7 @@ export class TaskHost extends EventEmitter<TaskHostEvents> {
     });
     member.status = { name, state: "ready", supportsTasks: client.server.supportsTasks };
     if (this.listening) this.reindex(name);
-    this.emit("server", { ...member.status });
+    this.emitEvent("server", { ...member.status });
     if (member.carried.length > 0 || this.resumeOptions !== undefined) void this.pickUp(member, client);
   }
 
@@ -492,7 +514,7 @@ export class TaskHost extends EventEmitter<TaskHostEvents> {
     }
     if (this.resumeOptions !== undefined) tasks.push(...(await this.resumeOn(member, this.resumeOptions)));
     const unique = [...new Map(tasks.map((task) => [task.handle, task])).values()];
-    if (unique.length > 0) this.emit("resumed", name, unique);
+    if (unique.length > 0) this.emitEvent("resumed", name, unique);
   }
 
   /** The stored tasks of one ready server, as handles; a failure is logged and resumes nothing. */
@@ -537,7 +559,7 @@ export class TaskHost extends EventEmitter<TaskHostEvents> {
     const name = member.status.name;
     if (member.status.state !== "ready" || this.closing !== undefined) return;
     await this.listed(member);
-    if (this.reindex(name)) this.emit("tools", name);
+    if (this.reindex(name)) this.emitEvent("tools", name);
   }
 
   /**
@@ -551,7 +573,7 @@ export class TaskHost extends EventEmitter<TaskHostEvents> {
       return true;
     } catch (error) {
       this.log.error(`TaskHost: the tools of server ${JSON.stringify(server)} clash with others`, error);
-      this.emit("error", server, error);
+      this.emitEvent("error", server, error);
       return false;
     }
   }
@@ -596,7 +618,7 @@ export class TaskHost extends EventEmitter<TaskHostEvents> {
     const next = { ...member.status, ...change };
     const changed = next.state !== member.status.state;
     member.status = next;
-    if (changed) this.emit("server", { ...next });
+    if (changed) this.emitEvent("server", { ...next });
   }
 
   /**
