@@ -222,6 +222,17 @@ export class TaskClient<Tools extends ToolTypes<Tools> = UntypedTools> {
       session.onNotification((method) => {
         if (method === "notifications/tools/list_changed") host.toolsChanged();
       });
+      const reopen = connection.reopen;
+      // Decision 22: a dropped connection is opened again under the same runs; the host says when.
+      if (reopen !== undefined) {
+        session.reopenable(() =>
+          host.dropped(async () => {
+            await session.reopen(await reopen());
+            // Another process may serve other tools: the list is fetched again (a failure is the next list's).
+            await this.catalog.refresh().catch(() => undefined);
+          }),
+        );
+      }
     }
     session.onClose(() => {
       this.subscriptions?.close();
