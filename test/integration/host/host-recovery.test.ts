@@ -4,10 +4,11 @@
  * whose process dies mid-task is connected again and the handles users hold go on (Decision 22): resolved with the
  * task's result by a next process that knows the task, ended `not_found` by one that never did (a 2025-11-25
  * server's initialized again, its task followed outside any session: stdio has none), ended `closed` only with
- * `reconnect: false`; a server's `tools/list_changed` renames its part of `listTools()`.
+ * `reconnect: false`; an HTTP server restarted on the same port is no drop, its failed polls retried and the same
+ * handle resolved; a server's `tools/list_changed` renames its part of `listTools()`.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type AddressInfo, type Socket } from "node:net";
+import { connect, createServer, type AddressInfo, type Socket } from "node:net";
 import { PassThrough } from "node:stream";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -302,6 +303,73 @@ describe("a stdio server whose tasks outlive its process", () => {
       expect(host.tasks()).toEqual([]);
     },
   );
+});
+
+/**
+ * A TCP front on `port` for the server at `url`, whose tasks outlive it: `restart()` stops listening and cuts every
+ * connection, then listens on the same port again after `gapMs` (a server process restarted over a durable store).
+ */
+async function restartingFront(url: string): Promise<{ url: string; restart(gapMs: number): Promise<void> }> {
+  const backend = Number(new URL(url).port);
+  const sockets = new Set<Socket>();
+  const front = createServer((client) => {
+    const upstream = connect(backend, "127.0.0.1");
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on("close", () => sockets.delete(socket));
+      socket.on("error", () => undefined);
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  const listen = (port: number) =>
+    new Promise<void>((resolve) => front.listen(port, "127.0.0.1", () => resolve()));
+  await listen(0);
+  const { port } = front.address() as AddressInfo;
+  onTestFinished(async () => {
+    for (const socket of sockets) socket.destroy();
+    await new Promise((resolve) => front.close(resolve));
+  });
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    restart: async (gapMs) => {
+      const closed = new Promise((resolve) => front.close(resolve));
+      for (const socket of sockets) socket.destroy();
+      await closed;
+      await new Promise((resolve) => setTimeout(resolve, gapMs));
+      await listen(port);
+    },
+  };
+}
+
+describe("an HTTP server restarted on the same port mid-task", () => {
+  it("is not a drop: failed polls are retried, and the same handle resolves with the task's result", async () => {
+    const server = await startTaskServer({ tools: [ticking] });
+    onTestFinished(() => server.close());
+    const front = await restartingFront(server.url);
+    const host = await TaskHost.connect({
+      servers: { remote: front.url },
+      reconnect: RECONNECT,
+      ...fastClient,
+      notifications: "off",
+    });
+    onTestFinished(() => host.close());
+    const states: string[] = [];
+    host.on("server", (status) => void states.push(status.state));
+    const handle = host.callTool("remote__ticking");
+    const taskId = (await handle.ref)?.taskId as string;
+    const retries: unknown[] = [];
+    handle.on("retry", ({ error }) => void retries.push(error));
+
+    await front.restart(30);
+    // Restarted mid-task: the server still has it running.
+    expect(server.tasks.get(taskId)?.status).toBe("working");
+    expect(textOf(await handle)).toBe("done after the restart");
+    expect(handle.taskId).toBe(taskId);
+    // The restart was felt (polls failed and were retried), and the server never counted as down.
+    expect(retries.length).toBeGreaterThan(0);
+    expect(retries[0]).toBeInstanceOf(TransportError);
+    expect(states).toEqual([]);
+  });
 });
 
 describe("tools/list_changed", () => {
