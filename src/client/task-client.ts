@@ -16,7 +16,7 @@
  */
 import { EventEmitter } from "eventemitter3";
 import type { CallToolResult, Task } from "../schema/index.js";
-import { TaskEndedError } from "../protocol/errors.js";
+import { TaskEndedError, TransportError } from "../protocol/errors.js";
 import { closeRuns } from "../run/ref-life.js";
 import { PollScheduler } from "../scheduler/scheduler.js";
 import { AlarmClock } from "../scheduler/alarm-clock.js";
@@ -227,9 +227,15 @@ export class TaskClient<Tools extends ToolTypes<Tools> = UntypedTools> {
       if (reopen !== undefined) {
         session.reopenable(() =>
           host.dropped(async () => {
-            await session.reopen(await reopen());
-            // Another process may serve other tools: the list is fetched again (a failure is the next list's).
-            await this.catalog.refresh().catch(() => undefined);
+            const transport = await reopen();
+            await session.reopen(transport);
+            // Another process may serve other tools; and its answer shows it is there (one that exits at once
+            // must not count as back). An error answer is an answer.
+            await this.catalog.refresh().catch(async (error: unknown) => {
+              if (!(error instanceof TransportError)) return;
+              await transport.close();
+              throw error;
+            });
           }),
         );
       }

@@ -103,7 +103,11 @@ describe("a server down at start", () => {
  * A stdio reference server (`args` after `--stdio`) whose first process exits as soon as `kill()` is called; the
  * processes started after it run on.
  */
-function dyingStdio(args: string[]): { target: { command: string; args: string[] }; kill(): void } {
+function dyingStdio(
+  args: string[],
+  /** Every process after the first exits at once (a server that cannot start again). */
+  laterExitAtOnce = false,
+): { target: { command: string; args: string[] }; kill(): void } {
   const dir = mkdtempSync(join(tmpdir(), "mcp-tasks-host-crash-"));
   onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
   const marker = join(dir, "started-once");
@@ -111,7 +115,8 @@ function dyingStdio(args: string[]): { target: { command: string; args: string[]
   const script = `
     const { existsSync, writeFileSync } = await import("node:fs");
     const { pathToFileURL } = await import("node:url");
-    const [marker, kill, bin, ...args] = process.argv.slice(1);
+    const [marker, kill, once, bin, ...args] = process.argv.slice(1);
+    if (existsSync(marker) && once === "once") process.exit(1);
     if (!existsSync(marker)) {
       writeFileSync(marker, "");
       setInterval(() => existsSync(kill) && process.exit(0), 20).unref();
@@ -121,7 +126,17 @@ function dyingStdio(args: string[]): { target: { command: string; args: string[]
   return {
     target: {
       command: process.execPath,
-      args: ["--input-type=module", "-e", script, marker, kill, BIN, "--stdio", ...args],
+      args: [
+        "--input-type=module",
+        "-e",
+        script,
+        marker,
+        kill,
+        laterExitAtOnce ? "once" : "again",
+        BIN,
+        "--stdio",
+        ...args,
+      ],
     },
     kill: () => writeFileSync(kill, ""),
   };
@@ -188,6 +203,28 @@ describe("a stdio server whose process dies mid-task", () => {
     expect(outcome.kind === "not_found" && outcome.error).toBeInstanceOf(TaskEndedError);
     expect(outcome.kind === "not_found" && outcome.error.taskId).toBe(ref?.taskId);
     expect(textOf(await host.callTool("local__greet", { name: "Ada" }))).toBe("Hello, Ada!");
+  });
+
+  it("that cannot start again: the attempts run out, and its handles end closed, carrying their task ids", async () => {
+    const local = dyingStdio(["--time-scale", String(TIME_SCALE)], true);
+    const host = await TaskHost.connect({
+      servers: { local: local.target },
+      reconnect: { retries: 3, minTimeoutMs: 10, maxTimeoutMs: 20 },
+      ...fastClient,
+    });
+    onTestFinished(() => host.close());
+    const states: string[] = [];
+    host.on("server", (status) => void states.push(status.state));
+    const first = host.callTool("local__slow_compute", { seconds: 600 });
+    const taskId = (await first.ref)?.taskId;
+
+    local.kill();
+    // A process that exits at once is not back: no attempt counts as a success, so the attempts run out.
+    const outcome = await first.outcome();
+    expect(outcome.kind).toBe("closed");
+    expect(outcome.kind === "closed" && outcome.error.taskId).toBe(taskId);
+    expect(states).toEqual(["failed"]);
+    expect(host.servers[0]?.state).toBe("failed");
   });
 
   it("with reconnect off, is closed: its handles end closed, carrying their task ids", async () => {
