@@ -66,6 +66,11 @@ export interface ClientConnection {
   requestHeaders?: RequestHeaders | undefined;
   telemetry?: ClientTelemetry | undefined;
   rights: ConnectionRights;
+  /**
+   * A new, unstarted transport to the same target, for a connection that may be opened again after a drop (a
+   * host's server, Decision 22). A transport the caller built is handed back as it is: it cannot be opened twice.
+   */
+  reopen?: () => Promise<McpTransport>;
 }
 
 /**
@@ -102,6 +107,7 @@ export async function openConnection(
       requestHeaders: url !== undefined ? requestHeaders : undefined,
       telemetry,
       rights,
+      reopen: () => openTransport(target, settings, { requestHeaders }),
     };
   } catch (error) {
     telemetry?.close();

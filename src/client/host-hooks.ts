@@ -1,7 +1,8 @@
 /**
  * What a `TaskHost` (src/host/) lends each client it makes, under one internal option that is never documented:
- * its share of the host's poll scheduler (src/scheduler/fair-scheduler.ts owns the fairness rule), and a word
- * when the server's tool list changed. The key is a registered symbol, so the host's entry and the main entry,
+ * its share of the host's poll scheduler (src/scheduler/fair-scheduler.ts owns the fairness rule), a word
+ * when the server's tool list changed, and a word when the connection dropped, with the means to open it again
+ * (Decision 22: the host owns when). The key is a registered symbol, so the host's entry and the main entry,
  * bundled apart, agree on it, and `Object.keys` of the options never shows it.
  */
 import type { PollJob, PollQueue } from "../scheduler/types.js";
@@ -14,6 +15,12 @@ export interface HostHooks {
   polls(onJobError: (error: unknown, job: PollJob) => void): PollQueue;
   /** The server sent `notifications/tools/list_changed`. */
   toolsChanged(): void;
+  /**
+   * The connection dropped (a stdio server exited) and may be opened again: the client's handles wait (the host
+   * holds their polls), and `reopen()` is one attempt (a new process, a 2025-era server initialized again); it
+   * resolves once the connection is back, and rejects with why it is not.
+   */
+  dropped(reopen: () => Promise<void>): void;
 }
 
 /** The hooks of `options`, when a host made them. */

@@ -16,7 +16,7 @@
  */
 import type { EventEmitter } from "eventemitter3";
 import type { CallToolResult, Task } from "../schema/index.js";
-import { TaskEndedError } from "../protocol/errors.js";
+import { TaskEndedError, TransportError } from "../protocol/errors.js";
 import { closeRuns } from "../run/ref-life.js";
 import { PollScheduler } from "../scheduler/scheduler.js";
 import { AlarmClock } from "../scheduler/alarm-clock.js";
@@ -224,6 +224,23 @@ export class TaskClient<Tools extends ToolTypes<Tools> = UntypedTools> {
       session.onNotification((method) => {
         if (method === "notifications/tools/list_changed") host.toolsChanged();
       });
+      const reopen = connection.reopen;
+      // Decision 22: a dropped connection is opened again under the same runs; the host says when.
+      if (reopen !== undefined) {
+        session.reopenable(() =>
+          host.dropped(async () => {
+            const transport = await reopen();
+            await session.reopen(transport);
+            // Another process may serve other tools; and its answer shows it is there (one that exits at once
+            // must not count as back). An error answer is an answer.
+            await this.catalog.refresh().catch(async (error: unknown) => {
+              if (!(error instanceof TransportError)) return;
+              await transport.close();
+              throw error;
+            });
+          }),
+        );
+      }
     }
     session.onClose(() => {
       this.subscriptions?.close();

@@ -86,8 +86,9 @@ export interface TaskHostOptions extends Omit<TaskClientOptions, "store" | "maxI
    */
   store?: TaskStore;
   /**
-   * Connecting again a server that failed to connect or whose connection ended, in the background: bounded
-   * attempts with jittered exponential backoff. Default `{ retries: 10, minTimeoutMs: 1000, maxTimeoutMs: 30000,
+   * Connecting again a server that failed to connect or whose connection dropped, in the background: bounded
+   * attempts with jittered exponential backoff. A dropped server's handles wait and go on once it is back (its
+   * polls held meanwhile); when the attempts run out, or with `false`, its client is closed and they end `closed`. Default `{ retries: 10, minTimeoutMs: 1000, maxTimeoutMs: 30000,
    * factor: 2 }`; `false` turns it off. `close()` stops it.
    */
   reconnect?: ReconnectOptions;
@@ -101,9 +102,14 @@ export interface TaskHostEvents {
   error: (server: string, error: unknown) => void;
   /** A server's tools changed (`notifications/tools/list_changed`); `listTools()` has its new ones. */
   tools: (server: string) => void;
-  /** Tasks of a server were picked up on its new connection (after `resume()`, or after a reconnect). */
+  /**
+   * Stored tasks of a server were picked up with new handles: after `resume()`, by a server that was down then.
+   * (A server whose connection dropped and was opened again keeps its handles: no event.)
+   */
   resumed: (server: string, tasks: HostTask[]) => void;
 }
+
+type HostListener<E extends keyof TaskHostEvents> = EventEmitter.EventListener<TaskHostEvents, E>;
 
 /** A stored ref `resume()` left alone, and why: it is kept in the store, never dropped or followed elsewhere. */
 export interface KeptRef {
@@ -141,8 +147,11 @@ interface Member {
   hosted: HostedServer;
   /** Its tools as last listed; undefined before its first listing. */
   tools?: ToolInfo[];
-  /** Tasks its last connection was following when that ended: followed again once it is back. */
-  carried: TaskRef[];
+  /**
+   * Set while its client's connection is down and may be opened again (Decision 22): one attempt at it. Its
+   * handles wait meanwhile, and go on once it is back.
+   */
+  reopen?: (() => Promise<void>) | undefined;
 }
 
 /**
@@ -152,7 +161,10 @@ interface Member {
  * background. `listTools()` names every server's tools `server__tool`; `callTool(qualifiedName, …)` routes the
  * call to its server and returns that client's `TaskHandle`.
  */
-export class TaskHost extends EventEmitter<TaskHostEvents> {
+export class TaskHost {
+  /** Emission stays inside the host: callers listen through `on`, `once` and `off`. */
+  private readonly events = new EventEmitter<TaskHostEvents>();
+  private readonly emitEvent: EventEmitter<TaskHostEvents>["emit"] = this.events.emit.bind(this.events);
   private readonly members = new Map<string, Member>();
   private readonly namer: ToolNamer;
   private readonly log: Logger;
@@ -169,7 +181,6 @@ export class TaskHost extends EventEmitter<TaskHostEvents> {
   private resumeOptions: Omit<CallToolOptions, "meta"> | undefined;
 
   private constructor(plans: (readonly [string, ServerConnect])[], options: TaskHostOptions) {
-    super();
     this.namer = options.toolName ?? defaultToolName;
     this.log = safeLogger(options.logger);
     this.closeTimeoutMs = options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS;
@@ -179,16 +190,18 @@ export class TaskHost extends EventEmitter<TaskHostEvents> {
     if (timing !== undefined) {
       this.reconnects = new Reconnects({
         timing,
-        connect: (name) => this.start(name),
+        connect: (name) => this.attempt(name),
         retrying: (name, attempt, delayMs) =>
           this.log.debug(
             `TaskHost: connecting server ${JSON.stringify(name)} again in ${delayMs} ms (attempt ${attempt})`,
           ),
-        gaveUp: (name, error, attempts) =>
+        gaveUp: (name, error, attempts) => {
           this.log.error(
             `TaskHost: server ${JSON.stringify(name)} is still down after ${attempts} attempts`,
             error,
-          ),
+          );
+          this.giveUp(name);
+        },
       });
     }
     for (const [name, plan] of plans) {
@@ -199,7 +212,6 @@ export class TaskHost extends EventEmitter<TaskHostEvents> {
         plan,
         share: this.polls.share(size),
         hosted: { name, target: targetIdentity(plan.target) },
-        carried: [],
       });
     }
   }
@@ -251,6 +263,24 @@ export class TaskHost extends EventEmitter<TaskHostEvents> {
         : parseConfig(config, source);
     if (Object.keys(servers).length === 0) throw new TypeError(`${name}: no server is enabled`);
     return TaskHost.connect({ ...options, servers });
+  }
+
+  /** Listens to one of the host's events (see `TaskHostEvents`). */
+  on<E extends keyof TaskHostEvents>(event: E, listener: HostListener<E>): this {
+    this.events.on(event, listener);
+    return this;
+  }
+
+  /** Listens to the next occurrence of an event only. */
+  once<E extends keyof TaskHostEvents>(event: E, listener: HostListener<E>): this {
+    this.events.once(event, listener);
+    return this;
+  }
+
+  /** Removes a listener, or every listener of `event` when none is given. */
+  off<E extends keyof TaskHostEvents>(event: E, listener?: HostListener<E>): this {
+    this.events.off(event, listener);
+    return this;
   }
 
   /** Each server's state, in the order of `servers`. */
@@ -410,11 +440,73 @@ export class TaskHost extends EventEmitter<TaskHostEvents> {
     this.joined(member, client);
   }
 
+  /** One attempt of the reconnect loop: the dropped connection opened again, or a new client. */
+  private async attempt(name: string): Promise<void> {
+    const member = this.members.get(name) as Member;
+    const reopen = member.reopen;
+    if (reopen === undefined) return this.start(name);
+    try {
+      await reopen();
+    } catch (error) {
+      this.log.warn(`TaskHost: server ${JSON.stringify(name)} failed to connect again`, error);
+      member.status.error = error;
+      throw error;
+    }
+    if (member.reopen !== reopen || this.closing !== undefined) return;
+    member.reopen = undefined;
+    member.share.resume();
+    // Its tools are named before it is reported ready, as on a first connect.
+    await this.listed(member);
+    if (member.reopen !== undefined || this.closing !== undefined) return;
+    member.status = { name, state: "ready", supportsTasks: member.client?.server.supportsTasks };
+    this.reindex(name);
+    this.emitEvent("server", { ...member.status });
+  }
+
+  /**
+   * The connection of a server's client dropped and may be opened again (Decision 22): the server is `"failed"`
+   * and the reconnect loop opens it again, under the same client, so its handles go on. Without a reconnect
+   * loop, or over an MCP transport, the client is closed, as a client whose connection ended is.
+   */
+  private lost(member: Member, reopen: () => Promise<void>): void {
+    const name = member.status.name;
+    // Already down (an attempt's new process exited too): the loop that runs goes on.
+    if (this.closing !== undefined || member.reopen !== undefined) return;
+    // A transport the caller built cannot be opened twice: the client's close ends it (`dropped`).
+    if (this.reconnects === undefined || member.hosted.target === "transport") {
+      void member.client?.close();
+      return;
+    }
+    const error = new TransportError(`the connection to server ${JSON.stringify(name)} ended`, {
+      transient: true,
+    });
+    this.log.warn(`TaskHost: ${error.message}; its tasks wait while it is connected again`);
+    member.reopen = reopen;
+    // Its polls wait in its share's queue, not spent on a dead connection, until it is back.
+    member.share.pause();
+    this.update(name, { state: "failed", error });
+    this.reconnects.start(name, error);
+  }
+
+  /** The reconnect loop gave up on a server whose connection dropped: its client is closed, its handles end. */
+  private giveUp(name: string): void {
+    const member = this.members.get(name) as Member;
+    if (member.reopen === undefined) return;
+    member.reopen = undefined;
+    const client = member.client;
+    member.client = undefined;
+    // Its share is free again once the old client's polls are dropped.
+    const resume = () => member.share.resume();
+    if (client === undefined) resume();
+    else void client.close().then(resume, resume);
+  }
+
   /** A server's client options: its plan, its share of the polls, its view of the shared store, the hooks. */
   private clientOptions(member: Member): TaskClientOptions {
     const hooks: HostHooks = {
       polls: (onJobError) => member.share.lane(onJobError),
       toolsChanged: () => void this.refreshTools(member),
+      dropped: (reopen) => this.lost(member, reopen),
     };
     const options: TaskClientOptions & { [HOST_HOOKS]?: HostHooks } = {
       ...member.plan.options,
@@ -435,7 +527,7 @@ export class TaskHost extends EventEmitter<TaskHostEvents> {
     member.client = client;
     client.on("error", (error: unknown) => {
       member.status.error = error;
-      this.emit("error", name, error);
+      this.emitEvent("error", name, error);
     });
     client.on("closed", () => {
       if (member.client !== client || this.closing !== undefined) return;
@@ -443,14 +535,15 @@ export class TaskHost extends EventEmitter<TaskHostEvents> {
     });
     member.status = { name, state: "ready", supportsTasks: client.server.supportsTasks };
     if (this.listening) this.reindex(name);
-    this.emit("server", { ...member.status });
-    if (member.carried.length > 0 || this.resumeOptions !== undefined) void this.pickUp(member, client);
+    this.emitEvent("server", { ...member.status });
+    if (this.resumeOptions !== undefined) void this.pickUp(member, this.resumeOptions);
   }
 
   /**
-   * The server's connection ended while the host was open: it is `"failed"`, its client is closed (its handles
-   * end with `TaskEndedError` of kind `closed`, which carries their task ids), and it is connected again in the background;
-   * the tasks its handles were following are followed again once it is back.
+   * The server's connection ended for good while the host was open (an MCP transport, which cannot be opened
+   * twice, or `reconnect: false`): it is `"closed"` with why, and its client is closed (its handles end with
+   * `TaskEndedError` of kind `closed`, which carries their task ids). A connection that can be opened again is
+   * `lost` instead, and its handles go on.
    */
   private async dropped(member: Member, client: TaskClient): Promise<void> {
     const name = member.status.name;
@@ -458,41 +551,19 @@ export class TaskHost extends EventEmitter<TaskHostEvents> {
       transient: true,
     });
     this.log.warn(`TaskHost: ${error.message}`);
-    const refs = await Promise.all(
-      client
-        .tasks()
-        .map((handle) => (handle.taskId === undefined ? undefined : handle.ref.catch(() => undefined))),
-    );
-    member.carried.push(...refs.filter((ref): ref is TaskRef => ref !== undefined));
     member.client = undefined;
-    const again = this.reconnects !== undefined && member.hosted.target !== "transport";
-    this.update(name, { state: again ? "failed" : "closed", error });
+    this.update(name, { state: "closed", error });
     await client
       .close()
       .catch((closing: unknown) =>
         this.log.warn(`TaskHost: closing server ${JSON.stringify(name)}'s old client failed`, closing),
       );
-    if (again && this.closing === undefined) this.reconnects?.start(name, error);
   }
 
-  /** A server is back: follow the tasks its last connection was following, and its stored ones if resumed. */
-  private async pickUp(member: Member, client: TaskClient): Promise<void> {
-    const name = member.status.name;
-    const carried = member.carried.splice(0);
-    const tasks: HostTask[] = [];
-    for (const ref of carried) {
-      try {
-        tasks.push({ server: name, handle: client.task(ref, this.resumeOptions) });
-      } catch (error) {
-        this.log.warn(
-          `TaskHost: a task of server ${JSON.stringify(name)} could not be followed again`,
-          error,
-        );
-      }
-    }
-    if (this.resumeOptions !== undefined) tasks.push(...(await this.resumeOn(member, this.resumeOptions)));
-    const unique = [...new Map(tasks.map((task) => [task.handle, task])).values()];
-    if (unique.length > 0) this.emit("resumed", name, unique);
+  /** A server is back after `resume()` (its first connection, or a new client): its stored tasks are followed. */
+  private async pickUp(member: Member, options: Omit<CallToolOptions, "meta">): Promise<void> {
+    const tasks = await this.resumeOn(member, options);
+    if (tasks.length > 0) this.emitEvent("resumed", member.status.name, tasks);
   }
 
   /** The stored tasks of one ready server, as handles; a failure is logged and resumes nothing. */
@@ -537,7 +608,7 @@ export class TaskHost extends EventEmitter<TaskHostEvents> {
     const name = member.status.name;
     if (member.status.state !== "ready" || this.closing !== undefined) return;
     await this.listed(member);
-    if (this.reindex(name)) this.emit("tools", name);
+    if (this.reindex(name)) this.emitEvent("tools", name);
   }
 
   /**
@@ -551,7 +622,7 @@ export class TaskHost extends EventEmitter<TaskHostEvents> {
       return true;
     } catch (error) {
       this.log.error(`TaskHost: the tools of server ${JSON.stringify(server)} clash with others`, error);
-      this.emit("error", server, error);
+      this.emitEvent("error", server, error);
       return false;
     }
   }
@@ -596,7 +667,7 @@ export class TaskHost extends EventEmitter<TaskHostEvents> {
     const next = { ...member.status, ...change };
     const changed = next.state !== member.status.state;
     member.status = next;
-    if (changed) this.emit("server", { ...next });
+    if (changed) this.emitEvent("server", { ...next });
   }
 
   /**

@@ -7,6 +7,9 @@
  *   server asks for less). The shares never add up to more than the limit, so no server can take another's.
  * - A server whose polls do not come back (it hangs) holds at most its share: its due polls wait in its own
  *   queue, never in front of another server's, and every other server's polls go out when they are due.
+ * - A server that is down (its connection dropped, and is being opened again: decision 22) has its share paused:
+ *   its due polls wait in its queue and none goes out until it is back, so they are not spent on a dead
+ *   connection; every other server's polls go on as before.
  * - Within a share, due polls start earliest first; a poll waiting for its share's slot starts as soon as one of
  *   that share's polls ends.
  * - When a poll is due is not decided here: each task's cadence owner (src/scheduler/cadence.ts, with the
@@ -49,6 +52,20 @@ export class PollShare {
     /** Most polls of this share out at once. */
     readonly size: number,
   ) {}
+
+  /** Set while its server is down: its due polls wait in its queue, and none starts. */
+  paused = false;
+
+  /** Holds this share's polls until `resume()`: its server is down. */
+  pause(): void {
+    this.paused = true;
+  }
+
+  /** Its server is back: the polls due meanwhile start, earliest first, within the share. */
+  resume(): void {
+    this.paused = false;
+    this.scheduler.resumed(this);
+  }
 
   /** A new lane of this share, for one client of the server. */
   lane(onJobError?: (error: unknown, job: PollJob) => void): PollLane {
@@ -130,6 +147,13 @@ export class FairPollScheduler {
     this.heap.clear();
   }
 
+  /** A paused share was resumed: its due polls start. */
+  resumed(share: PollShare): void {
+    if (this.closed) return;
+    this.startWaiting(share);
+    if (!this.draining) this.arm();
+  }
+
   schedule(lane: PollLane, job: PollJob, delayMs: number): void {
     if (this.closed || lane.closed) return;
     if (!(delayMs >= 0 && delayMs < Infinity)) {
@@ -185,7 +209,7 @@ export class FairPollScheduler {
         heap.pop();
         if (top.lane.closed) continue;
         if (top.running) top.deferred = true;
-        else if (top.lane.share.running < top.lane.share.size) this.start(top);
+        else if (!top.lane.share.paused && top.lane.share.running < top.lane.share.size) this.start(top);
         else {
           top.parked = true;
           top.lane.share.waiting.push(top);
@@ -228,7 +252,7 @@ export class FairPollScheduler {
 
   /** Starts due jobs of `share` while it has free slots. */
   private startWaiting(share: PollShare): void {
-    while (share.running < share.size) {
+    while (!share.paused && share.running < share.size) {
       const next = share.waiting.pop();
       if (next === undefined) return;
       next.parked = false;

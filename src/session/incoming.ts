@@ -146,6 +146,14 @@ export class IncomingRequests {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.dropOpen();
+  }
+
+  /**
+   * The connection dropped (it may be opened again): every request still being served is aborted and its answer
+   * dropped, as the server that asked is gone; requests of the next connection are served.
+   */
+  dropOpen(): void {
     for (const controller of this.open.values()) controller.abort(new Error("the connection closed"));
     this.open.clear();
     this.lingering = 0;
@@ -164,7 +172,7 @@ export class IncomingRequests {
     };
     // Cancelled by the server, or the session closed: the answer is dropped without a word.
     if (this.open.get(slot) !== controller) {
-      if (!this.closed) this.lingering--;
+      if (!this.closed) this.lingering = Math.max(0, this.lingering - 1);
       answer.sent?.(controller.signal.reason ?? new Error("the request is no longer open"));
       return;
     }

@@ -95,6 +95,10 @@ export class Session implements ReplyChannel {
   /** Why the transport is about to close, when it said (a stdio line over the size limit closes the connection). */
   private closeCause: TransportError | undefined;
   private flushTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Set by `reopenable`: hears that the transport closed by itself, which then does not end the session. */
+  private dropped: (() => void) | undefined;
+  /** Set while the transport is down (dropped, not yet opened again): why a request fails meanwhile. */
+  private down: ((method: string) => McpTasksError) | undefined;
   private readonly settled = (): void => {
     this.sending -= 1;
   };
@@ -105,7 +109,7 @@ export class Session implements ReplyChannel {
   };
 
   constructor(
-    private readonly transport: McpTransport,
+    private transport: McpTransport,
     private readonly options: SessionOptions,
   ) {
     this.envelope = buildEnvelope({ clientInfo: options.clientInfo, capabilities: options.capabilities });
@@ -194,6 +198,37 @@ export class Session implements ReplyChannel {
     return this.connecting;
   }
 
+  /**
+   * Lets the connection be opened again (a host's server, Decision 22): from now on a transport that closes by
+   * itself (a stdio server that exited) does not end the session. The requests waiting for an answer fail as on
+   * any drop (a transient `TransportError`), the server's open requests are dropped, and `dropped` hears of it;
+   * until `reopen`, requests fail at once the same way. `close()` still ends the session.
+   */
+  reopenable(dropped: () => void): void {
+    this.dropped = dropped;
+  }
+
+  /**
+   * Takes a new, unstarted transport to the same server after a drop and starts it; a 2025-era server is
+   * initialized again (2026-07-28 has no handshake: every request carries the envelope). When that fails, the new
+   * transport is closed and the promise rejects with why.
+   */
+  async reopen(transport: McpTransport): Promise<void> {
+    if (this.closed) throw closedError("reopen");
+    const known = this.info as ServerInfo;
+    this.transport = transport;
+    try {
+      this.attach();
+      await transport.start();
+      transport.setProtocolVersion?.(known.protocolVersion);
+      if (known.era === "legacy") await this.initializeLegacy();
+    } catch (error) {
+      await transport.close().catch(() => undefined);
+      throw error;
+    }
+    this.down = undefined;
+  }
+
   /** Whether a JSON-RPC id is in the namespace of this library's sessions (any of them). */
   static ownsId(id: unknown): boolean {
     return typeof id === "string" && id.startsWith(ID_NAMESPACE);
@@ -228,8 +263,10 @@ export class Session implements ReplyChannel {
     options: RequestOptions | undefined,
     reply: ReplyTarget,
   ): void {
-    if (this.closed) {
-      reply.failed(closedError(method));
+    // While the transport is down, only the `initialize` of a 2025-era server opening it again goes out.
+    const refused = this.closed ? closedError : method === Method.initialize ? undefined : this.down;
+    if (refused !== undefined) {
+      reply.failed(refused(method));
       return;
     }
     const id = `${this.idPrefix}${++this.nextId}`;
@@ -470,14 +507,20 @@ export class Session implements ReplyChannel {
     };
     transport.onclose = () => {
       previousClose?.();
+      if (transport !== this.transport) return; // one `reopen` replaced: its late close is no news
       const cause = this.closeCause;
-      this.end((method) =>
+      this.closeCause = undefined;
+      const reason = (method: string) =>
         cause !== undefined
           ? tooLargeFor(cause, method)
           : new TransportError(`${method}: the connection closed before an answer arrived`, {
               transient: true,
-            }),
-      );
+            });
+      if (this.dropped === undefined || this.closed) return this.end(reason);
+      // The session goes on: what waited on this transport fails, and the owner opens another (`reopen`).
+      this.pending.rejectAll((this.down = reason));
+      this.incoming.dropOpen();
+      this.dropped();
     };
   }
 

@@ -102,6 +102,32 @@ describe("a host over two HTTP servers and one stdio server", () => {
     expect(host.client("local")?.server.serverInfo?.name).toBe("mcp-tasks-reference-server");
   });
 
+  it("has no public emit: callers listen through on, once and off, only the host emits", async () => {
+    // @ts-expect-error `emit` is not part of TaskHost's type
+    expect(host.emit).toBeUndefined();
+    expect("emit" in host).toBe(false);
+    // @ts-expect-error nor are the rest of EventEmitter's members
+    expect(host.removeAllListeners).toBeUndefined();
+
+    const other = await TaskHost.connect({ servers: { alpha: alpha.url }, ...fastClient });
+    const seen: string[] = [];
+    const removed: string[] = [];
+    const onRemoved = (status: ServerStatus) => void removed.push(status.name);
+    const first = new Promise<ServerStatus>((resolve) => {
+      expect(
+        other
+          .on("server", (status) => void seen.push(`${status.name}:${status.state}`))
+          .once("server", resolve)
+          .on("server", onRemoved)
+          .off("server", onRemoved),
+      ).toBe(other);
+    });
+    await other.close();
+    expect(await first).toMatchObject({ name: "alpha", state: "closed" });
+    expect(seen).toEqual(["alpha:closed"]);
+    expect(removed).toEqual([]);
+  });
+
   it("refuses a name no server has", () => {
     expect(() => host.callTool("alpha__nope")).toThrow('TaskHost: no server has a tool named "alpha__nope"');
   });

@@ -91,3 +91,28 @@ it("drops a closed lane's pending runs, and counts its runs still out against it
   finishOld();
   expect(ran).toEqual(["old out", "new"]);
 });
+
+it("holds a paused share's due runs in its queue, the other shares untouched, and starts them on resume", () => {
+  vi.setSystemTime(0);
+  const scheduler = new FairPollScheduler();
+  const down = scheduler.share(2);
+  const up = scheduler.share(2).lane();
+  const lane = down.lane();
+  const ran: string[] = [];
+  const job = (name: string): PollJob => ({ run: (done) => (ran.push(`${name}@${Date.now()}`), done()) });
+  down.pause();
+  lane.schedule(job("a"), 10);
+  lane.schedule(job("b"), 20);
+  lane.schedule(job("c"), 30);
+  up.schedule(job("other"), 15);
+  vi.advanceTimersByTime(1_000);
+  // Nothing of the paused share went out, however long it was due; the other share ran on time.
+  expect(ran).toEqual(["other@15"]);
+  down.resume();
+  // Back: its due runs start at once, earliest first, within its size (each ends at once here, freeing its slot).
+  expect(ran).toEqual(["other@15", "a@1000", "b@1000", "c@1000"]);
+  lane.schedule(job("d"), 5);
+  vi.advanceTimersByTime(5);
+  expect(ran.at(-1)).toBe("d@1005");
+  expect(vi.getTimerCount()).toBe(0);
+});
