@@ -38,6 +38,7 @@ import {
   type TransportKind,
 } from "./negotiate.js";
 import { PendingTable, type PendingRequest } from "./pending.js";
+import { AbortLine } from "./abort-line.js";
 import { IncomingRequests, paramsOf, type IncomingHandler, type RequestClaim } from "./incoming.js";
 import type {
   McpTransport,
@@ -534,24 +535,23 @@ export class Session implements ReplyChannel {
 
   private sendOptions(entry: PendingRequest): SendOptions | undefined {
     if (this.transport.hasPerRequestStream !== true) return undefined;
-    entry.exchange = new AbortController();
-    return {
-      requestSignal: entry.exchange.signal,
-      // The request's response stream ended (server closed it, network dropped) without an answer; our
-      // transport says why when it knows (a drop, an event over the size limit).
-      onRequestStreamEnd: (failure?: unknown) => {
-        failure ??= this.transport.takeStreamFailure?.(entry.id);
-        if (this.pending.take(entry.id) !== entry) return;
-        entry.fail(
-          failure instanceof McpTasksError && !(failure instanceof TransportError && failure.transient)
-            ? failure
-            : new TransportError(`${entry.method}: the response stream ended without an answer`, {
-                transient: true,
-                cause: failure,
-              }),
-        );
-      },
-    };
+    entry.exchange = new AbortLine();
+    // The request's response stream ended (server closed it, network dropped) without an answer; our
+    // transport says why when it knows (a drop, an event over the size limit).
+    return new ExchangeOptions(entry.exchange, (failure?: unknown) => this.streamEnded(entry, failure));
+  }
+
+  private streamEnded(entry: PendingRequest, failure: unknown): void {
+    failure ??= this.transport.takeStreamFailure?.(entry.id);
+    if (this.pending.take(entry.id) !== entry) return;
+    entry.fail(
+      failure instanceof McpTasksError && !(failure instanceof TransportError && failure.transient)
+        ? failure
+        : new TransportError(`${entry.method}: the response stream ended without an answer`, {
+            transient: true,
+            cause: failure,
+          }),
+    );
   }
 
   private end(reason: (method: string) => McpTasksError): void {
@@ -580,6 +580,18 @@ export class Session implements ReplyChannel {
         // A failing error listener has nobody left to tell.
       }
     }
+  }
+}
+
+/** A request's send options: its `requestSignal` is made only when a transport reads it (ours reads `exchange`). */
+class ExchangeOptions implements SendOptions {
+  constructor(
+    readonly exchange: AbortLine,
+    readonly onRequestStreamEnd: (failure?: unknown) => void,
+  ) {}
+
+  get requestSignal(): AbortSignal {
+    return this.exchange.signal;
   }
 }
 

@@ -33,13 +33,17 @@ import { answerFrames, isAnonymousError } from "./answers.js";
 import { isJsonRpcMessage } from "./frames.js";
 import { DEFAULT_MAX_MESSAGE_BYTES, discardBody, readErrorBody, readBoundedText } from "./bounded-body.js";
 import type { HttpSession, McpTransport, OutgoingMessage, SendOptions } from "./types.js";
+import { AbortLine, withRealSignal } from "./abort-line.js";
 
 /** Headers for every request: fixed, or computed per request (e.g. a fresh bearer token). */
 export type HeadersSource = HeadersInit | (() => HeadersInit | Promise<HeadersInit>);
 
 /** What the transport itself takes (./http-transport.ts builds it from a client's `HttpTransportOptions`). */
 export interface StreamableHttpOptions {
-  /** The `fetch` every request goes through. Default: the global `fetch`, resolved per request. */
+  /**
+   * The `fetch` every request goes through. Default: the global `fetch`, resolved per request. A request's
+   * `signal` may be the session's line (./abort-line.ts): the chain of ./http-transport.ts takes it.
+   */
   fetch?: FetchLike;
   /** Extra settings for every request (its `headers` are sent first; `method`, `body` and `signal` are ours). */
   requestInit?: RequestInit;
@@ -56,7 +60,8 @@ export interface StreamableHttpOptions {
 const DEFAULT_RECONNECTION = { initialDelayMs: 1000, maxDelayMs: 30_000, growFactor: 1.5, maxRetries: 2 };
 
 interface StreamOptions {
-  requestSignal?: AbortSignal;
+  /** The request's abort: the session's line, or a caller's signal. */
+  requestSignal?: AbortSignal | AbortLine;
   onRequestStreamEnd?: (failure?: unknown) => void;
   /** Resume with this event id (GET with `Last-Event-ID`). */
   lastEventId?: string;
@@ -71,7 +76,7 @@ export class StreamableHttpTransport implements McpTransport {
   onclose?: () => void;
   private abort: AbortController | undefined;
   /** The exchanges of requests with a signal of their own still open: `close()` aborts them. */
-  private readonly exchanges = new Set<Exchange>();
+  private readonly exchanges = new Set<AbortLine>();
   private session: string | undefined;
   private protocolVersion: string | undefined;
   private serverRetryMs: number | undefined;
@@ -150,7 +155,7 @@ export class StreamableHttpTransport implements McpTransport {
     if (handshake) headers.delete("mcp-session-id");
     headers.set("content-type", "application/json");
     headers.set("accept", "application/json, text/event-stream");
-    const exchange = this.exchangeFor(options?.requestSignal);
+    const exchange = this.exchangeFor(options?.exchange ?? options?.requestSignal);
     let streaming = false;
     try {
       streaming = await this.post(message, method, id, handshake, headers, exchange, options);
@@ -166,7 +171,7 @@ export class StreamableHttpTransport implements McpTransport {
     id: string | number | undefined,
     handshake: boolean,
     headers: Headers,
-    exchange: Exchange | undefined,
+    exchange: AbortLine | undefined,
     options: SendOptions | undefined,
   ): Promise<boolean> {
     const response = await this.fetch({
@@ -174,7 +179,8 @@ export class StreamableHttpTransport implements McpTransport {
       method: "POST",
       headers,
       body: JSON.stringify(message),
-      signal: exchange?.signal ?? options?.requestSignal ?? this.abort?.signal,
+      // A line goes down the chain as the signal: undici takes it, the chain makes a real one for a `fetch`.
+      signal: (exchange ?? options?.exchange ?? options?.requestSignal ?? this.abort?.signal) as AbortSignal,
       redirect: "manual",
     });
     if (handshake && response.ok) this.session = response.headers.get("mcp-session-id") ?? undefined;
@@ -193,7 +199,11 @@ export class StreamableHttpTransport implements McpTransport {
     }
     const type = mediaType(response.headers.get("content-type"));
     if (type === "text/event-stream") {
-      this.readStream(response.body, { ...options, request: { id, method } }, false, exchange);
+      const stream: StreamOptions = { request: { id, method } };
+      const requestSignal = options?.exchange ?? options?.requestSignal;
+      if (requestSignal !== undefined) stream.requestSignal = requestSignal;
+      if (options?.onRequestStreamEnd !== undefined) stream.onRequestStreamEnd = options.onRequestStreamEnd;
+      this.readStream(response.body, stream, false, exchange);
       return true;
     } else if (type === "application/json") {
       const text = await readBoundedText(response, this.maxMessageBytes, `${method}: the HTTP response body`);
@@ -255,30 +265,32 @@ export class StreamableHttpTransport implements McpTransport {
 
   private fetch(init: RequestInit): Promise<Response> {
     // Every request asks for manual redirects: the `fetch` given decides which it follows.
-    return (this.options.fetch ?? globalThis.fetch)(this.url, init);
+    if (this.options.fetch === undefined) return globalThis.fetch(this.url, withRealSignal(init));
+    return this.options.fetch(this.url, init);
   }
 
   /**
-   * A request's own controller when it has a signal to honour and the transport is started: aborted by that
-   * signal or by `close()`. A listener and a set entry cost far less per request than `AbortSignal.any`.
+   * What aborts a request's exchange when it has an abort to honour and the transport is started: the session's
+   * line itself (./abort-line.ts), which `close()` aborts too, or else a controller of its own, aborted by the
+   * caller's signal or by `close()`. A listener and a set entry cost far less per request than `AbortSignal.any`.
    */
-  private exchangeFor(requestSignal: AbortSignal | undefined): Exchange | undefined {
+  private exchangeFor(requestSignal: AbortSignal | AbortLine | undefined): AbortLine | undefined {
     if (requestSignal === undefined || this.abort === undefined) return undefined;
-    const exchange = new Exchange(requestSignal);
+    const exchange = requestSignal instanceof AbortLine ? requestSignal : new Exchange(requestSignal);
     if (requestSignal.aborted || this.abort.signal.aborted) {
       exchange.abort(requestSignal.aborted ? requestSignal.reason : undefined);
       return exchange;
     }
-    requestSignal.addEventListener("abort", exchange, { once: true });
+    if (exchange instanceof Exchange) exchange.source.addEventListener("abort", exchange, { once: true });
     this.exchanges.add(exchange);
     return exchange;
   }
 
   /** The exchange's response is over: `close()` has nothing left to abort there. */
-  private ended(exchange: Exchange | undefined): void {
+  private ended(exchange: AbortLine | undefined): void {
     if (exchange === undefined) return;
     this.exchanges.delete(exchange);
-    exchange.source.removeEventListener("abort", exchange);
+    if (exchange instanceof Exchange) exchange.source.removeEventListener("abort", exchange);
   }
 
   /** Opens (or resumes) a GET stream. A server without one answers 405, which is fine. */
@@ -293,7 +305,7 @@ export class StreamableHttpTransport implements McpTransport {
         ...this.options.requestInit,
         method: "GET",
         headers,
-        signal: exchange?.signal ?? options.requestSignal ?? this.abort?.signal,
+        signal: (exchange ?? options.requestSignal ?? this.abort?.signal) as AbortSignal,
         redirect: "manual",
       });
     } catch (error) {
@@ -325,7 +337,7 @@ export class StreamableHttpTransport implements McpTransport {
     body: ReadableStream<Uint8Array> | null,
     options: StreamOptions,
     resumable: boolean,
-    exchange: Exchange | undefined,
+    exchange: AbortLine | undefined,
   ): void {
     const intentional = () =>
       this.ending || this.abort?.signal.aborted === true || options.requestSignal?.aborted === true;
@@ -426,8 +438,8 @@ export class StreamableHttpTransport implements McpTransport {
   }
 }
 
-/** A request's HTTP exchange: aborted (with its reason) when the request's own signal fires. */
-class Exchange extends AbortController {
+/** A request's HTTP exchange: aborted (with its reason) when the caller's own signal fires. */
+class Exchange extends AbortLine {
   constructor(readonly source: AbortSignal) {
     super();
   }
