@@ -35,9 +35,6 @@ import { DEFAULT_MAX_MESSAGE_BYTES, discardBody, readErrorBody, readBoundedText 
 import type { HttpSession, McpTransport, OutgoingMessage, SendOptions } from "./types.js";
 import { AbortLine, withRealSignal } from "./abort-line.js";
 
-/** Headers for every request: fixed, or computed per request (e.g. a fresh bearer token). */
-export type HeadersSource = HeadersInit | (() => HeadersInit | Promise<HeadersInit>);
-
 /** What the transport itself takes (./http-transport.ts builds it from a client's `HttpTransportOptions`). */
 export interface StreamableHttpOptions {
   /**
@@ -45,10 +42,6 @@ export interface StreamableHttpOptions {
    * `signal` may be the session's line (./abort-line.ts): the chain of ./http-transport.ts takes it.
    */
   fetch?: FetchLike;
-  /** Extra settings for every request (its `headers` are sent first; `method`, `body` and `signal` are ours). */
-  requestInit?: RequestInit;
-  /** Headers added to every request after `requestInit.headers`. */
-  headers?: HeadersSource;
   /** How a dropped stream is resumed. Default: 1 s, growing 1.5× up to 30 s, 2 attempts (the SDK's defaults). */
   reconnection?: { initialDelayMs: number; maxDelayMs: number; growFactor: number; maxRetries: number };
   /** The largest JSON body or SSE event taken from the server. Default 16 MiB. */
@@ -125,11 +118,9 @@ export class StreamableHttpTransport implements McpTransport {
   async terminateSession(signal?: AbortSignal): Promise<void> {
     if (this.session === undefined) return;
     this.ending = true;
-    const headers = await this.commonHeaders();
     const response = await this.fetch({
-      ...this.options.requestInit,
       method: "DELETE",
-      headers,
+      headers: this.commonHeaders(),
       ...(signal !== undefined && { signal }),
       redirect: "manual",
     });
@@ -148,13 +139,13 @@ export class StreamableHttpTransport implements McpTransport {
   async send(message: OutgoingMessage, options?: SendOptions): Promise<void> {
     const method = "method" in message ? message.method : "(response)";
     const id = "method" in message && "id" in message ? message.id : undefined;
-    const headers = await this.commonHeaders();
+    const headers = this.commonHeaders();
     const routing = routingHeaders(message);
-    if (routing !== undefined) for (const name in routing) headers.set(name, routing[name] as string);
+    if (routing !== undefined) Object.assign(headers, routing);
     const handshake = method === Method.initialize && id !== undefined;
-    if (handshake) headers.delete("mcp-session-id");
-    headers.set("content-type", "application/json");
-    headers.set("accept", "application/json, text/event-stream");
+    if (handshake) delete headers["mcp-session-id"];
+    headers["content-type"] = "application/json";
+    headers.accept = "application/json, text/event-stream";
     const exchange = this.exchangeFor(options?.exchange ?? options?.requestSignal);
     let streaming = false;
     try {
@@ -170,12 +161,11 @@ export class StreamableHttpTransport implements McpTransport {
     method: string,
     id: string | number | undefined,
     handshake: boolean,
-    headers: Headers,
+    headers: Record<string, string>,
     exchange: AbortLine | undefined,
     options: SendOptions | undefined,
   ): Promise<boolean> {
     const response = await this.fetch({
-      ...this.options.requestInit,
       method: "POST",
       headers,
       body: JSON.stringify(message),
@@ -251,15 +241,15 @@ export class StreamableHttpTransport implements McpTransport {
     });
   }
 
-  private async commonHeaders(): Promise<Headers> {
-    const headers = new Headers(this.options.requestInit?.headers);
-    const source = this.options.headers;
-    if (source !== undefined) {
-      const extra = new Headers(typeof source === "function" ? await source() : source);
-      extra.forEach((value, name) => headers.set(name, value));
-    }
-    if (this.session !== undefined) headers.set("mcp-session-id", this.session);
-    if (this.protocolVersion !== undefined) headers.set("mcp-protocol-version", this.protocolVersion);
+  /**
+   * The session's headers, as a plain record with lower-case names: every layer of the chain below takes one as
+   * it is (a `Headers` per request costs a poll more than its routing does). The connection's own headers are
+   * added further down (./http-transport.ts).
+   */
+  private commonHeaders(): Record<string, string> {
+    const headers: Record<string, string> = {};
+    if (this.session !== undefined) headers["mcp-session-id"] = this.session;
+    if (this.protocolVersion !== undefined) headers["mcp-protocol-version"] = this.protocolVersion;
     return headers;
   }
 
@@ -295,14 +285,13 @@ export class StreamableHttpTransport implements McpTransport {
 
   /** Opens (or resumes) a GET stream. A server without one answers 405, which is fine. */
   private async openStream(options: StreamOptions): Promise<void> {
-    const headers = await this.commonHeaders();
-    headers.set("accept", "text/event-stream");
-    if (options.lastEventId !== undefined) headers.set("last-event-id", options.lastEventId);
+    const headers = this.commonHeaders();
+    headers.accept = "text/event-stream";
+    if (options.lastEventId !== undefined) headers["last-event-id"] = options.lastEventId;
     const exchange = this.exchangeFor(options.requestSignal);
     let response: Response;
     try {
       response = await this.fetch({
-        ...this.options.requestInit,
         method: "GET",
         headers,
         signal: (exchange ?? options.requestSignal ?? this.abort?.signal) as AbortSignal,
