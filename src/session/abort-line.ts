@@ -35,8 +35,8 @@ export class AbortLine {
     if (index !== -1) this.listeners?.splice(index, 1);
   }
 
-  /** Aborts once, with `reason` or else an `AbortError`, as `AbortController.abort` does. */
-  abort(reason: unknown = new DOMException("This operation was aborted", "AbortError")): void {
+  /** Aborts once, with `reason` or else the `AbortError` `AbortController.abort` gives. */
+  abort(reason: unknown = AbortSignal.abort().reason): void {
     if (this.aborted) return;
     this.aborted = true;
     this.reason = reason;

@@ -535,23 +535,28 @@ export class Session implements ReplyChannel {
 
   private sendOptions(entry: PendingRequest): SendOptions | undefined {
     if (this.transport.hasPerRequestStream !== true) return undefined;
-    entry.exchange = new AbortLine();
-    // The request's response stream ended (server closed it, network dropped) without an answer; our
-    // transport says why when it knows (a drop, an event over the size limit).
-    return new ExchangeOptions(entry.exchange, (failure?: unknown) => this.streamEnded(entry, failure));
-  }
-
-  private streamEnded(entry: PendingRequest, failure: unknown): void {
-    failure ??= this.transport.takeStreamFailure?.(entry.id);
-    if (this.pending.take(entry.id) !== entry) return;
-    entry.fail(
-      failure instanceof McpTasksError && !(failure instanceof TransportError && failure.transient)
-        ? failure
-        : new TransportError(`${entry.method}: the response stream ended without an answer`, {
-            transient: true,
-            cause: failure,
-          }),
-    );
+    const exchange = (entry.exchange = new AbortLine());
+    return {
+      exchange,
+      // Made only when read: our transport reads `exchange`.
+      get requestSignal() {
+        return exchange.signal;
+      },
+      // The request's response stream ended (server closed it, network dropped) without an answer; our
+      // transport says why when it knows (a drop, an event over the size limit).
+      onRequestStreamEnd: (failure?: unknown) => {
+        failure ??= this.transport.takeStreamFailure?.(entry.id);
+        if (this.pending.take(entry.id) !== entry) return;
+        entry.fail(
+          failure instanceof McpTasksError && !(failure instanceof TransportError && failure.transient)
+            ? failure
+            : new TransportError(`${entry.method}: the response stream ended without an answer`, {
+                transient: true,
+                cause: failure,
+              }),
+        );
+      },
+    };
   }
 
   private end(reason: (method: string) => McpTasksError): void {
@@ -580,18 +585,6 @@ export class Session implements ReplyChannel {
         // A failing error listener has nobody left to tell.
       }
     }
-  }
-}
-
-/** A request's send options: its `requestSignal` is made only when a transport reads it (ours reads `exchange`). */
-class ExchangeOptions implements SendOptions {
-  constructor(
-    readonly exchange: AbortLine,
-    readonly onRequestStreamEnd: (failure?: unknown) => void,
-  ) {}
-
-  get requestSignal(): AbortSignal {
-    return this.exchange.signal;
   }
 }
 

@@ -53,8 +53,8 @@ export interface StreamableHttpOptions {
 const DEFAULT_RECONNECTION = { initialDelayMs: 1000, maxDelayMs: 30_000, growFactor: 1.5, maxRetries: 2 };
 
 interface StreamOptions {
-  /** The request's abort: the session's line, or a caller's signal. */
-  requestSignal?: AbortSignal | AbortLine;
+  /** The request's abort (the session's line). */
+  exchange?: AbortLine;
   onRequestStreamEnd?: (failure?: unknown) => void;
   /** Resume with this event id (GET with `Last-Event-ID`). */
   lastEventId?: string;
@@ -68,7 +68,7 @@ export class StreamableHttpTransport implements McpTransport {
   onerror?: (error: Error) => void;
   onclose?: () => void;
   private abort: AbortController | undefined;
-  /** The exchanges of requests with a signal of their own still open: `close()` aborts them. */
+  /** The exchanges of requests with an abort of their own still open: `close()` aborts them. */
   private readonly exchanges = new Set<AbortLine>();
   private session: string | undefined;
   private protocolVersion: string | undefined;
@@ -146,7 +146,7 @@ export class StreamableHttpTransport implements McpTransport {
     if (handshake) delete headers["mcp-session-id"];
     headers["content-type"] = "application/json";
     headers.accept = "application/json, text/event-stream";
-    const exchange = this.exchangeFor(options?.exchange ?? options?.requestSignal);
+    const exchange = this.exchangeFor(options?.exchange);
     let streaming = false;
     try {
       streaming = await this.post(message, method, id, handshake, headers, exchange, options);
@@ -170,7 +170,7 @@ export class StreamableHttpTransport implements McpTransport {
       headers,
       body: JSON.stringify(message),
       // A line goes down the chain as the signal: undici takes it, the chain makes a real one for a `fetch`.
-      signal: (exchange ?? options?.exchange ?? options?.requestSignal ?? this.abort?.signal) as AbortSignal,
+      signal: (exchange ?? this.abort?.signal) as AbortSignal,
       redirect: "manual",
     });
     if (handshake && response.ok) this.session = response.headers.get("mcp-session-id") ?? undefined;
@@ -190,8 +190,7 @@ export class StreamableHttpTransport implements McpTransport {
     const type = mediaType(response.headers.get("content-type"));
     if (type === "text/event-stream") {
       const stream: StreamOptions = { request: { id, method } };
-      const requestSignal = options?.exchange ?? options?.requestSignal;
-      if (requestSignal !== undefined) stream.requestSignal = requestSignal;
+      if (exchange !== undefined) stream.exchange = exchange;
       if (options?.onRequestStreamEnd !== undefined) stream.onRequestStreamEnd = options.onRequestStreamEnd;
       this.readStream(response.body, stream, false, exchange);
       return true;
@@ -260,27 +259,21 @@ export class StreamableHttpTransport implements McpTransport {
   }
 
   /**
-   * What aborts a request's exchange when it has an abort to honour and the transport is started: the session's
-   * line itself (./abort-line.ts), which `close()` aborts too, or else a controller of its own, aborted by the
-   * caller's signal or by `close()`. A listener and a set entry cost far less per request than `AbortSignal.any`.
+   * A request's abort (the session's line, ./abort-line.ts), which `close()` aborts too while the transport is
+   * started: a set entry, where `AbortSignal.any` or a controller per request cost a poll far more. Without one,
+   * a request is aborted only by `close()`, through the transport's own signal.
    */
-  private exchangeFor(requestSignal: AbortSignal | AbortLine | undefined): AbortLine | undefined {
-    if (requestSignal === undefined || this.abort === undefined) return undefined;
-    const exchange = requestSignal instanceof AbortLine ? requestSignal : new Exchange(requestSignal);
-    if (requestSignal.aborted || this.abort.signal.aborted) {
-      exchange.abort(requestSignal.aborted ? requestSignal.reason : undefined);
-      return exchange;
+  private exchangeFor(exchange: AbortLine | undefined): AbortLine | undefined {
+    if (exchange !== undefined && this.abort !== undefined) {
+      if (this.abort.signal.aborted) exchange.abort();
+      else this.exchanges.add(exchange);
     }
-    if (exchange instanceof Exchange) exchange.source.addEventListener("abort", exchange, { once: true });
-    this.exchanges.add(exchange);
     return exchange;
   }
 
   /** The exchange's response is over: `close()` has nothing left to abort there. */
   private ended(exchange: AbortLine | undefined): void {
-    if (exchange === undefined) return;
-    this.exchanges.delete(exchange);
-    if (exchange instanceof Exchange) exchange.source.removeEventListener("abort", exchange);
+    if (exchange !== undefined) this.exchanges.delete(exchange);
   }
 
   /** Opens (or resumes) a GET stream. A server without one answers 405, which is fine. */
@@ -288,13 +281,13 @@ export class StreamableHttpTransport implements McpTransport {
     const headers = this.commonHeaders();
     headers.accept = "text/event-stream";
     if (options.lastEventId !== undefined) headers["last-event-id"] = options.lastEventId;
-    const exchange = this.exchangeFor(options.requestSignal);
+    const exchange = this.exchangeFor(options.exchange);
     let response: Response;
     try {
       response = await this.fetch({
         method: "GET",
         headers,
-        signal: (exchange ?? options.requestSignal ?? this.abort?.signal) as AbortSignal,
+        signal: (exchange ?? this.abort?.signal) as AbortSignal,
         redirect: "manual",
       });
     } catch (error) {
@@ -329,7 +322,7 @@ export class StreamableHttpTransport implements McpTransport {
     exchange: AbortLine | undefined,
   ): void {
     const intentional = () =>
-      this.ending || this.abort?.signal.aborted === true || options.requestSignal?.aborted === true;
+      this.ending || this.abort?.signal.aborted === true || options.exchange?.aborted === true;
     if (body === null) {
       this.ended(exchange);
       options.onRequestStreamEnd?.();
@@ -412,9 +405,9 @@ export class StreamableHttpTransport implements McpTransport {
     const delay = this.serverRetryMs ?? Math.min(initialDelayMs * growFactor ** attempt, maxDelayMs);
     const timer = setTimeout(() => {
       this.reconnects.delete(timer);
-      if (this.abort?.signal.aborted === true || options.requestSignal?.aborted === true) return;
+      if (this.abort?.signal.aborted === true || options.exchange?.aborted === true) return;
       this.openStream(options).catch((error: unknown) => {
-        if (this.abort?.signal.aborted === true || options.requestSignal?.aborted === true) return;
+        if (this.abort?.signal.aborted === true || options.exchange?.aborted === true) return;
         if (options.request === undefined) this.report(error);
         this.resume(options, attempt + 1);
       });
@@ -424,17 +417,6 @@ export class StreamableHttpTransport implements McpTransport {
 
   private report(error: unknown): void {
     this.onerror?.(error instanceof Error ? error : new Error(String(error)));
-  }
-}
-
-/** A request's HTTP exchange: aborted (with its reason) when the caller's own signal fires. */
-class Exchange extends AbortLine {
-  constructor(readonly source: AbortSignal) {
-    super();
-  }
-
-  handleEvent(): void {
-    this.abort(this.source.reason);
   }
 }
 
