@@ -9,12 +9,14 @@
  * Owner of: when a request's exchange counts as aborted, and who hears of it.
  */
 
-type AbortListener = (this: AbortLine) => void;
-
+/**
+ * A request's abort that undici takes as its signal and that makes an `AbortSignal` (`signal`) only when asked:
+ * what the session hands its transport as `SendOptions.exchange`.
+ */
 export class AbortLine {
   aborted = false;
   reason: unknown = undefined;
-  private listeners: AbortListener[] | undefined;
+  private listeners: ((this: AbortLine) => void)[] | undefined;
   private controller: AbortController | undefined;
 
   /** A real signal that follows this line, made when first asked for (`fetch`, a transport of someone else's). */
@@ -26,11 +28,11 @@ export class AbortLine {
     return this.controller.signal;
   }
 
-  addEventListener(_type: "abort", listener: AbortListener): void {
+  addEventListener(_type: "abort", listener: (this: AbortLine) => void): void {
     if (!this.aborted) (this.listeners ??= []).push(listener);
   }
 
-  removeEventListener(_type: "abort", listener: AbortListener): void {
+  removeEventListener(_type: "abort", listener: (this: AbortLine) => void): void {
     const index = this.listeners?.indexOf(listener) ?? -1;
     if (index !== -1) this.listeners?.splice(index, 1);
   }
