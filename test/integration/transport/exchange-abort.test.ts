@@ -5,6 +5,7 @@
  * which reaches undici as the request's signal and `fetch` as a real `AbortSignal`; the server seeing the
  * request's connection close is the proof that it did.
  */
+import { once } from "node:events";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
@@ -27,13 +28,13 @@ async function silentServer(): Promise<{ url: URL; received: () => number; dropp
     req.resume();
     res.on("close", () => dropped++);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
   open.push({
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    async close() {
+      server.closeAllConnections();
+      await once(server.close(), "close");
+    },
   });
   const { port } = server.address() as AddressInfo;
   return { url: new URL(`http://127.0.0.1:${port}/mcp`), received: () => received, dropped: () => dropped };
