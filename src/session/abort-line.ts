@@ -15,16 +15,14 @@
  */
 export class AbortLine {
   aborted = false;
-  reason: unknown = undefined;
+  reason: unknown;
   private listeners: ((this: AbortLine) => void)[] | undefined;
   private controller: AbortController | undefined;
 
   /** A real signal that follows this line, made when first asked for (`fetch`, a transport of someone else's). */
   get signal(): AbortSignal {
-    if (this.controller === undefined) {
-      this.controller = new AbortController();
-      if (this.aborted) this.controller.abort(this.reason);
-    }
+    this.controller ??= new AbortController();
+    if (this.aborted) this.controller.abort(this.reason);
     return this.controller.signal;
   }
 

@@ -54,8 +54,8 @@ const DEFAULT_RECONNECTION = { initialDelayMs: 1000, maxDelayMs: 30_000, growFac
 
 interface StreamOptions {
   /** The request's abort (the session's line). */
-  exchange?: AbortLine;
-  onRequestStreamEnd?: (failure?: unknown) => void;
+  exchange?: AbortLine | undefined;
+  onRequestStreamEnd?: ((failure?: unknown) => void) | undefined;
   /** Resume with this event id (GET with `Last-Event-ID`). */
   lastEventId?: string;
   /** The request this stream answers (undefined for the GET stream) and its method. */
@@ -189,10 +189,13 @@ export class StreamableHttpTransport implements McpTransport {
     }
     const type = mediaType(response.headers.get("content-type"));
     if (type === "text/event-stream") {
-      const stream: StreamOptions = { request: { id, method } };
-      if (exchange !== undefined) stream.exchange = exchange;
-      if (options?.onRequestStreamEnd !== undefined) stream.onRequestStreamEnd = options.onRequestStreamEnd;
-      this.readStream(response.body, stream, false, exchange);
+      const ended = options?.onRequestStreamEnd;
+      this.readStream(
+        response.body,
+        { request: { id, method }, exchange, onRequestStreamEnd: ended },
+        false,
+        exchange,
+      );
       return true;
     } else if (type === "application/json") {
       const text = await readBoundedText(response, this.maxMessageBytes, `${method}: the HTTP response body`);
