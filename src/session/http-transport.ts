@@ -32,6 +32,7 @@ import { authFailures, type AuthPlugin } from "../auth/connection-auth.js";
 import { StreamFailures } from "./answers.js";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "./bounded-body.js";
 import type { NodeHttp } from "./http-undici.js";
+import { withRealSignal } from "./abort-line.js";
 
 /** What a URL target's transport is built from: the connection's options, assembled once (src/client/connection.ts). */
 export interface HttpTransportOptions {
@@ -63,7 +64,12 @@ export async function buildHttpTransport(
   const node = options.fetch === undefined ? await nodePath(options.maxInFlight) : undefined;
   // The SDK's transport (the OAuth path) reads answers as real `Response`s; this library's own reads the lighter ones.
   const under = options.fetch ?? (options.auth !== undefined ? node?.webFetch : node?.fetch);
-  const base: FetchLike = withDeadConnectionResend((input, init) => (under ?? globalThis.fetch)(input, init));
+  // A request's abort comes down the chain as the session's line (./abort-line.ts): undici takes it as it is, a
+  // `fetch` gets a real signal.
+  const direct = node !== undefined && under === node.fetch;
+  const base: FetchLike = withDeadConnectionResend(
+    direct ? node.fetch : (input, init) => (under ?? globalThis.fetch)(input, withRealSignal(init)),
+  );
   const refusals = new RefusalLog();
   let endpoint = withSameOriginRedirects(base);
   if (options.headers !== undefined) endpoint = withConnectionHeaders(endpoint, options.headers);

@@ -18,6 +18,7 @@
  * @module mcp-tasks/transport
  */
 export type { McpTransport, OutgoingMessage, SendOptions } from "./types.js";
+export type { AbortLine } from "./abort-line.js";
 export { withRoutingHeaders, type FetchLike } from "../protocol/headers.js";
 export { withHttpErrorMapping } from "./http-fetch.js";
 export { TASKS_EXTENSION_ID, PROTOCOL_VERSION, TASK_CAPABLE_METHODS } from "../protocol/constants.js";

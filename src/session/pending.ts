@@ -4,19 +4,21 @@
  * the listener (`handleEvent`), the timer gets the entry as its argument, and the caller hears the outcome
  * through a `ReplyTarget` it made (a poll's is made once per task), so no closure is made per request.
  * With telemetry on, the entry also tells the request's watch how it ended (again without a closure).
- * On a transport with one HTTP exchange per request the entry also owns that exchange's signal (`exchange`):
+ * On a transport with one HTTP exchange per request the entry also owns that exchange's abort (`exchange`, a
+ * line that makes an `AbortSignal` only when asked: ./abort-line.ts):
  * fetch keeps a listener on the signal it is given until the request is garbage-collected, so one signal shared
  * by every request (the transport's own) would gather thousands of them; and a request given up locally (timed
  * out, aborted) should close its exchange rather than leave it open.
  */
 import { redactError, requestTimeout } from "../protocol/errors.js";
 import type { ReplyTarget, RequestWatch } from "./types.js";
+import type { AbortLine } from "./abort-line.js";
 
 /** One request in flight. */
 export class PendingRequest {
   timer: ReturnType<typeof setTimeout> | undefined;
   /** Aborts this request's own HTTP exchange; set by the session on per-request-stream transports. */
-  exchange: AbortController | undefined;
+  exchange: AbortLine | undefined;
 
   constructor(
     readonly table: PendingTable,

@@ -38,6 +38,7 @@ import {
   type TransportKind,
 } from "./negotiate.js";
 import { PendingTable, type PendingRequest } from "./pending.js";
+import { AbortLine } from "./abort-line.js";
 import { IncomingRequests, paramsOf, type IncomingHandler, type RequestClaim } from "./incoming.js";
 import type {
   McpTransport,
@@ -577,9 +578,13 @@ export class Session implements ReplyChannel {
 
   private sendOptions(entry: PendingRequest): SendOptions | undefined {
     if (this.transport.hasPerRequestStream !== true) return undefined;
-    entry.exchange = new AbortController();
+    const exchange = (entry.exchange = new AbortLine());
     return {
-      requestSignal: entry.exchange.signal,
+      exchange,
+      // Made only when read: our transport reads `exchange`.
+      get requestSignal() {
+        return exchange.signal;
+      },
       // The request's response stream ended (server closed it, network dropped) without an answer; our
       // transport says why when it knows (a drop, an event over the size limit).
       onRequestStreamEnd: (failure?: unknown) => {

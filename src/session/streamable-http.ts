@@ -33,18 +33,15 @@ import { answerFrames, isAnonymousError } from "./answers.js";
 import { isJsonRpcMessage } from "./frames.js";
 import { DEFAULT_MAX_MESSAGE_BYTES, discardBody, readErrorBody, readBoundedText } from "./bounded-body.js";
 import type { HttpSession, McpTransport, OutgoingMessage, SendOptions } from "./types.js";
-
-/** Headers for every request: fixed, or computed per request (e.g. a fresh bearer token). */
-export type HeadersSource = HeadersInit | (() => HeadersInit | Promise<HeadersInit>);
+import { AbortLine, withRealSignal } from "./abort-line.js";
 
 /** What the transport itself takes (./http-transport.ts builds it from a client's `HttpTransportOptions`). */
 export interface StreamableHttpOptions {
-  /** The `fetch` every request goes through. Default: the global `fetch`, resolved per request. */
+  /**
+   * The `fetch` every request goes through. Default: the global `fetch`, resolved per request. A request's
+   * `signal` may be the session's line (./abort-line.ts): the chain of ./http-transport.ts takes it.
+   */
   fetch?: FetchLike;
-  /** Extra settings for every request (its `headers` are sent first; `method`, `body` and `signal` are ours). */
-  requestInit?: RequestInit;
-  /** Headers added to every request after `requestInit.headers`. */
-  headers?: HeadersSource;
   /** How a dropped stream is resumed. Default: 1 s, growing 1.5× up to 30 s, 2 attempts (the SDK's defaults). */
   reconnection?: { initialDelayMs: number; maxDelayMs: number; growFactor: number; maxRetries: number };
   /** The largest JSON body or SSE event taken from the server. Default 16 MiB. */
@@ -56,8 +53,9 @@ export interface StreamableHttpOptions {
 const DEFAULT_RECONNECTION = { initialDelayMs: 1000, maxDelayMs: 30_000, growFactor: 1.5, maxRetries: 2 };
 
 interface StreamOptions {
-  requestSignal?: AbortSignal;
-  onRequestStreamEnd?: (failure?: unknown) => void;
+  /** The request's abort (the session's line). */
+  exchange?: AbortLine | undefined;
+  onRequestStreamEnd?: ((failure?: unknown) => void) | undefined;
   /** Resume with this event id (GET with `Last-Event-ID`). */
   lastEventId?: string;
   /** The request this stream answers (undefined for the GET stream) and its method. */
@@ -70,8 +68,8 @@ export class StreamableHttpTransport implements McpTransport {
   onerror?: (error: Error) => void;
   onclose?: () => void;
   private abort: AbortController | undefined;
-  /** The exchanges of requests with a signal of their own still open: `close()` aborts them. */
-  private readonly exchanges = new Set<Exchange>();
+  /** The exchanges of requests with an abort of their own still open: `close()` aborts them. */
+  private readonly exchanges = new Set<AbortLine>();
   private session: string | undefined;
   private protocolVersion: string | undefined;
   private serverRetryMs: number | undefined;
@@ -120,11 +118,9 @@ export class StreamableHttpTransport implements McpTransport {
   async terminateSession(signal?: AbortSignal): Promise<void> {
     if (this.session === undefined) return;
     this.ending = true;
-    const headers = await this.commonHeaders();
     const response = await this.fetch({
-      ...this.options.requestInit,
       method: "DELETE",
-      headers,
+      headers: this.commonHeaders(),
       ...(signal !== undefined && { signal }),
       redirect: "manual",
     });
@@ -143,14 +139,14 @@ export class StreamableHttpTransport implements McpTransport {
   async send(message: OutgoingMessage, options?: SendOptions): Promise<void> {
     const method = "method" in message ? message.method : "(response)";
     const id = "method" in message && "id" in message ? message.id : undefined;
-    const headers = await this.commonHeaders();
+    const headers = this.commonHeaders();
     const routing = routingHeaders(message);
-    if (routing !== undefined) for (const name in routing) headers.set(name, routing[name] as string);
+    if (routing !== undefined) Object.assign(headers, routing);
     const handshake = method === Method.initialize && id !== undefined;
-    if (handshake) headers.delete("mcp-session-id");
-    headers.set("content-type", "application/json");
-    headers.set("accept", "application/json, text/event-stream");
-    const exchange = this.exchangeFor(options?.requestSignal);
+    if (handshake) delete headers["mcp-session-id"];
+    headers["content-type"] = "application/json";
+    headers.accept = "application/json, text/event-stream";
+    const exchange = this.exchangeFor(options?.exchange);
     let streaming = false;
     try {
       streaming = await this.post(message, method, id, handshake, headers, exchange, options);
@@ -165,16 +161,16 @@ export class StreamableHttpTransport implements McpTransport {
     method: string,
     id: string | number | undefined,
     handshake: boolean,
-    headers: Headers,
-    exchange: Exchange | undefined,
+    headers: Record<string, string>,
+    exchange: AbortLine | undefined,
     options: SendOptions | undefined,
   ): Promise<boolean> {
     const response = await this.fetch({
-      ...this.options.requestInit,
       method: "POST",
       headers,
       body: JSON.stringify(message),
-      signal: exchange?.signal ?? options?.requestSignal ?? this.abort?.signal,
+      // A line goes down the chain as the signal: undici takes it, the chain makes a real one for a `fetch`.
+      signal: (exchange ?? this.abort?.signal) as AbortSignal,
       redirect: "manual",
     });
     if (handshake && response.ok) this.session = response.headers.get("mcp-session-id") ?? undefined;
@@ -193,7 +189,13 @@ export class StreamableHttpTransport implements McpTransport {
     }
     const type = mediaType(response.headers.get("content-type"));
     if (type === "text/event-stream") {
-      this.readStream(response.body, { ...options, request: { id, method } }, false, exchange);
+      const ended = options?.onRequestStreamEnd;
+      this.readStream(
+        response.body,
+        { request: { id, method }, exchange, onRequestStreamEnd: ended },
+        false,
+        exchange,
+      );
       return true;
     } else if (type === "application/json") {
       const text = await readBoundedText(response, this.maxMessageBytes, `${method}: the HTTP response body`);
@@ -241,59 +243,54 @@ export class StreamableHttpTransport implements McpTransport {
     });
   }
 
-  private async commonHeaders(): Promise<Headers> {
-    const headers = new Headers(this.options.requestInit?.headers);
-    const source = this.options.headers;
-    if (source !== undefined) {
-      const extra = new Headers(typeof source === "function" ? await source() : source);
-      extra.forEach((value, name) => headers.set(name, value));
-    }
-    if (this.session !== undefined) headers.set("mcp-session-id", this.session);
-    if (this.protocolVersion !== undefined) headers.set("mcp-protocol-version", this.protocolVersion);
+  /**
+   * The session's headers, as a plain record with lower-case names: every layer of the chain below takes one as
+   * it is (a `Headers` per request costs a poll more than its routing does). The connection's own headers are
+   * added further down (./http-transport.ts).
+   */
+  private commonHeaders(): Record<string, string> {
+    const headers: Record<string, string> = {};
+    if (this.session !== undefined) headers["mcp-session-id"] = this.session;
+    if (this.protocolVersion !== undefined) headers["mcp-protocol-version"] = this.protocolVersion;
     return headers;
   }
 
   private fetch(init: RequestInit): Promise<Response> {
     // Every request asks for manual redirects: the `fetch` given decides which it follows.
-    return (this.options.fetch ?? globalThis.fetch)(this.url, init);
+    if (this.options.fetch === undefined) return globalThis.fetch(this.url, withRealSignal(init));
+    return this.options.fetch(this.url, init);
   }
 
   /**
-   * A request's own controller when it has a signal to honour and the transport is started: aborted by that
-   * signal or by `close()`. A listener and a set entry cost far less per request than `AbortSignal.any`.
+   * A request's abort (the session's line, ./abort-line.ts), which `close()` aborts too while the transport is
+   * started: a set entry, where `AbortSignal.any` or a controller per request cost a poll far more. Without one,
+   * a request is aborted only by `close()`, through the transport's own signal.
    */
-  private exchangeFor(requestSignal: AbortSignal | undefined): Exchange | undefined {
-    if (requestSignal === undefined || this.abort === undefined) return undefined;
-    const exchange = new Exchange(requestSignal);
-    if (requestSignal.aborted || this.abort.signal.aborted) {
-      exchange.abort(requestSignal.aborted ? requestSignal.reason : undefined);
-      return exchange;
+  private exchangeFor(exchange: AbortLine | undefined): AbortLine | undefined {
+    if (exchange !== undefined && this.abort !== undefined) {
+      if (this.abort.signal.aborted) exchange.abort();
+      else this.exchanges.add(exchange);
     }
-    requestSignal.addEventListener("abort", exchange, { once: true });
-    this.exchanges.add(exchange);
     return exchange;
   }
 
   /** The exchange's response is over: `close()` has nothing left to abort there. */
-  private ended(exchange: Exchange | undefined): void {
-    if (exchange === undefined) return;
-    this.exchanges.delete(exchange);
-    exchange.source.removeEventListener("abort", exchange);
+  private ended(exchange: AbortLine | undefined): void {
+    if (exchange !== undefined) this.exchanges.delete(exchange);
   }
 
   /** Opens (or resumes) a GET stream. A server without one answers 405, which is fine. */
   private async openStream(options: StreamOptions): Promise<void> {
-    const headers = await this.commonHeaders();
-    headers.set("accept", "text/event-stream");
-    if (options.lastEventId !== undefined) headers.set("last-event-id", options.lastEventId);
-    const exchange = this.exchangeFor(options.requestSignal);
+    const headers = this.commonHeaders();
+    headers.accept = "text/event-stream";
+    if (options.lastEventId !== undefined) headers["last-event-id"] = options.lastEventId;
+    const exchange = this.exchangeFor(options.exchange);
     let response: Response;
     try {
       response = await this.fetch({
-        ...this.options.requestInit,
         method: "GET",
         headers,
-        signal: exchange?.signal ?? options.requestSignal ?? this.abort?.signal,
+        signal: (exchange ?? this.abort?.signal) as AbortSignal,
         redirect: "manual",
       });
     } catch (error) {
@@ -325,10 +322,10 @@ export class StreamableHttpTransport implements McpTransport {
     body: ReadableStream<Uint8Array> | null,
     options: StreamOptions,
     resumable: boolean,
-    exchange: Exchange | undefined,
+    exchange: AbortLine | undefined,
   ): void {
     const intentional = () =>
-      this.ending || this.abort?.signal.aborted === true || options.requestSignal?.aborted === true;
+      this.ending || this.abort?.signal.aborted === true || options.exchange?.aborted === true;
     if (body === null) {
       this.ended(exchange);
       options.onRequestStreamEnd?.();
@@ -411,9 +408,9 @@ export class StreamableHttpTransport implements McpTransport {
     const delay = this.serverRetryMs ?? Math.min(initialDelayMs * growFactor ** attempt, maxDelayMs);
     const timer = setTimeout(() => {
       this.reconnects.delete(timer);
-      if (this.abort?.signal.aborted === true || options.requestSignal?.aborted === true) return;
+      if (this.abort?.signal.aborted === true || options.exchange?.aborted === true) return;
       this.openStream(options).catch((error: unknown) => {
-        if (this.abort?.signal.aborted === true || options.requestSignal?.aborted === true) return;
+        if (this.abort?.signal.aborted === true || options.exchange?.aborted === true) return;
         if (options.request === undefined) this.report(error);
         this.resume(options, attempt + 1);
       });
@@ -423,17 +420,6 @@ export class StreamableHttpTransport implements McpTransport {
 
   private report(error: unknown): void {
     this.onerror?.(error instanceof Error ? error : new Error(String(error)));
-  }
-}
-
-/** A request's HTTP exchange: aborted (with its reason) when the request's own signal fires. */
-class Exchange extends AbortController {
-  constructor(readonly source: AbortSignal) {
-    super();
-  }
-
-  handleEvent(): void {
-    this.abort(this.source.reason);
   }
 }
 

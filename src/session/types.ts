@@ -2,6 +2,7 @@
  * The contract between the JSON-RPC conversation (session/) and everything above it. Code above this line
  * never touches a Transport: it asks for a method with params and gets the raw result object back.
  */
+import type { AbortLine } from "./abort-line.js";
 import type { ClientCapabilities, DiscoverResult, Implementation } from "../schema/index.js";
 import type { RequestClaim } from "./incoming.js";
 
@@ -154,6 +155,11 @@ export type OutgoingMessage =
 export interface SendOptions {
   /** Aborting closes this request's HTTP response stream (modern Streamable HTTP only). */
   requestSignal?: AbortSignal;
+  /**
+   * The same abort as the session keeps it (./abort-line.ts), for this library's own transport, which reads it
+   * instead of `requestSignal`: on the session's options, `requestSignal` is made only when read.
+   */
+  exchange?: AbortLine;
   /**
    * Called when this request's response stream ended for any reason other than `requestSignal`; our transport
    * passes why when it knows (the SDK's passes nothing).
