@@ -229,8 +229,6 @@ export class InputCoordinator implements AnsweredInput {
     ledger.startAnswering(key);
     const { taskId, toolName, server, handlers } = this.deps;
     const context: InputContext = { taskId, key, toolName, server, signal: controller.signal };
-    if (live.input.kind === "elicitation" && live.input.urlHost !== undefined)
-      context.urlHost = live.input.urlHost;
     const outcome = await askHandler(live.input, handlers, context);
     if (controller.signal.aborted || this.closed) return; // the answer is no longer wanted
     live.controller = undefined;

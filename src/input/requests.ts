@@ -126,7 +126,11 @@ export async function askHandler(
     switch (input.kind) {
       case "elicitation":
         if (!handlers.elicitation) return missingHandler(input.kind);
-        response = await handlers.elicitation(input.params, context);
+        // A URL-mode elicitation shows its URL's host, so the user can see where consent would take them.
+        response = await handlers.elicitation(
+          input.params,
+          input.urlHost === undefined ? context : { ...context, urlHost: input.urlHost },
+        );
         break;
       case "sampling":
         if (!handlers.sampling) return missingHandler(input.kind);

@@ -104,9 +104,6 @@ export class InputRound {
     entry.controller = controller;
     const { handlers, toolName, server } = this.setup;
     const context: InputContext = { taskId: undefined, key, toolName, server, signal: controller.signal };
-    if (entry.input.kind === "elicitation" && entry.input.urlHost !== undefined) {
-      context.urlHost = entry.input.urlHost;
-    }
     const outcome = await askHandler(entry.input, handlers, context);
     if (controller.signal.aborted || this.finished) return;
     entry.controller = undefined;

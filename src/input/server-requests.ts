@@ -105,7 +105,6 @@ export class ServerRequestRouter {
     }
     const { server } = this.options;
     const context: InputContext = { taskId: undefined, key, toolName: undefined, server, signal };
-    if (input.kind === "elicitation" && input.urlHost !== undefined) context.urlHost = input.urlHost;
     // A request the server cancelled while it waited for a slot never reaches the handler.
     const outcome = await this.limit<Awaited<ReturnType<typeof askHandler>> | typeof WITHDRAWN>(() =>
       signal.aborted ? Promise.resolve(WITHDRAWN) : askHandler(input, this.options.handlers, context),

@@ -169,9 +169,6 @@ export class TaskInbox {
     this.ledger.startAnswering(key);
     const { taskId, toolName, server, handlers } = this.deps;
     const context: InputContext = { taskId, key, toolName, server, signal: controller.signal };
-    if (entry.input.kind === "elicitation" && entry.input.urlHost !== undefined) {
-      context.urlHost = entry.input.urlHost;
-    }
     const outcome = await askHandler(entry.input, handlers, context);
     if (controller.signal.aborted || this.closed) return; // the answer is no longer wanted
     entry.controller = undefined;
