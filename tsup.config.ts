@@ -42,8 +42,12 @@ const library: Options = {
     "http/unavailable": "src/session/http-undici-unavailable.ts",
     // What the bridges share, built once: each bridge entry imports it (see the plugin below).
     "bridges/shared": "src/bridges/shared/index.ts",
+    // The host's code, loaded by the main entry's `TaskHost` on first use (see the plugin below).
+    "host/loaded": "src/host/loaded.ts",
   },
-  // "mcp-tasks": the CJS build of mcp-tasks/testing imports its ESM twin by the package's own name.
+  // "mcp-tasks": the CJS build of mcp-tasks/testing imports its ESM twin by the package's own name, and the
+  // declarations of every entry refer to the main entry's. (In JavaScript the plugin "host-loads-lazily" decides,
+  // see `noExternal`.)
   external: ["#stdio", "#http", "mcp-tasks"],
   // Bundled in, tree-shaken as a bundler would, so that `import("mcp-tasks")` in Node loads one file instead of
   // resolving and compiling a few dozen: zod/mini (whose module graph is all of Zod's core, about 150 ms of CPU
@@ -51,7 +55,9 @@ const library: Options = {
   // devDependency; eventemitter3 stays a dependency for its types (the client and the handles emit through
   // src/task/emitter.ts; only `TaskHost` extends it). `mcp-tasks/schema` keeps importing `zod/v4`.
   // (Retries and the input handlers' limit are our own code: p-retry and p-limit weighed 1.8 KB gzip.)
-  noExternal: [/^zod\/mini$/, "dequal", "eventemitter3"],
+  // "mcp-tasks" is listed so that tsup's own external rule passes it on to the plugin "host-loads-lazily" (which
+  // leaves it external everywhere but in the host's lazily loaded code); the declarations' build ignores the list.
+  noExternal: [/^zod\/mini$/, "dequal", "eventemitter3", /^mcp-tasks$/],
   format: ["esm", "cjs"],
   // Members marked `@internal` (the client's own seams on public classes and plug-ins) stay out of the declarations.
   dts: { entry: publicEntries, compilerOptions: { stripInternal: true } },
@@ -97,6 +103,24 @@ const library: Options = {
         const shared = build.initialOptions.format === "cjs" ? "./shared.cjs" : "./shared.js";
         build.onResolve({ filter: /^\.\/shared\/index\.js$/ }, (args) =>
           args.resolveDir.endsWith(join("src", "bridges")) ? { path: shared, external: true } : undefined,
+        );
+      },
+    },
+    {
+      // The main entry's `TaskHost` loads dist/host/loaded.js on first use, and that file never imports the main
+      // entry back: the host's core classes are handed in (src/host/core.ts). An import cycle would make a
+      // bundler wrap the whole core in lazy-init code (docs/architecture.md, Decision 19).
+      name: "host-loads-lazily",
+      setup(build) {
+        const loaded = build.initialOptions.format === "cjs" ? "./host/loaded.cjs" : "./host/loaded.js";
+        const hostDir = join("src", "host");
+        build.onResolve({ filter: /^\.\/loaded\.js$/ }, (args) =>
+          args.resolveDir.endsWith(hostDir) ? { path: loaded, external: true } : undefined,
+        );
+        build.onResolve({ filter: /^mcp-tasks$/ }, (args) =>
+          args.resolveDir.endsWith(hostDir) && !args.importer.endsWith(join(hostDir, "index.ts"))
+            ? { path: join(args.resolveDir, "core.ts") }
+            : { path: "mcp-tasks", external: true },
         );
       },
     },

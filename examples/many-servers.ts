@@ -7,8 +7,7 @@
  * `npx tsx examples/many-servers.ts` starts the three reference servers itself.
  */
 import { fileURLToPath, pathToFileURL } from "node:url";
-import type { CallToolResult } from "mcp-tasks";
-import { TaskHost } from "mcp-tasks/host";
+import { TaskHost, type CallToolResult } from "mcp-tasks";
 import { fixtureTools, startTaskServer, type HttpTaskServer } from "mcp-tasks/testing";
 
 export interface ThreeServers {

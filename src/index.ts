@@ -33,6 +33,8 @@ export type { PollTiming, RetryTiming } from "./scheduler/types.js";
 export type { ConnectTarget, StdioTarget } from "./session/targets.js";
 export type { ServerInfo, ProtocolEra } from "./session/types.js";
 export { tasksFor } from "./adapters/sdk-client.js";
+// Many servers behind one object: a small class here, the host's code loaded on its first `connect` (Decision 19).
+export { TaskHost } from "./host/task-host-class.js";
 // The errors, by what the caller does (docs/errors.md): retry, re-authorize, fix the call, the task ended other than
 // with its result, the store failed, the server broke the protocol.
 export {

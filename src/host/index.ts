@@ -1,19 +1,20 @@
 /**
- * `mcp-tasks/host`: `TaskHost`, many MCP servers behind one object, and its types. An entry of its own (it imports
- * the core by the package's name, as the bridges do) so that the main entry's browser bundle does not carry it.
+ * `mcp-tasks/host`: `TaskHost`, many MCP servers behind one object, and its types. The class is the main entry's
+ * (which loads the host's code on first use); this entry adds the types and the default tool namer.
  *
  * @module mcp-tasks/host
  */
-export {
-  TaskHost,
-  type TaskHostOptions,
-  type TaskHostEvents,
-  type ServerState,
-  type ServerStatus,
-  type HostTool,
-  type HostTask,
-  type HostResume,
-  type KeptRef,
+// The main entry's class, which loads the host's code on first use: one class under both names.
+export { TaskHost } from "mcp-tasks";
+export type {
+  TaskHostOptions,
+  TaskHostEvents,
+  ServerState,
+  ServerStatus,
+  HostTool,
+  HostTask,
+  HostResume,
+  KeptRef,
 } from "./task-host.js";
 export type { ReconnectOptions } from "./reconnect.js";
 export type { ServerEntry, UrlServer, StdioServer } from "./servers.js";

@@ -34,12 +34,18 @@ const BUDGET = {
 
 let consumer: Consumer;
 let main: SizedEntry;
+/** `import { TaskHost } from "mcp-tasks"`: the small class whose `connect` loads the host's code. */
+let host: SizedEntry;
 
 beforeAll(async () => {
   consumer = await packedConsumer();
   const spec = entrySpecs().find((candidate) => candidate.entry === "mcp-tasks");
   if (spec === undefined) throw new Error("no main entry spec");
   main = await measureEntry(consumer.dir, spec);
+  host = await measureEntry(consumer.dir, {
+    ...spec,
+    source: 'import { TaskHost } from "mcp-tasks";\nglobalThis.TaskHost = TaskHost;',
+  });
 }, 60_000);
 
 afterAll(() => consumer?.remove());
@@ -52,6 +58,13 @@ describe("the main entry's browser bundle", () => {
 
   it(`is at most ${BUDGET.whole / 1024} KB gzip in one file, with nothing left out`, () => {
     expect(main.whole.gzip).toBeLessThanOrEqual(BUDGET.whole);
+  });
+
+  it("loads the host's code only when TaskHost connects: its first load is the client's and a few hundred bytes", () => {
+    // Measured: 61,166 B first load with TaskClient, 61,323 B with TaskHost (69,597 B whole, the host included).
+    expect(host.firstLoad.gzip).toBeLessThanOrEqual(BUDGET.firstLoad);
+    expect(host.firstLoad.gzip - main.firstLoad.gzip).toBeLessThan(512);
+    expect(host.whole.gzip - host.firstLoad.gzip).toBeGreaterThan(5 * 1024);
   });
 
   it("carries nothing of the SDK's client package: its transport comes with mcp-tasks/oauth", () => {
