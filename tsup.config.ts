@@ -52,8 +52,8 @@ const library: Options = {
   // Bundled in, tree-shaken as a bundler would, so that `import("mcp-tasks")` in Node loads one file instead of
   // resolving and compiling a few dozen: zod/mini (whose module graph is all of Zod's core, about 150 ms of CPU
   // on its own), dequal and eventemitter3 (`npm run bench -- --startup-only`). dequal is therefore a
-  // devDependency; eventemitter3 stays a dependency for its types (the client and the handles emit through
-  // src/task/emitter.ts; only `TaskHost` extends it). `mcp-tasks/schema` keeps importing `zod/v4`.
+  // devDependency; eventemitter3 stays a dependency for its listener types only (the client, the handles and
+  // the host emit through src/task/emitter.ts). `mcp-tasks/schema` keeps importing `zod/v4`.
   // (Retries and the input handlers' limit are our own code: p-retry and p-limit weighed 1.8 KB gzip.)
   // "mcp-tasks" is listed so that tsup's own external rule passes it on to the plugin "host-loads-lazily" (which
   // leaves it external everywhere but in the host's lazily loaded code); the declarations' build ignores the list.

@@ -3,7 +3,8 @@
  * the routing of qualified tool names to their server, and the host's close. Everything about a single
  * connection (tasks, polling, input, the store) stays the client's own.
  */
-import { EventEmitter } from "eventemitter3";
+import type { EventEmitter } from "eventemitter3";
+import { Emitter } from "../task/emitter.js";
 import { nonNegative } from "../client/options.js";
 import {
   TaskEndedError,
@@ -94,7 +95,10 @@ export interface TaskHostOptions extends Omit<TaskClientOptions, "store" | "maxI
   reconnect?: ReconnectOptions;
 }
 
-/** Events of a `TaskHost` (eventemitter3; an `error` without listeners is not thrown). */
+/**
+ * Events of a `TaskHost`: eventemitter3's listener types, kept and called by ../task/emitter.ts as the client's are
+ * (an `error` without listeners is not thrown).
+ */
 export interface TaskHostEvents {
   /** A server's state changed. */
   server: (status: ServerStatus) => void;
@@ -163,8 +167,8 @@ interface Member {
  */
 export class TaskHost {
   /** Emission stays inside the host: callers listen through `on`, `once` and `off`. */
-  private readonly events = new EventEmitter<TaskHostEvents>();
-  private readonly emitEvent: EventEmitter<TaskHostEvents>["emit"] = this.events.emit.bind(this.events);
+  private readonly events = new Emitter<TaskHostEvents>();
+  private readonly emitEvent: Emitter<TaskHostEvents>["emit"] = this.events.emit.bind(this.events);
   private readonly members = new Map<string, Member>();
   private readonly namer: ToolNamer;
   private readonly log: Logger;
