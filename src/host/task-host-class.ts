@@ -50,7 +50,9 @@ class TaskHostClass {
 }
 
 /** Many MCP servers behind one object: the host `TaskHost.connect` and `TaskHost.fromConfig` resolve with. */
-export type TaskHost = LoadedTaskHost;
+// An interface rather than an alias, so the API reference lists the host's members under this name.
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface TaskHost extends LoadedTaskHost {}
 /**
  * Many MCP servers behind one object (docs/many-servers.md): `TaskHost.connect({ servers })` or
  * `TaskHost.fromConfig(pathOrObject, options?)` load the host's code on first use and resolve with the host.
