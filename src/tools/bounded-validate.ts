@@ -350,65 +350,21 @@ class Run {
 
     const subEvaluateds: Evaluated[] = [];
     const anchor = s.$recursiveAnchor === true ? recursiveAnchor : null;
-    if (Array.isArray(s.anyOf)) {
+    for (const keyword of COMBINATORS) {
+      const subSchemas = s[keyword];
+      if (!Array.isArray(subSchemas)) continue;
       const from = errors.length;
       const matches = this.each(
         instance,
-        s.anyOf,
+        subSchemas,
         anchor,
         instanceLocation,
         evaluated,
         errors,
         subEvaluateds,
       );
-      this.settle(
-        errors,
-        from,
-        matches > 0,
-        instanceLocation,
-        "anyOf",
-        "Instance does not match any subschemas.",
-      );
-    }
-    if (Array.isArray(s.allOf)) {
-      const from = errors.length;
-      const matches = this.each(
-        instance,
-        s.allOf,
-        anchor,
-        instanceLocation,
-        evaluated,
-        errors,
-        subEvaluateds,
-      );
-      this.settle(
-        errors,
-        from,
-        matches === s.allOf.length,
-        instanceLocation,
-        "allOf",
-        "Instance does not match every subschema.",
-      );
-    }
-    if (Array.isArray(s.oneOf)) {
-      const from = errors.length;
-      const matches = this.each(
-        instance,
-        s.oneOf,
-        anchor,
-        instanceLocation,
-        evaluated,
-        errors,
-        subEvaluateds,
-      );
-      this.settle(
-        errors,
-        from,
-        matches === 1,
-        instanceLocation,
-        "oneOf",
-        `Instance does not match exactly one subschema (${matches} matches).`,
-      );
+      const [holds, message] = combinatorVerdict(keyword, matches, subSchemas.length);
+      this.settle(errors, from, holds, instanceLocation, keyword, message);
     }
     if (instanceType === "object" || instanceType === "array")
       for (const subEvaluated of subEvaluateds) evaluated.merge(subEvaluated);
@@ -1018,4 +974,18 @@ function isMultipleOf(instance: number, divisor: number): boolean {
   const difference = instanceExponent - divisorExponent;
   if (difference >= 0) return (instanceCoefficient * 10n ** BigInt(difference)) % divisorCoefficient === 0n;
   return instanceCoefficient % (divisorCoefficient * 10n ** BigInt(-difference)) === 0n;
+}
+
+/** The combinators, in the order they are checked (and their errors reported). */
+const COMBINATORS = ["anyOf", "allOf", "oneOf"] as const;
+
+/** Whether a combinator holds for `matches` of its `count` subschemas, and its error when it does not. */
+function combinatorVerdict(
+  keyword: (typeof COMBINATORS)[number],
+  matches: number,
+  count: number,
+): [boolean, string] {
+  if (keyword === "anyOf") return [matches > 0, "Instance does not match any subschemas."];
+  if (keyword === "allOf") return [matches === count, "Instance does not match every subschema."];
+  return [matches === 1, `Instance does not match exactly one subschema (${matches} matches).`];
 }
