@@ -35,10 +35,15 @@ export function withDeadConnectionResend(fetchImpl: FetchLike): FetchLike {
     try {
       return await fetchImpl(input, init);
     } catch (error) {
-      if (init?.signal?.aborted === true || !isDeadConnection(error) || !isResendable(init)) throw error;
+      if (!resendsAfter(error, init)) throw error;
       return fetchImpl(input, init);
     }
   };
+}
+
+/** Whether a request sent with `init` that failed with `error` is sent once more, at once (see above). */
+export function resendsAfter(error: unknown, init: RequestInit | undefined): boolean {
+  return init?.signal?.aborted !== true && isDeadConnection(error) && isResendable(init);
 }
 
 /** Whether `error` is a `fetch` failure caused by the connection closing or resetting under the request. */

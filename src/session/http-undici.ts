@@ -59,7 +59,8 @@ export function nodeHttp(options: { connections: number | undefined }): NodeHttp
   const bounded = Number.isFinite(connections) && connections >= 1;
   const polls = new Agent({ connections: bounded ? Math.floor(connections) : null });
   const others = new Agent();
-  const fetch: FetchLike = (input, init) => request(input, init, polls, others);
+  const target = new TargetCache();
+  const fetch: FetchLike = (input, init) => request(input, init, polls, others, target);
   const close = async () => {
     await Promise.all([polls.destroy(), others.destroy()]);
   };
@@ -86,6 +87,7 @@ async function request(
   init: RequestInit | undefined,
   polls: Dispatcher,
   others: Dispatcher,
+  target: TargetCache,
 ): Promise<Response> {
   const body = init?.body;
   // Bodies the dispatcher API takes as they are; any other kind (a Blob, a FormData, a stream) is `fetch`'s.
@@ -93,6 +95,7 @@ async function request(
     if (!(body instanceof URLSearchParams)) return globalThis.fetch(input, init);
   }
   const url = typeof input === "string" ? new URL(input) : input;
+  target.read(url);
   const method = init?.method?.toUpperCase() ?? "GET";
   const headers = headerPairs(init?.headers);
   let payload: string | Uint8Array | null = null;
@@ -109,8 +112,8 @@ async function request(
   let data: Dispatcher.ResponseData;
   try {
     data = await dispatcher.request({
-      origin: url.origin,
-      path: url.pathname + url.search,
+      origin: target.origin,
+      path: target.path,
       method: method as Dispatcher.HttpMethod,
       headers,
       body: payload,
@@ -120,7 +123,25 @@ async function request(
     if (signal !== undefined && isAborted(signal)) throw signal.reason;
     throw new TypeError("HTTP request failed", { cause: error });
   }
-  return new UndiciResponse(url.href, data, method) as unknown as Response;
+  return new UndiciResponse(target.href, data, method) as unknown as Response;
+}
+
+/**
+ * The origin and path of the URL last requested, read again only when the URL changes: every request of a
+ * connection goes to its one endpoint, and each of `URL`'s getters makes a new string.
+ */
+class TargetCache {
+  href = "";
+  origin = "";
+  path = "";
+
+  read(url: URL): void {
+    const href = url.href;
+    if (href === this.href) return;
+    this.href = href;
+    this.origin = url.origin;
+    this.path = url.pathname + url.search;
+  }
 }
 
 /** Read through a call: the compiler takes `aborted` for what it was before the request's await. */

@@ -24,17 +24,18 @@ export class RequestHeaders {
 
   /** Wraps `fetch` so a POST carrying a filed request id also carries that request's headers. */
   wrap(fetchImpl: FetchLike): FetchLike {
-    return (url, init) => {
-      if (this.byId.size === 0 || init?.method !== "POST" || typeof init.body !== "string") {
-        return fetchImpl(url, init);
-      }
-      const id = requestIdOf(init.body);
-      const extra = id === undefined ? undefined : this.byId.get(id);
-      if (extra === undefined) return fetchImpl(url, init);
-      const headers = new Headers(init.headers);
-      for (const [name, value] of Object.entries(extra)) headers.set(name, value);
-      return fetchImpl(url, { ...init, headers });
-    };
+    return (url, init) => fetchImpl(url, this.apply(init));
+  }
+
+  /** `init` with the headers filed for the request its POST body carries; itself when there are none. */
+  apply<T extends RequestInit | undefined>(init: T): T {
+    if (this.byId.size === 0 || init?.method !== "POST" || typeof init.body !== "string") return init;
+    const id = requestIdOf(init.body);
+    const extra = id === undefined ? undefined : this.byId.get(id);
+    if (extra === undefined) return init;
+    const headers = new Headers(init.headers);
+    for (const [name, value] of Object.entries(extra)) headers.set(name, value);
+    return { ...init, headers };
   }
 }
 

@@ -30,7 +30,7 @@ import { Method } from "../protocol/constants.js";
 import { isTransientStatus, rpcErrorInBody } from "./failures.js";
 import { readSse } from "./sse.js";
 import { answerFrames, isAnonymousError } from "./answers.js";
-import { isJsonRpcMessage } from "./frames.js";
+import { isJsonRpcMessage, messageText } from "./frames.js";
 import { DEFAULT_MAX_MESSAGE_BYTES, discardBody, readErrorBody, readBoundedText } from "./bounded-body.js";
 import type { HttpSession, McpTransport, OutgoingMessage, SendOptions } from "./types.js";
 import { AbortLine, withRealSignal } from "./abort-line.js";
@@ -48,6 +48,8 @@ export interface StreamableHttpOptions {
   maxMessageBytes?: number;
   /** A session the server already initialized, to send every request in (see the file comment). */
   join?: HttpSession;
+  /** What a failed send rejects with instead of its error (./http-transport.ts: an authorization failure). */
+  sendFailure?: (error: unknown, message: OutgoingMessage) => unknown;
 }
 
 const DEFAULT_RECONNECTION = { initialDelayMs: 1000, maxDelayMs: 30_000, growFactor: 1.5, maxRetries: 2 };
@@ -135,27 +137,31 @@ export class StreamableHttpTransport implements McpTransport {
     });
   }
 
-  /** Sends one message; a failure rejects (and is the request's to report, not `onerror`'s). */
-  async send(message: OutgoingMessage, options?: SendOptions): Promise<void> {
-    const method = "method" in message ? message.method : "(response)";
-    const id = "method" in message && "id" in message ? message.id : undefined;
-    const headers = this.commonHeaders();
-    const routing = routingHeaders(message);
-    if (routing !== undefined) Object.assign(headers, routing);
-    const handshake = method === Method.initialize && id !== undefined;
-    if (handshake) delete headers["mcp-session-id"];
-    headers["content-type"] = "application/json";
-    headers.accept = "application/json, text/event-stream";
-    const exchange = this.exchangeFor(options?.exchange);
-    let streaming = false;
+  /**
+   * Sends one message; a failure rejects (and is the request's to report, not `onerror`'s). Not `async`: a poll
+   * goes through one `async` step here (`post`), not two.
+   */
+  send(message: OutgoingMessage, options?: SendOptions): Promise<void> {
     try {
-      streaming = await this.post(message, method, id, handshake, headers, exchange, options);
-    } finally {
-      if (!streaming) this.ended(exchange);
+      const method = "method" in message ? message.method : "(response)";
+      const id = "method" in message && "id" in message ? message.id : undefined;
+      const headers = this.commonHeaders();
+      const routing = routingHeaders(message);
+      if (routing !== undefined) Object.assign(headers, routing);
+      const handshake = method === Method.initialize && id !== undefined;
+      if (handshake) delete headers["mcp-session-id"];
+      headers["content-type"] = "application/json";
+      headers.accept = "application/json, text/event-stream";
+      return this.post(message, method, id, handshake, headers, this.exchangeFor(options?.exchange), options);
+    } catch (error) {
+      return Promise.reject(this.options.sendFailure?.(error, message) ?? error);
     }
   }
 
-  /** The POST of `send` and its answer; true when the answer goes on as an SSE stream (which owns `exchange`). */
+  /**
+   * The POST of `send` and its answer. `exchange` is over when this ends, unless the answer goes on as an SSE
+   * stream (which then owns it).
+   */
   private async post(
     message: OutgoingMessage,
     method: string,
@@ -164,50 +170,56 @@ export class StreamableHttpTransport implements McpTransport {
     headers: Record<string, string>,
     exchange: AbortLine | undefined,
     options: SendOptions | undefined,
-  ): Promise<boolean> {
-    const response = await this.fetch({
-      method: "POST",
-      headers,
-      body: JSON.stringify(message),
-      // A line goes down the chain as the signal: undici takes it, the chain makes a real one for a `fetch`.
-      signal: (exchange ?? this.abort?.signal) as AbortSignal,
-      redirect: "manual",
-    });
-    if (handshake && response.ok) this.session = response.headers.get("mcp-session-id") ?? undefined;
-    if (!response.ok) {
-      await this.failedPost(method, message, response);
-      return false;
-    }
-    if (response.status === 202) {
-      await discardBody(response);
-      if (method === Method.initialized) this.openStream({}).catch((error) => this.report(error));
-      return false;
-    }
-    if (id === undefined) {
-      await discardBody(response);
-      return false;
-    }
-    const type = mediaType(response.headers.get("content-type"));
-    if (type === "text/event-stream") {
-      const ended = options?.onRequestStreamEnd;
-      this.readStream(
-        response.body,
-        { request: { id, method }, exchange, onRequestStreamEnd: ended },
-        false,
-        exchange,
-      );
-      return true;
-    } else if (type === "application/json") {
-      const text = await readBoundedText(response, this.maxMessageBytes, `${method}: the HTTP response body`);
-      // A garbled body throws SyntaxError here: the session reads it as a transient failure.
-      this.deliverAnswer(id, method, JSON.parse(text) as unknown);
-    } else {
-      await discardBody(response);
-      throw new TransportError(`${method}: the server answered with content type ${String(type)}`, {
-        transient: false,
+  ): Promise<void> {
+    let streaming = false;
+    try {
+      const response = await this.fetch({
+        method: "POST",
+        headers,
+        body: messageText(message),
+        // A line goes down the chain as the signal: undici takes it, the chain makes a real one for a `fetch`.
+        signal: (exchange ?? this.abort?.signal) as AbortSignal,
+        redirect: "manual",
       });
+      if (handshake && response.ok) this.session = response.headers.get("mcp-session-id") ?? undefined;
+      const answered = response.ok && response.status !== 202;
+      const type = answered ? mediaType(response.headers.get("content-type")) : undefined;
+      if (type === "application/json" && id !== undefined) {
+        // The answer nearly every request gets, checked first.
+        const text = await readBoundedText(
+          response,
+          this.maxMessageBytes,
+          `${method}: the HTTP response body`,
+        );
+        // A garbled body throws SyntaxError here: the session reads it as a transient failure.
+        this.deliverAnswer(id, method, JSON.parse(text) as unknown);
+      } else if (!response.ok) {
+        await this.failedPost(method, message, response);
+      } else if (response.status === 202) {
+        await discardBody(response);
+        if (method === Method.initialized) this.openStream({}).catch((error) => this.report(error));
+      } else if (id === undefined) {
+        await discardBody(response);
+      } else if (type === "text/event-stream") {
+        const ended = options?.onRequestStreamEnd;
+        this.readStream(
+          response.body,
+          { request: { id, method }, exchange, onRequestStreamEnd: ended },
+          false,
+          exchange,
+        );
+        streaming = true;
+      } else {
+        await discardBody(response);
+        throw new TransportError(`${method}: the server answered with content type ${String(type)}`, {
+          transient: false,
+        });
+      }
+    } catch (error) {
+      throw this.options.sendFailure?.(error, message) ?? error;
+    } finally {
+      if (!streaming) this.ended(exchange);
     }
-    return false;
   }
 
   /**
@@ -424,5 +436,9 @@ export class StreamableHttpTransport implements McpTransport {
 }
 
 function mediaType(contentType: string | null): string | undefined {
-  return contentType?.split(";")[0]?.trim().toLowerCase();
+  if (contentType === null) return undefined;
+  // The common answer, exactly `application/json`, without cutting a copy of it.
+  if (contentType === "application/json") return contentType;
+  const end = contentType.indexOf(";");
+  return (end === -1 ? contentType : contentType.slice(0, end)).trim().toLowerCase();
 }
