@@ -286,7 +286,7 @@ export class Session implements ReplyChannel {
           ? params
           : withEnvelope(params, this.framing);
     const message: OutgoingMessage = { jsonrpc: "2.0", id, method, params: framed };
-    if (watch?.meta === undefined && this.framing !== undefined) {
+    if (watch?.meta === undefined && this.framing !== undefined && this.transport.readsMessageText === true) {
       const text = framedRequestText(id, method, params, this.framing);
       if (text !== undefined) (message as { [MESSAGE_TEXT]?: string })[MESSAGE_TEXT] = text;
     }

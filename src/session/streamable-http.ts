@@ -66,6 +66,7 @@ interface StreamOptions {
 
 export class StreamableHttpTransport implements McpTransport {
   readonly hasPerRequestStream = true;
+  readonly readsMessageText = true;
   onmessage?: (message: unknown) => void;
   onerror?: (error: Error) => void;
   onclose?: () => void;
