@@ -4,8 +4,8 @@
  * them for `polls` intervals and prints one `HTTP_WIRE_RESULT {json}` line: its own CPU (user + system) and wall
  * time over the polling phase and the `tasks/get` requests it sent in that phase.
  *
- * Kinds: `ours` (a `TaskClient`, Node's default path: undici), `ours-fetch` (the same with `MCP_TASKS_HTTP=fetch`,
- * set by the harness), `undici` (a raw loop over an undici `Pool` of 64 keep-alive connections) and `fetch` (the
+ * Kinds: `ours` (a `TaskClient`, Node's default path: undici; `MCP_TASKS_BENCH_JITTER` sets its poll jitter,
+ * default the library's 0.1), `ours-fetch` (the same with `MCP_TASKS_HTTP=fetch`, set by the harness), `undici` (a raw loop over an undici `Pool` of 64 keep-alive connections) and `fetch` (the
  * same raw loop over the global `fetch`). The raw loops send what a 2026-07-28 poll sends (the same headers and
  * body) and parse the JSON answer, and poll each task every `intervalMs`, measured from the previous poll's start.
  */
@@ -114,6 +114,10 @@ async function oursLoop(): Promise<{ polls: number }> {
     logger: quiet,
     ...(process.env.MCP_TASKS_BENCH_MAX_IN_FLIGHT !== undefined && {
       maxInFlight: Number(process.env.MCP_TASKS_BENCH_MAX_IN_FLIGHT),
+    }),
+    // The sustain bench follows the server's interval exactly, as the raw loops do (bench/http-sustain.ts).
+    ...(process.env.MCP_TASKS_BENCH_JITTER !== undefined && {
+      polling: { jitter: Number(process.env.MCP_TASKS_BENCH_JITTER) },
     }),
   });
   const handles: ReturnType<typeof client.callTool>[] = [];
