@@ -177,4 +177,6 @@ console.log(
       : "\n\n| client | largest demand kept (polls/s) | most polls/s reached |\n| --- | ---: | ---: |\n" +
         summary.join("\n")),
 );
-console.log(`HTTP_SUSTAIN_SUMMARY ${JSON.stringify({ intervalMs, polls, tolerance, jitter, runs: all.flat() })}`);
+console.log(
+  `HTTP_SUSTAIN_SUMMARY ${JSON.stringify({ intervalMs, polls, tolerance, jitter, runs: all.flat() })}`,
+);
