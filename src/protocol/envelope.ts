@@ -97,34 +97,6 @@ function mergeMeta(sources: readonly (object | undefined)[]): Record<string, unk
   return meta;
 }
 
-/** Each envelope's JSON text, made once: it is the same on every request of a session. */
-const envelopeTexts = new WeakMap<RequestEnvelope, string>();
-
-/**
- * The JSON text of the request `{ jsonrpc, id, method, params: withEnvelope(params, envelope) }`, exactly as
- * `JSON.stringify` writes that object, with the envelope's text made once instead of on every request: the
- * envelope is most of a poll's bytes, and serializing it again was the largest single cost of sending one.
- * Undefined when `params` has a `_meta` key of its own (the envelope is merged into it, and the object is
- * serialized as usual).
- */
-export function framedRequestText(
-  id: string,
-  method: string,
-  params: Record<string, unknown>,
-  envelope: RequestEnvelope,
-): string | undefined {
-  if (Object.hasOwn(params, "_meta")) return undefined;
-  let meta = envelopeTexts.get(envelope);
-  if (meta === undefined) {
-    meta = JSON.stringify(envelope);
-    envelopeTexts.set(envelope, meta);
-  }
-  // `withMeta` copies the keys in their order and adds `_meta` last: the same text with `_meta` spliced in last.
-  const own = JSON.stringify(params);
-  const framed = own === "{}" ? `{"_meta":${meta}}` : `${own.slice(0, -1)},"_meta":${meta}}`;
-  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":${JSON.stringify(method)},"params":${framed}}`;
-}
-
 function withMeta(params: Record<string, unknown>, meta: unknown): Record<string, unknown> {
   // A copy by hand, not `{ ...params, _meta }`: that spread costs microseconds on Node 20, on every request.
   const framed: Record<string, unknown> = {};

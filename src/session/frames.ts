@@ -1,20 +1,7 @@
 /**
  * The shape of a JSON-RPC 2.0 message, as the transports that frame messages themselves check it (our Streamable
- * HTTP transport, the stdio line reader) before the session reads further; and the text of one this library
- * sends, which the session may have made already.
+ * HTTP transport, the stdio line reader) before the session reads further.
  */
-import type { OutgoingMessage } from "./types.js";
-
-/**
- * Where the session leaves a message's JSON text when it made it cheaper than `JSON.stringify` would
- * (src/protocol/envelope.ts, `framedRequestText`). A symbol: `JSON.stringify`, and so every other transport, skips it.
- */
-export const MESSAGE_TEXT: unique symbol = Symbol("mcp-tasks.messageText");
-
-/** The message as JSON text: the session's, when it left one, else serialized now. */
-export function messageText(message: OutgoingMessage): string {
-  return (message as { [MESSAGE_TEXT]?: string })[MESSAGE_TEXT] ?? JSON.stringify(message);
-}
 
 /** A JSON-RPC 2.0 request, notification or response, by shape (the session checks what it reads further). */
 export function isJsonRpcMessage(value: unknown): value is Record<string, unknown> {

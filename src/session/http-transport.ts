@@ -24,7 +24,7 @@
  */
 import type { FetchLike } from "../protocol/headers.js";
 import { isMappedFailure, mapFailedAnswer, networkFailure } from "./http-fetch.js";
-import { resendsAfter, withDeadConnectionResend } from "./http-resend.js";
+import { withDeadConnectionResend } from "./http-resend.js";
 import { followRedirects, isRedirect, manualRedirects } from "./http-redirects.js";
 import type { RequestHeaders } from "./request-headers.js";
 import type { HttpSession, McpTransport } from "./types.js";
@@ -72,13 +72,12 @@ export async function buildHttpTransport(
   // A request's abort comes down the chain as the session's line (./abort-line.ts): undici takes it as it is, a
   // `fetch` gets a real signal.
   const direct = node !== undefined && under === node.fetch;
-  const send: FetchLike = direct
-    ? node.fetch
-    : (input, init) => (under ?? globalThis.fetch)(input, withRealSignal(init));
-  const base = withDeadConnectionResend(send);
+  const base = withDeadConnectionResend(
+    direct ? node.fetch : (input, init) => (under ?? globalThis.fetch)(input, withRealSignal(init)),
+  );
   const refusals = new RefusalLog();
   const maxBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-  const endpoint = endpointFetch(send, {
+  const endpoint = endpointFetch(base, {
     requestHeaders: options.requestHeaders,
     headers: options.headers,
     ended: options.join?.ended,
@@ -106,6 +105,7 @@ export async function buildHttpTransport(
     fetch: endpoint,
     ...(options.maxMessageBytes !== undefined && { maxMessageBytes: options.maxMessageBytes }),
     ...(join !== undefined && { join }),
+    ...(direct && { serialize: node.serialize }),
     // A send that succeeded was not refused: only a failure is described (with the refusal noted under its id).
     sendFailure: (error, message) => {
       const request = describeSent(message);
@@ -132,25 +132,16 @@ interface EndpointSteps {
   maxBytes: number;
 }
 
-/**
- * The endpoint's `fetch`: the steps named at the top of this file around `send`, in that order (the resend
- * inline here, so a poll's send is not one more `async` step).
- */
+/** The endpoint's `fetch`: the steps named at the top of this file around `send`, in that order. */
 function endpointFetch(send: FetchLike, steps: EndpointSteps): FetchLike {
   const { requestHeaders, headers, ended, refusals, maxBytes } = steps;
-  const resending = withDeadConnectionResend(send);
   return async (input, init) => {
     let response: Response;
     try {
       let sent = manualRedirects(requestHeaders === undefined ? init : requestHeaders.apply(init));
       if (headers !== undefined) sent = await addConnectionHeaders(sent, headers);
-      try {
-        response = await send(input, sent);
-      } catch (error) {
-        if (!resendsAfter(error, sent)) throw error;
-        response = await send(input, sent);
-      }
-      if (isRedirect(response)) response = await followRedirects(resending, input, sent, response);
+      response = await send(input, sent);
+      if (isRedirect(response)) response = await followRedirects(send, input, sent, response);
     } catch (error) {
       throw networkFailure(error);
     }

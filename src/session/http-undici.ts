@@ -9,7 +9,8 @@
  * contains undici. A `fetch` the caller passes wins over this path; `MCP_TASKS_HTTP=fetch` forces `fetch` for
  * every connection of the process (`=undici` makes this path required).
  *
- * Owner of: which dispatcher a request goes through, and how many connections it keeps. Everything else stays
+ * Owner of: which dispatcher a request goes through, and how many connections it keeps (and, for the transport
+ * on this path, the cheaper text of a request: ./request-text.ts). Everything else stays
  * one code for both paths, above this `FetchLike` (./http-transport.ts): redirects (the dispatcher API follows
  * none, so ./http-redirects.ts decides every one), error mapping, bounds, SSE, headers, auth. What this function
  * keeps of `fetch`'s contract for that code:
@@ -26,6 +27,8 @@ import { Agent, type Dispatcher } from "undici";
 import type { FetchLike } from "../protocol/headers.js";
 import { Method } from "../protocol/constants.js";
 import { toWebResponse, UndiciResponse } from "./http-undici-response.js";
+import { RequestText } from "./request-text.js";
+import type { OutgoingMessage } from "./types.js";
 
 /** The environment variable that picks the path: "fetch", "undici", or unset (undici on Node). */
 export const HTTP_PATH_VARIABLE = "MCP_TASKS_HTTP";
@@ -36,6 +39,8 @@ export interface NodeHttp {
   fetch: FetchLike;
   /** For code outside this library (the SDK's transport on the OAuth path): answers are real `Response`s. */
   webFetch: FetchLike;
+  /** A message's JSON text, made cheaper than `JSON.stringify` for requests that share one envelope. */
+  serialize(message: OutgoingMessage): string;
   /** Closes every socket; requests still out fail. */
   close(): Promise<void>;
   /** `transport`, whose `close()` now closes this path's sockets too, once its requests are aborted. */
@@ -64,9 +69,11 @@ export function nodeHttp(options: { connections: number | undefined }): NodeHttp
   const close = async () => {
     await Promise.all([polls.destroy(), others.destroy()]);
   };
+  const text = new RequestText();
   return {
     fetch,
     webFetch: async (input, init) => toWebResponse(await fetch(input, init)),
+    serialize: (message) => text.of(message),
     close,
     owns(transport) {
       const closeTransport = transport.close.bind(transport);

@@ -1,10 +1,9 @@
 /**
- * Headers for one request, on a transport whose `fetch` this library wrapped. The SDK transports take no
+ * Headers for one request, on a transport whose `fetch` this library made. The SDK transports take no
  * per-request headers, so the caller files them under the request's JSON-RPC id (`RequestOptions.onId`) and
- * the wrapped `fetch` adds them to the POST that carries that id. Nothing is parsed while nothing is filed,
- * so polls pay nothing for it.
+ * the endpoint's `fetch` (./http-transport.ts) adds them to the POST that carries that id. Nothing is parsed
+ * while nothing is filed, so polls pay nothing for it.
  */
-import type { FetchLike } from "../protocol/headers.js";
 
 export class RequestHeaders {
   private readonly byId = new Map<string, Record<string, string>>();
@@ -20,11 +19,6 @@ export class RequestHeaders {
   /** Forgets a request's headers (it was sent, or failed before its POST). */
   drop(id: string): void {
     this.byId.delete(id);
-  }
-
-  /** Wraps `fetch` so a POST carrying a filed request id also carries that request's headers. */
-  wrap(fetchImpl: FetchLike): FetchLike {
-    return (url, init) => fetchImpl(url, this.apply(init));
   }
 
   /** `init` with the headers filed for the request its POST body carries; itself when there are none. */

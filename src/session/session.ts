@@ -6,14 +6,7 @@
  */
 import type { DiscoverResult } from "../schema/index.js";
 import { Method, PROTOCOL_VERSION } from "../protocol/constants.js";
-import {
-  buildEnvelope,
-  framedRequestText,
-  withEnvelope,
-  withExtraMeta,
-  type RequestEnvelope,
-} from "../protocol/envelope.js";
-import { MESSAGE_TEXT } from "./frames.js";
+import { buildEnvelope, withEnvelope, withExtraMeta, type RequestEnvelope } from "../protocol/envelope.js";
 import {
   advertisesTasks,
   errorFromRpc,
@@ -286,10 +279,6 @@ export class Session implements ReplyChannel {
           ? params
           : withEnvelope(params, this.framing);
     const message: OutgoingMessage = { jsonrpc: "2.0", id, method, params: framed };
-    if (watch?.meta === undefined && this.framing !== undefined && this.transport.readsMessageText === true) {
-      const text = framedRequestText(id, method, params, this.framing);
-      if (text !== undefined) (message as { [MESSAGE_TEXT]?: string })[MESSAGE_TEXT] = text;
-    }
     const timeoutMs = options?.timeoutMs ?? this.timeoutMs;
     const entry = this.pending.add(
       id,
@@ -589,24 +578,28 @@ export class Session implements ReplyChannel {
 
   private sendOptions(entry: PendingRequest): SendOptions | undefined {
     if (this.transport.hasPerRequestStream !== true) return undefined;
-    return new RequestSend((entry.exchange = new AbortLine()), this, entry);
-  }
-
-  /**
-   * Request `entry`'s response stream ended (server closed it, network dropped) without an answer; the transport
-   * says why when it knows (a drop, an event over the size limit). For {@link RequestSend} only.
-   */
-  streamEnded(entry: PendingRequest, failure: unknown): void {
-    failure ??= this.transport.takeStreamFailure?.(entry.id);
-    if (this.pending.take(entry.id) !== entry) return;
-    entry.fail(
-      failure instanceof McpTasksError && !(failure instanceof TransportError && failure.transient)
-        ? failure
-        : new TransportError(`${entry.method}: the response stream ended without an answer`, {
-            transient: true,
-            cause: failure,
-          }),
-    );
+    const exchange = (entry.exchange = new AbortLine());
+    return {
+      exchange,
+      // Made only when read: our transport reads `exchange`.
+      get requestSignal() {
+        return exchange.signal;
+      },
+      // The request's response stream ended (server closed it, network dropped) without an answer; our
+      // transport says why when it knows (a drop, an event over the size limit).
+      onRequestStreamEnd: (failure?: unknown) => {
+        failure ??= this.transport.takeStreamFailure?.(entry.id);
+        if (this.pending.take(entry.id) !== entry) return;
+        entry.fail(
+          failure instanceof McpTasksError && !(failure instanceof TransportError && failure.transient)
+            ? failure
+            : new TransportError(`${entry.method}: the response stream ended without an answer`, {
+                transient: true,
+                cause: failure,
+              }),
+        );
+      },
+    };
   }
 
   private end(reason: (method: string) => McpTasksError): void {
@@ -644,25 +637,4 @@ class PromiseReply implements ReplyTarget {
     readonly answered: (result: Record<string, unknown>) => void,
     readonly failed: (error: unknown) => void,
   ) {}
-}
-
-/**
- * What one request hands a transport with a response stream per request (`SendOptions`). Every poll makes one,
- * so its signal and its stream-end callback are made only when read: this library's transport reads neither
- * for a JSON answer.
- */
-class RequestSend implements SendOptions {
-  constructor(
-    readonly exchange: AbortLine,
-    private readonly session: Session,
-    private readonly entry: PendingRequest,
-  ) {}
-
-  get requestSignal(): AbortSignal {
-    return this.exchange.signal;
-  }
-
-  get onRequestStreamEnd(): (failure?: unknown) => void {
-    return (failure) => this.session.streamEnded(this.entry, failure);
-  }
 }

@@ -30,7 +30,7 @@ import { Method } from "../protocol/constants.js";
 import { isTransientStatus, rpcErrorInBody } from "./failures.js";
 import { readSse } from "./sse.js";
 import { answerFrames, isAnonymousError } from "./answers.js";
-import { isJsonRpcMessage, messageText } from "./frames.js";
+import { isJsonRpcMessage } from "./frames.js";
 import { DEFAULT_MAX_MESSAGE_BYTES, discardBody, readErrorBody, readBoundedText } from "./bounded-body.js";
 import type { HttpSession, McpTransport, OutgoingMessage, SendOptions } from "./types.js";
 import { AbortLine, withRealSignal } from "./abort-line.js";
@@ -48,6 +48,8 @@ export interface StreamableHttpOptions {
   maxMessageBytes?: number;
   /** A session the server already initialized, to send every request in (see the file comment). */
   join?: HttpSession;
+  /** A message's JSON text (the Node path's, ./request-text.ts). Default: `JSON.stringify`. */
+  serialize?: (message: OutgoingMessage) => string;
   /** What a failed send rejects with instead of its error (./http-transport.ts: an authorization failure). */
   sendFailure?: (error: unknown, message: OutgoingMessage) => unknown;
 }
@@ -66,7 +68,6 @@ interface StreamOptions {
 
 export class StreamableHttpTransport implements McpTransport {
   readonly hasPerRequestStream = true;
-  readonly readsMessageText = true;
   onmessage?: (message: unknown) => void;
   onerror?: (error: Error) => void;
   onclose?: () => void;
@@ -143,20 +144,16 @@ export class StreamableHttpTransport implements McpTransport {
    * goes through one `async` step here (`post`), not two.
    */
   send(message: OutgoingMessage, options?: SendOptions): Promise<void> {
-    try {
-      const method = "method" in message ? message.method : "(response)";
-      const id = "method" in message && "id" in message ? message.id : undefined;
-      const headers = this.commonHeaders();
-      const routing = routingHeaders(message);
-      if (routing !== undefined) Object.assign(headers, routing);
-      const handshake = method === Method.initialize && id !== undefined;
-      if (handshake) delete headers["mcp-session-id"];
-      headers["content-type"] = "application/json";
-      headers.accept = "application/json, text/event-stream";
-      return this.post(message, method, id, handshake, headers, this.exchangeFor(options?.exchange), options);
-    } catch (error) {
-      return Promise.reject(this.options.sendFailure?.(error, message) ?? error);
-    }
+    const method = "method" in message ? message.method : "(response)";
+    const id = "method" in message && "id" in message ? message.id : undefined;
+    const headers = this.commonHeaders();
+    const routing = routingHeaders(message);
+    if (routing !== undefined) Object.assign(headers, routing);
+    const handshake = method === Method.initialize && id !== undefined;
+    if (handshake) delete headers["mcp-session-id"];
+    headers["content-type"] = "application/json";
+    headers.accept = "application/json, text/event-stream";
+    return this.post(message, method, id, handshake, headers, this.exchangeFor(options?.exchange), options);
   }
 
   /**
@@ -177,7 +174,7 @@ export class StreamableHttpTransport implements McpTransport {
       const response = await this.fetch({
         method: "POST",
         headers,
-        body: messageText(message),
+        body: (this.options.serialize ?? JSON.stringify)(message),
         // A line goes down the chain as the signal: undici takes it, the chain makes a real one for a `fetch`.
         signal: (exchange ?? this.abort?.signal) as AbortSignal,
         redirect: "manual",
@@ -437,9 +434,5 @@ export class StreamableHttpTransport implements McpTransport {
 }
 
 function mediaType(contentType: string | null): string | undefined {
-  if (contentType === null) return undefined;
-  // The common answer, exactly `application/json`, without cutting a copy of it.
-  if (contentType === "application/json") return contentType;
-  const end = contentType.indexOf(";");
-  return (end === -1 ? contentType : contentType.slice(0, end)).trim().toLowerCase();
+  return contentType?.split(";")[0]?.trim().toLowerCase();
 }

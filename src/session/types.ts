@@ -185,11 +185,6 @@ export interface McpTransport {
   /** True on the v2 Streamable HTTP transport: one POST and response stream per request. */
   readonly hasPerRequestStream?: boolean;
   /**
-   * True when the transport sends each message as `messageText(message)` (./frames.ts): the session then leaves
-   * on a request the text it can make cheaper than `JSON.stringify`. This library's own HTTP transport.
-   */
-  readonly readsMessageText?: boolean;
-  /**
    * Why request `id`'s response stream failed, when the transport knew but its `onRequestStreamEnd` could not say
    * (the SDK's transport on the OAuth path, over `maxMessageBytes`); taken once.
    */

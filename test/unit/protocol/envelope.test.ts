@@ -1,11 +1,5 @@
 import { describe, expect, it } from "vitest";
-import fc from "fast-check";
-import {
-  buildEnvelope,
-  framedRequestText,
-  withEnvelope,
-  withExtraMeta,
-} from "../../../src/protocol/envelope.js";
+import { buildEnvelope, withEnvelope, withExtraMeta } from "../../../src/protocol/envelope.js";
 
 const clientInfo = { name: "agent", version: "2.1.0" };
 
@@ -127,46 +121,5 @@ describe("extra _meta entries (trace context)", () => {
       taskId: "t-1",
       _meta: { traceparent: "ours" },
     });
-  });
-});
-
-describe("a framed request's text", () => {
-  const envelope = buildEnvelope({ clientInfo, capabilities: { elicitation: { form: {} } } });
-  const serialized = (id: string, method: string, params: Record<string, unknown>) =>
-    JSON.stringify({ jsonrpc: "2.0", id, method, params: withEnvelope(params, envelope) });
-
-  it("is what JSON.stringify writes for the framed request, for a poll", () => {
-    const text = framedRequestText("c1-7", "tasks/get", { taskId: "t-1" }, envelope);
-    expect(text).toBe(
-      '{"jsonrpc":"2.0","id":"c1-7","method":"tasks/get","params":{"taskId":"t-1","_meta":{' +
-        '"io.modelcontextprotocol/protocolVersion":"2026-07-28",' +
-        '"io.modelcontextprotocol/clientInfo":{"name":"agent","version":"2.1.0"},' +
-        '"io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}},' +
-        '"extensions":{"io.modelcontextprotocol/tasks":{}}}}}}',
-    );
-    expect(JSON.parse(text as string)).toEqual(
-      JSON.parse(serialized("c1-7", "tasks/get", { taskId: "t-1" })),
-    );
-  });
-
-  it("is the same text as JSON.stringify writes, whatever the params (property)", () => {
-    const key = fc.oneof(
-      fc.string(),
-      fc.constantFrom("__proto__", "1", "0", "-1", 'a"b', "é\u2028", "toJSON"),
-    );
-    const params = fc
-      .dictionary(key, fc.oneof(fc.jsonValue(), fc.constant(undefined), fc.date({ noInvalidDate: true })))
-      .filter((record) => !Object.hasOwn(record, "_meta"));
-    fc.assert(
-      fc.property(fc.string(), fc.string(), params, (id, method, record) => {
-        expect(framedRequestText(id, method, record, envelope)).toBe(serialized(id, method, record));
-      }),
-      { numRuns: 500 },
-    );
-  });
-
-  it("leaves params with a _meta of their own to JSON.stringify (the envelope is merged into it)", () => {
-    expect(framedRequestText("c1-1", "tools/call", { name: "x", _meta: { k: 1 } }, envelope)).toBeUndefined();
-    expect(framedRequestText("c1-1", "tools/call", { _meta: undefined }, envelope)).toBeUndefined();
   });
 });
