@@ -4,8 +4,8 @@
  * them for `polls` intervals and prints one `HTTP_WIRE_RESULT {json}` line: its own CPU (user + system) and wall
  * time over the polling phase and the `tasks/get` requests it sent in that phase.
  *
- * Kinds: `ours` (a `TaskClient`, Node's default path: undici), `ours-fetch` (the same with `MCP_TASKS_HTTP=fetch`,
- * set by the harness), `undici` (a raw loop over an undici `Pool` of 64 keep-alive connections) and `fetch` (the
+ * Kinds: `ours` (a `TaskClient`, Node's default path: undici; `MCP_TASKS_BENCH_JITTER` sets its poll jitter,
+ * default the library's 0.1), `ours-fetch` (the same with `MCP_TASKS_HTTP=fetch`, set by the harness), `undici` (a raw loop over an undici `Pool` of 64 keep-alive connections) and `fetch` (the
  * same raw loop over the global `fetch`). The raw loops send what a 2026-07-28 poll sends (the same headers and
  * body) and parse the JSON answer, and poll each task every `intervalMs`, measured from the previous poll's start.
  */
@@ -23,20 +23,28 @@ const tasks = Number(tasksArg);
 const polls = Number(pollsArg);
 const intervalMs = Number(intervalArg);
 const endpoint = new URL(url);
-const CLIENT = { "io.modelcontextprotocol/clientInfo": { name: "worker-0", version: "1.0.0" } };
+/** The `_meta` every 2026-07-28 request carries: the revision, the client, its capabilities (the tasks extension). */
+const ENVELOPE = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientInfo": { name: "worker-0", version: "1.0.0" },
+  "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } },
+};
 
-function headersFor(method: string): Record<string, string> {
+/** The routing headers of a 2026-07-28 request: `Mcp-Name` is the tool's name or the task's id. */
+function headersFor(method: string, name: string): Record<string, string> {
   return {
     "content-type": "application/json",
     accept: "application/json, text/event-stream",
     "mcp-protocol-version": "2026-07-28",
     "mcp-method": method,
+    "mcp-name": name,
   };
 }
 
 let nextId = 1;
 const body = (method: string, params: Record<string, unknown>) =>
-  JSON.stringify({ jsonrpc: "2.0", id: nextId++, method, params: { ...params, _meta: CLIENT } });
+  JSON.stringify({ jsonrpc: "2.0", id: nextId++, method, params: { ...params, _meta: ENVELOPE } });
+const nameOf = (params: Record<string, unknown>) => String(params.taskId ?? params.name);
 
 type Post = (method: string, params: Record<string, unknown>) => Promise<Record<string, unknown>>;
 
@@ -47,7 +55,7 @@ function rawPost(): Post {
       const { body: answer } = await pool.request({
         path: endpoint.pathname,
         method: "POST",
-        headers: headersFor(method),
+        headers: headersFor(method, nameOf(params)),
         body: body(method, params),
       });
       return (await answer.json()) as Record<string, unknown>;
@@ -56,7 +64,7 @@ function rawPost(): Post {
   return async (method, params) => {
     const response = await fetch(endpoint, {
       method: "POST",
-      headers: headersFor(method),
+      headers: headersFor(method, nameOf(params)),
       body: body(method, params),
     });
     return (await response.json()) as Record<string, unknown>;
@@ -114,6 +122,10 @@ async function oursLoop(): Promise<{ polls: number }> {
     logger: quiet,
     ...(process.env.MCP_TASKS_BENCH_MAX_IN_FLIGHT !== undefined && {
       maxInFlight: Number(process.env.MCP_TASKS_BENCH_MAX_IN_FLIGHT),
+    }),
+    // The sustain bench follows the server's interval exactly, as the raw loops do (bench/http-sustain.ts).
+    ...(process.env.MCP_TASKS_BENCH_JITTER !== undefined && {
+      polling: { jitter: Number(process.env.MCP_TASKS_BENCH_JITTER) },
     }),
   });
   const handles: ReturnType<typeof client.callTool>[] = [];

@@ -84,16 +84,31 @@ async function once(kind: string, tasks: number): Promise<Figures> {
 const median = (values: number[]) =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 
-const results: Figures[] = [];
+const results: (Figures & { round: number })[] = [];
 for (let round = 0; round < rounds; round++) {
   for (const tasks of taskCounts) {
     const order = round % 2 === 0 ? kinds : [...kinds].reverse();
     for (const kind of order) {
       const figures = await once(kind, tasks);
       console.error(`round ${round + 1}: ${JSON.stringify(figures)}`);
-      results.push(figures);
+      results.push({ ...figures, round: round + 1 });
     }
   }
+}
+
+/**
+ * Each round's CPU per poll over the raw undici loop's in the same round: the machine's load drifts between
+ * rounds, and a pair run minutes apart shares more of it than two medians do.
+ */
+function pairedRatios(kind: string, tasks: number): number[] {
+  const ratios: number[] = [];
+  for (let round = 1; round <= rounds; round++) {
+    const at = (k: string) => results.find((r) => r.round === round && r.tasks === tasks && r.kind === k);
+    const mine = at(kind);
+    const floor = at("undici");
+    if (mine !== undefined && floor !== undefined) ratios.push(mine.cpuPerPollUs / floor.cpuPerPollUs);
+  }
+  return ratios;
 }
 
 const rows: string[] = [];
@@ -103,18 +118,23 @@ for (const tasks of taskCounts) {
     const mine = results.filter((r) => r.tasks === tasks && r.kind === kind);
     const cpu = mine.map((r) => r.cpuPerPollUs);
     const ratio = floor.length > 0 ? (median(cpu) / median(floor)).toFixed(2) + "×" : "–";
+    const pairs = pairedRatios(kind, tasks);
+    const paired =
+      pairs.length === 0
+        ? "–"
+        : `${median(pairs).toFixed(2)}× (${Math.min(...pairs).toFixed(2)}–${Math.max(...pairs).toFixed(2)})`;
     const range = `${Math.min(...cpu)}–${Math.max(...cpu)}`;
     const rate = median(mine.map((r) => r.pollsPerSecond));
     const wall = median(mine.map((r) => r.wallMs));
     rows.push(
-      `| ${tasks.toLocaleString("en-US")} | ${kind} | ${median(cpu)} µs (${range}) | ${ratio} | ${rate.toLocaleString("en-US")} | ${(wall / 1000).toFixed(1)} s |`,
+      `| ${tasks.toLocaleString("en-US")} | ${kind} | ${median(cpu)} µs (${range}) | ${ratio} | ${paired} | ${rate.toLocaleString("en-US")} | ${(wall / 1000).toFixed(1)} s |`,
     );
   }
 }
 console.log(
   `\n${runtime === "bun" ? "Bun" : `Node ${process.version}`}: ${POLLS} intervals of ${INTERVAL_MS} ms, ${rounds} round(s), median (min–max)\n\n` +
-    "| tasks | client | CPU per `tasks/get` | × raw undici | polls/s | wall time |\n" +
-    "| ---: | --- | ---: | ---: | ---: | ---: |\n" +
+    "| tasks | client | CPU per `tasks/get` | × raw undici | × raw undici, per round | polls/s | wall time |\n" +
+    "| ---: | --- | ---: | ---: | ---: | ---: | ---: |\n" +
     rows.join("\n"),
 );
 console.log(`HTTP_WIRE_SUMMARY ${JSON.stringify(results)}`);

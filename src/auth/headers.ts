@@ -123,12 +123,18 @@ export function checkConnectionHeaders(headers: unknown): CheckedHeaders | undef
  * request (an `Authorization` from the OAuth provider of `auth`, which holds a token) is left as it is.
  */
 export function withConnectionHeaders(fetchImpl: FetchLike, headers: CheckedHeaders): FetchLike {
-  return async (url, init) => {
-    const extra = await headersFor(headers, methodOf(init));
-    const merged = new Headers(init?.headers);
-    for (const [name, value] of Object.entries(extra)) if (!merged.has(name)) merged.set(name, value);
-    return fetchImpl(url, { ...init, headers: merged });
-  };
+  return async (url, init) => fetchImpl(url, await addConnectionHeaders(init, headers));
+}
+
+/** `init` with the connection's headers added where it has none of that name (see {@link withConnectionHeaders}). */
+export async function addConnectionHeaders(
+  init: RequestInit | undefined,
+  headers: CheckedHeaders,
+): Promise<RequestInit> {
+  const extra = await headersFor(headers, methodOf(init));
+  const merged = new Headers(init?.headers);
+  for (const [name, value] of Object.entries(extra)) if (!merged.has(name)) merged.set(name, value);
+  return { ...init, headers: merged };
 }
 
 async function headersFor(

@@ -286,8 +286,11 @@ export class TaskRun
    * word (a terminal snapshot) is always confirmed with the store (src/run/ref-life.ts, "Leaves").
    */
   private fence(last = false): Promise<boolean> | undefined {
+    // Without a store that fences (every client without one), no ref is made: this runs for every answer.
+    const store = this.context.store;
+    if (store?.fence === undefined) return undefined;
     const ref = this.ref();
-    return ref && this.context.store?.fence?.(ref, last);
+    return ref && store.fence(ref, last);
   }
 
   private endPoll(): void {

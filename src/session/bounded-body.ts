@@ -23,9 +23,20 @@ const DISCARD_BYTES = 64 * 1024;
  * of an unencoded body within the limit is trusted (fetch stops reading there); a larger one fails before
  * anything is read. An encoded body is counted as it is decoded.
  */
-export async function readBoundedText(response: Response, maxBytes: number, what: string): Promise<string> {
+export function readBoundedText(response: Response, maxBytes: number, what: string): Promise<string> {
   const declared = contentLength(response);
+  // Not an `async` function: the common answer (a declared length within the limit) hands back the body's own
+  // promise, without the extra turns an `async` function returning a promise takes on every poll.
   if (declared !== undefined && declared <= maxBytes) return response.text();
+  return readCounted(response, declared, maxBytes, what);
+}
+
+async function readCounted(
+  response: Response,
+  declared: number | undefined,
+  maxBytes: number,
+  what: string,
+): Promise<string> {
   if (declared !== undefined || response.body === null) {
     if (response.body === null) return "";
     await response.body.cancel().catch(() => undefined);
@@ -95,7 +106,8 @@ function contentLength(response: Response): number | undefined {
 
 /** Whether the body was sent encoded (`Content-Encoding` other than `identity`), which `fetch` decodes. */
 function isEncoded(response: Response): boolean {
-  return !/^\s*(identity\s*)?$/i.test(response.headers.get("content-encoding") ?? "");
+  const encoding = response.headers.get("content-encoding");
+  return encoding !== null && !/^\s*(identity\s*)?$/i.test(encoding);
 }
 
 /**

@@ -33,20 +33,27 @@ export function withHttpErrorMapping(
     try {
       response = await next(url, init);
     } catch (error) {
-      // An abort is the transport's own decision (close, or a request's signal); it must see it as such.
-      if (error instanceof Error && error.name === "AbortError") throw error;
-      // Ours already (a fault mapped further in, an authorization that failed): passed on as it is.
-      if (error instanceof TransportError || error instanceof AuthError) throw error;
-      throw new TransportError(`network error: ${describeNetworkFailure(error)}`, {
-        transient: true,
-        cause: error,
-      });
+      throw networkFailure(error);
     }
-    if (response.ok || init?.method !== "POST" || response.status < 400 || isAuthStatus(response.status)) {
-      return response;
-    }
-    return answerOrThrow(response, init.body, maxBodyBytes);
+    return isMappedFailure(response, init) ? mapFailedAnswer(response, init?.body, maxBodyBytes) : response;
   };
+}
+
+/** What a request that threw becomes: an abort and this library's own errors as they are, the rest a transient fault. */
+export function networkFailure(error: unknown): unknown {
+  // An abort is the transport's own decision (close, or a request's signal); it must see it as such.
+  if (error instanceof Error && error.name === "AbortError") return error;
+  // Ours already (a fault mapped further in, an authorization that failed): passed on as it is.
+  if (error instanceof TransportError || error instanceof AuthError) return error;
+  return new TransportError(`network error: ${describeNetworkFailure(error)}`, {
+    transient: true,
+    cause: error,
+  });
+}
+
+/** Whether an answer is a failure this mapping owns: a POST's 4xx or 5xx other than 401 and 403. */
+export function isMappedFailure(response: Response, init: RequestInit | undefined): boolean {
+  return !response.ok && init?.method === "POST" && response.status >= 400 && !isAuthStatus(response.status);
 }
 
 /**
@@ -67,7 +74,12 @@ function isAuthStatus(status: number): boolean {
   return status === 401 || status === 403;
 }
 
-async function answerOrThrow(response: Response, requestBody: unknown, maxBytes: number): Promise<Response> {
+/** A failed POST's answer (see {@link isMappedFailure}): its JSON-RPC error as an ordinary answer, or a `TransportError`. */
+export async function mapFailedAnswer(
+  response: Response,
+  requestBody: unknown,
+  maxBytes: number,
+): Promise<Response> {
   const request = describeRequest(requestBody);
   // A body past the size limit is read as no JSON-RPC error: the status decides.
   const body = await readErrorBody(response, maxBytes);

@@ -22,38 +22,56 @@ export const MAX_REDIRECTS = 5;
 export function withSameOriginRedirects(fetchImpl: FetchLike): FetchLike {
   return async (input, init) => {
     // Our transport and the SDK's ask for manual redirects already; only a caller that did not costs a copy.
-    const manual: RequestInit = init?.redirect === "manual" ? init : { ...init, redirect: "manual" };
-    let response = await fetchImpl(input, manual);
-    if (!isRedirect(response)) return response;
-    let url = new URL(input instanceof URL ? input.href : String(input));
-    const method = (init?.method ?? "GET").toUpperCase();
-    const refuse = (why: string, status?: number): never => {
-      throw new TransportError(`${method} ${url.origin}: ${why}; not followed`, { status, transient: false });
-    };
-    for (let followed = 0; ; followed++) {
-      if (response.redirected) refuseFollowed(url, response, method);
-      if (response.type === "opaqueredirect") refuse("redirected, and this runtime hides where to");
-      const target = redirectTarget(url, response);
-      if (target === undefined) return response; // a 3xx without a usable Location is the caller's to report
-      await discardBody(response);
-      const status = response.status;
-      if (target.origin !== url.origin)
-        refuse(`redirected (HTTP ${status}) to another origin, ${target.origin}`, status);
-      // 301, 302 and 303 turn a POST into a GET without its body.
-      if (method !== "GET" && method !== "HEAD" && status < 307)
-        refuse(`HTTP ${status} would drop the body`, status);
-      if (followed === MAX_REDIRECTS) refuse(`more than ${MAX_REDIRECTS} redirects`, status);
-      url = target;
-      response = await fetchImpl(url, manual);
-      if (!isRedirect(response)) return response;
-    }
+    const manual = manualRedirects(init);
+    const response = await fetchImpl(input, manual);
+    return isRedirect(response) ? followRedirects(fetchImpl, input, manual, response) : response;
   };
+}
+
+/** `init` asking for manual redirects: itself when it does already (this library's transports and the SDK's). */
+export function manualRedirects(init: RequestInit | undefined): RequestInit {
+  return init?.redirect === "manual" ? init : { ...init, redirect: "manual" };
+}
+
+/**
+ * Follows `response`, a redirect (see {@link isRedirect}) of the request `fetchImpl` sent to `input` with `init`
+ * (manual redirects), by the rules above: the final answer, or a `TransportError` for a redirect not followed.
+ */
+export async function followRedirects(
+  fetchImpl: FetchLike,
+  input: string | URL,
+  init: RequestInit,
+  first: Response,
+): Promise<Response> {
+  let response = first;
+  let url = new URL(input instanceof URL ? input.href : String(input));
+  const method = (init.method ?? "GET").toUpperCase();
+  const refuse = (why: string, status?: number): never => {
+    throw new TransportError(`${method} ${url.origin}: ${why}; not followed`, { status, transient: false });
+  };
+  for (let followed = 0; ; followed++) {
+    if (response.redirected) refuseFollowed(url, response, method);
+    if (response.type === "opaqueredirect") refuse("redirected, and this runtime hides where to");
+    const target = redirectTarget(url, response);
+    if (target === undefined) return response; // a 3xx without a usable Location is the caller's to report
+    await discardBody(response);
+    const status = response.status;
+    if (target.origin !== url.origin)
+      refuse(`redirected (HTTP ${status}) to another origin, ${target.origin}`, status);
+    // 301, 302 and 303 turn a POST into a GET without its body.
+    if (method !== "GET" && method !== "HEAD" && status < 307)
+      refuse(`HTTP ${status} would drop the body`, status);
+    if (followed === MAX_REDIRECTS) refuse(`more than ${MAX_REDIRECTS} redirects`, status);
+    url = target;
+    response = await fetchImpl(url, init);
+    if (!isRedirect(response)) return response;
+  }
 }
 
 const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
 
 /** Whether the answer is a redirect, or one a `fetch` that ignored "manual" followed (checked in the loop). */
-function isRedirect(response: Response): boolean {
+export function isRedirect(response: Response): boolean {
   return REDIRECT_STATUSES.has(response.status) || response.redirected || response.type === "opaqueredirect";
 }
 

@@ -1,11 +1,16 @@
 /**
- * Builds the Streamable HTTP transport for a URL target and the connection's options. Requests to the endpoint
- * go through one `fetch` chain, outermost first:
+ * Builds the Streamable HTTP transport for a URL target and the connection's options. Every request to the
+ * endpoint goes through one function, {@link endpointFetch}, which takes these steps in this order (each step's
+ * rule lives in the file named):
  *
- *   error mapping (http-fetch.ts) → refusals noted (401/403 with their challenge) → `Mcp-Param-*` headers of
- *   the request → the connection's `headers` → redirects followed within the endpoint's origin only
- *   (http-redirects.ts) → one resend on a dead pooled connection (http-resend.ts) → the caller's `fetch`, or
- *   else on Node undici's dispatcher API (http-undici.ts, behind `#http`), or else the global `fetch`
+ *   the request's `Mcp-Param-*` headers (request-headers.ts) → the connection's `headers` (src/auth/headers.ts) →
+ *   the send: one resend on a dead pooled connection (http-resend.ts) over the caller's `fetch`, or else on Node
+ *   undici's dispatcher API (http-undici.ts, behind `#http`), or else the global `fetch` → redirects followed
+ *   within the endpoint's origin only (http-redirects.ts) → a 404 noted in a joined session → a 401/403 noted
+ *   with its challenge → failures mapped (http-fetch.ts: a network failure or a failed POST's status)
+ *
+ * One function rather than a chain of wrappers: a poll pays one `async` step for all of them (each wrapper was
+ * a promise and an await of its own on every request; docs/performance.md, "Over HTTP").
  *
  * With `join`, the transport sends in a session another connection opened (see ./streamable-http.ts), and a 404
  * from the endpoint (the transport spec's answer to a session the server has ended) is reported to `join.ended`
@@ -18,14 +23,14 @@
  * imports `mcp-tasks/oauth`.
  */
 import type { FetchLike } from "../protocol/headers.js";
-import { withHttpErrorMapping } from "./http-fetch.js";
+import { isMappedFailure, mapFailedAnswer, networkFailure } from "./http-fetch.js";
 import { withDeadConnectionResend } from "./http-resend.js";
-import { withSameOriginRedirects } from "./http-redirects.js";
+import { followRedirects, isRedirect, manualRedirects } from "./http-redirects.js";
 import type { RequestHeaders } from "./request-headers.js";
 import type { HttpSession, McpTransport } from "./types.js";
 import { silentLogger, type Logger } from "../protocol/logging.js";
 import { StreamableHttpTransport } from "./streamable-http.js";
-import { withConnectionHeaders, type CheckedHeaders } from "../auth/headers.js";
+import { addConnectionHeaders, type CheckedHeaders } from "../auth/headers.js";
 import { describeSent, RefusalLog } from "../auth/challenge.js";
 import { authFailure } from "../auth/failures.js";
 import { authFailures, type AuthPlugin } from "../auth/connection-auth.js";
@@ -67,16 +72,18 @@ export async function buildHttpTransport(
   // A request's abort comes down the chain as the session's line (./abort-line.ts): undici takes it as it is, a
   // `fetch` gets a real signal.
   const direct = node !== undefined && under === node.fetch;
-  const base: FetchLike = withDeadConnectionResend(
+  const base = withDeadConnectionResend(
     direct ? node.fetch : (input, init) => (under ?? globalThis.fetch)(input, withRealSignal(init)),
   );
   const refusals = new RefusalLog();
-  let endpoint = withSameOriginRedirects(base);
-  if (options.headers !== undefined) endpoint = withConnectionHeaders(endpoint, options.headers);
-  if (options.requestHeaders !== undefined) endpoint = options.requestHeaders.wrap(endpoint);
-  if (options.join !== undefined) endpoint = noteEnded(endpoint, options.join.ended);
   const maxBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-  endpoint = withHttpErrorMapping(noteRefusals(endpoint, refusals), maxBytes);
+  const endpoint = endpointFetch(base, {
+    requestHeaders: options.requestHeaders,
+    headers: options.headers,
+    ended: options.join?.ended,
+    refusals,
+    maxBytes,
+  });
   const join = options.join && { id: options.join.id, protocolVersion: options.join.protocolVersion };
 
   if (options.auth !== undefined) {
@@ -98,18 +105,13 @@ export async function buildHttpTransport(
     fetch: endpoint,
     ...(options.maxMessageBytes !== undefined && { maxMessageBytes: options.maxMessageBytes }),
     ...(join !== undefined && { join }),
+    ...(direct && { serialize: node.serialize }),
+    // A send that succeeded was not refused: only a failure is described (with the refusal noted under its id).
+    sendFailure: (error, message) => {
+      const request = describeSent(message);
+      return authFailure(error, request, { refusal: refusals.take(request.id), oauth: false });
+    },
   });
-  const send = transport.send.bind(transport);
-  transport.send = async (message, sendOptions) => {
-    const request = describeSent(message);
-    try {
-      await send(message, sendOptions);
-    } catch (error) {
-      throw authFailure(error, request, { refusal: refusals.take(request.id), oauth: false });
-    } finally {
-      refusals.take(request.id);
-    }
-  };
   return node?.owns(transport) ?? transport;
 }
 
@@ -118,25 +120,36 @@ async function nodePath(maxInFlight: number | undefined): Promise<NodeHttp | und
   return (await import("#http")).nodeHttp({ connections: maxInFlight });
 }
 
-/** Calls `ended` on every 404 answer: in a joined session, the server saying the session is over. */
-function noteEnded(fetchImpl: FetchLike, ended: () => void): FetchLike {
-  return async (input, init) => {
-    const response = await fetchImpl(input, init);
-    if (response.status === 404) ended();
-    return response;
-  };
+/** What {@link endpointFetch} adds to the send, beyond it. */
+interface EndpointSteps {
+  requestHeaders: RequestHeaders | undefined;
+  headers: CheckedHeaders | undefined;
+  /** In a joined session: hears of every 404, the server saying the session is over. */
+  ended: (() => void) | undefined;
+  /** Where every 401/403 answer to a POST is noted, with its `WWW-Authenticate`, under the request's id. */
+  refusals: RefusalLog;
+  /** The largest error body read for a JSON-RPC error. */
+  maxBytes: number;
 }
 
-/** Notes every 401/403 answer to a POST, with its `WWW-Authenticate`, under the request's id. */
-function noteRefusals(fetchImpl: FetchLike, refusals: RefusalLog): FetchLike {
+/** The endpoint's `fetch`: the steps named at the top of this file around `send`, in that order. */
+function endpointFetch(send: FetchLike, steps: EndpointSteps): FetchLike {
+  const { requestHeaders, headers, ended, refusals, maxBytes } = steps;
   return async (input, init) => {
-    const response = await fetchImpl(input, init);
-    if ((response.status === 401 || response.status === 403) && init?.method === "POST") {
-      refusals.note(init.body, {
-        status: response.status,
-        challenge: response.headers.get("www-authenticate") ?? undefined,
-      });
+    let response: Response;
+    try {
+      let sent = manualRedirects(requestHeaders === undefined ? init : requestHeaders.apply(init));
+      if (headers !== undefined) sent = await addConnectionHeaders(sent, headers);
+      response = await send(input, sent);
+      if (isRedirect(response)) response = await followRedirects(send, input, sent, response);
+    } catch (error) {
+      throw networkFailure(error);
     }
-    return response;
+    const status = response.status;
+    if (status === 404) ended?.();
+    if ((status === 401 || status === 403) && init?.method === "POST") {
+      refusals.note(init.body, { status, challenge: response.headers.get("www-authenticate") ?? undefined });
+    }
+    return isMappedFailure(response, init) ? mapFailedAnswer(response, init?.body, maxBytes) : response;
   };
 }

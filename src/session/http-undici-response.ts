@@ -98,13 +98,14 @@ export class UndiciResponse {
     return this.web;
   }
 
-  async text(): Promise<string> {
-    // The common case, a JSON answer read whole: undici's own reader, without a web stream or an async iterator.
+  text(): Promise<string> {
+    // The common case, a JSON answer read whole: undici's own reader, without a web stream or an async iterator,
+    // and its promise handed back as it is (no `async` turns on every poll).
     if (!this.used && this.web === undefined && this.stream === this.raw) {
       this.used = true;
       return this.raw.text();
     }
-    return new TextDecoder().decode(await this.bytes());
+    return this.bytes().then((bytes) => new TextDecoder().decode(bytes));
   }
 
   async json(): Promise<unknown> {

@@ -9,7 +9,8 @@
  * contains undici. A `fetch` the caller passes wins over this path; `MCP_TASKS_HTTP=fetch` forces `fetch` for
  * every connection of the process (`=undici` makes this path required).
  *
- * Owner of: which dispatcher a request goes through, and how many connections it keeps. Everything else stays
+ * Owner of: which dispatcher a request goes through, and how many connections it keeps (and, for the transport
+ * on this path, the cheaper text of a request: ./request-text.ts). Everything else stays
  * one code for both paths, above this `FetchLike` (./http-transport.ts): redirects (the dispatcher API follows
  * none, so ./http-redirects.ts decides every one), error mapping, bounds, SSE, headers, auth. What this function
  * keeps of `fetch`'s contract for that code:
@@ -26,6 +27,8 @@ import { Agent, type Dispatcher } from "undici";
 import type { FetchLike } from "../protocol/headers.js";
 import { Method } from "../protocol/constants.js";
 import { toWebResponse, UndiciResponse } from "./http-undici-response.js";
+import { RequestText } from "./request-text.js";
+import type { OutgoingMessage } from "./types.js";
 
 /** The environment variable that picks the path: "fetch", "undici", or unset (undici on Node). */
 export const HTTP_PATH_VARIABLE = "MCP_TASKS_HTTP";
@@ -36,6 +39,8 @@ export interface NodeHttp {
   fetch: FetchLike;
   /** For code outside this library (the SDK's transport on the OAuth path): answers are real `Response`s. */
   webFetch: FetchLike;
+  /** A message's JSON text, made cheaper than `JSON.stringify` for requests that share one envelope. */
+  serialize(message: OutgoingMessage): string;
   /** Closes every socket; requests still out fail. */
   close(): Promise<void>;
   /** `transport`, whose `close()` now closes this path's sockets too, once its requests are aborted. */
@@ -59,13 +64,16 @@ export function nodeHttp(options: { connections: number | undefined }): NodeHttp
   const bounded = Number.isFinite(connections) && connections >= 1;
   const polls = new Agent({ connections: bounded ? Math.floor(connections) : null });
   const others = new Agent();
-  const fetch: FetchLike = (input, init) => request(input, init, polls, others);
+  const target = new TargetCache();
+  const fetch: FetchLike = (input, init) => request(input, init, polls, others, target);
   const close = async () => {
     await Promise.all([polls.destroy(), others.destroy()]);
   };
+  const text = new RequestText();
   return {
     fetch,
     webFetch: async (input, init) => toWebResponse(await fetch(input, init)),
+    serialize: (message) => text.of(message),
     close,
     owns(transport) {
       const closeTransport = transport.close.bind(transport);
@@ -86,6 +94,7 @@ async function request(
   init: RequestInit | undefined,
   polls: Dispatcher,
   others: Dispatcher,
+  target: TargetCache,
 ): Promise<Response> {
   const body = init?.body;
   // Bodies the dispatcher API takes as they are; any other kind (a Blob, a FormData, a stream) is `fetch`'s.
@@ -93,6 +102,7 @@ async function request(
     if (!(body instanceof URLSearchParams)) return globalThis.fetch(input, init);
   }
   const url = typeof input === "string" ? new URL(input) : input;
+  target.read(url);
   const method = init?.method?.toUpperCase() ?? "GET";
   const headers = headerPairs(init?.headers);
   let payload: string | Uint8Array | null = null;
@@ -109,8 +119,8 @@ async function request(
   let data: Dispatcher.ResponseData;
   try {
     data = await dispatcher.request({
-      origin: url.origin,
-      path: url.pathname + url.search,
+      origin: target.origin,
+      path: target.path,
       method: method as Dispatcher.HttpMethod,
       headers,
       body: payload,
@@ -120,7 +130,25 @@ async function request(
     if (signal !== undefined && isAborted(signal)) throw signal.reason;
     throw new TypeError("HTTP request failed", { cause: error });
   }
-  return new UndiciResponse(url.href, data, method) as unknown as Response;
+  return new UndiciResponse(target.href, data, method) as unknown as Response;
+}
+
+/**
+ * The origin and path of the URL last requested, read again only when the URL changes: every request of a
+ * connection goes to its one endpoint, and each of `URL`'s getters makes a new string.
+ */
+class TargetCache {
+  href = "";
+  origin = "";
+  path = "";
+
+  read(url: URL): void {
+    const href = url.href;
+    if (href === this.href) return;
+    this.href = href;
+    this.origin = url.origin;
+    this.path = url.pathname + url.search;
+  }
 }
 
 /** Read through a call: the compiler takes `aborted` for what it was before the request's await. */

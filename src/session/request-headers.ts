@@ -1,10 +1,9 @@
 /**
- * Headers for one request, on a transport whose `fetch` this library wrapped. The SDK transports take no
+ * Headers for one request, on a transport whose `fetch` this library made. The SDK transports take no
  * per-request headers, so the caller files them under the request's JSON-RPC id (`RequestOptions.onId`) and
- * the wrapped `fetch` adds them to the POST that carries that id. Nothing is parsed while nothing is filed,
- * so polls pay nothing for it.
+ * the endpoint's `fetch` (./http-transport.ts) adds them to the POST that carries that id. Nothing is parsed
+ * while nothing is filed, so polls pay nothing for it.
  */
-import type { FetchLike } from "../protocol/headers.js";
 
 export class RequestHeaders {
   private readonly byId = new Map<string, Record<string, string>>();
@@ -22,19 +21,15 @@ export class RequestHeaders {
     this.byId.delete(id);
   }
 
-  /** Wraps `fetch` so a POST carrying a filed request id also carries that request's headers. */
-  wrap(fetchImpl: FetchLike): FetchLike {
-    return (url, init) => {
-      if (this.byId.size === 0 || init?.method !== "POST" || typeof init.body !== "string") {
-        return fetchImpl(url, init);
-      }
-      const id = requestIdOf(init.body);
-      const extra = id === undefined ? undefined : this.byId.get(id);
-      if (extra === undefined) return fetchImpl(url, init);
-      const headers = new Headers(init.headers);
-      for (const [name, value] of Object.entries(extra)) headers.set(name, value);
-      return fetchImpl(url, { ...init, headers });
-    };
+  /** `init` with the headers filed for the request its POST body carries; itself when there are none. */
+  apply<T extends RequestInit | undefined>(init: T): T {
+    if (this.byId.size === 0 || init?.method !== "POST" || typeof init.body !== "string") return init;
+    const id = requestIdOf(init.body);
+    const extra = id === undefined ? undefined : this.byId.get(id);
+    if (extra === undefined) return init;
+    const headers = new Headers(init.headers);
+    for (const [name, value] of Object.entries(extra)) headers.set(name, value);
+    return { ...init, headers };
   }
 }
 

@@ -48,6 +48,10 @@ export interface StreamableHttpOptions {
   maxMessageBytes?: number;
   /** A session the server already initialized, to send every request in (see the file comment). */
   join?: HttpSession;
+  /** A message's JSON text (the Node path's, ./request-text.ts). Default: `JSON.stringify`. */
+  serialize?: (message: OutgoingMessage) => string;
+  /** What a failed send rejects with instead of its error (./http-transport.ts: an authorization failure). */
+  sendFailure?: (error: unknown, message: OutgoingMessage) => unknown;
 }
 
 const DEFAULT_RECONNECTION = { initialDelayMs: 1000, maxDelayMs: 30_000, growFactor: 1.5, maxRetries: 2 };
@@ -135,8 +139,11 @@ export class StreamableHttpTransport implements McpTransport {
     });
   }
 
-  /** Sends one message; a failure rejects (and is the request's to report, not `onerror`'s). */
-  async send(message: OutgoingMessage, options?: SendOptions): Promise<void> {
+  /**
+   * Sends one message; a failure rejects (and is the request's to report, not `onerror`'s). Not `async`: a poll
+   * goes through one `async` step here (`post`), not two.
+   */
+  send(message: OutgoingMessage, options?: SendOptions): Promise<void> {
     const method = "method" in message ? message.method : "(response)";
     const id = "method" in message && "id" in message ? message.id : undefined;
     const headers = this.commonHeaders();
@@ -146,16 +153,13 @@ export class StreamableHttpTransport implements McpTransport {
     if (handshake) delete headers["mcp-session-id"];
     headers["content-type"] = "application/json";
     headers.accept = "application/json, text/event-stream";
-    const exchange = this.exchangeFor(options?.exchange);
-    let streaming = false;
-    try {
-      streaming = await this.post(message, method, id, handshake, headers, exchange, options);
-    } finally {
-      if (!streaming) this.ended(exchange);
-    }
+    return this.post(message, method, id, handshake, headers, this.exchangeFor(options?.exchange), options);
   }
 
-  /** The POST of `send` and its answer; true when the answer goes on as an SSE stream (which owns `exchange`). */
+  /**
+   * The POST of `send` and its answer. `exchange` is over when this ends, unless the answer goes on as an SSE
+   * stream (which then owns it).
+   */
   private async post(
     message: OutgoingMessage,
     method: string,
@@ -164,50 +168,56 @@ export class StreamableHttpTransport implements McpTransport {
     headers: Record<string, string>,
     exchange: AbortLine | undefined,
     options: SendOptions | undefined,
-  ): Promise<boolean> {
-    const response = await this.fetch({
-      method: "POST",
-      headers,
-      body: JSON.stringify(message),
-      // A line goes down the chain as the signal: undici takes it, the chain makes a real one for a `fetch`.
-      signal: (exchange ?? this.abort?.signal) as AbortSignal,
-      redirect: "manual",
-    });
-    if (handshake && response.ok) this.session = response.headers.get("mcp-session-id") ?? undefined;
-    if (!response.ok) {
-      await this.failedPost(method, message, response);
-      return false;
-    }
-    if (response.status === 202) {
-      await discardBody(response);
-      if (method === Method.initialized) this.openStream({}).catch((error) => this.report(error));
-      return false;
-    }
-    if (id === undefined) {
-      await discardBody(response);
-      return false;
-    }
-    const type = mediaType(response.headers.get("content-type"));
-    if (type === "text/event-stream") {
-      const ended = options?.onRequestStreamEnd;
-      this.readStream(
-        response.body,
-        { request: { id, method }, exchange, onRequestStreamEnd: ended },
-        false,
-        exchange,
-      );
-      return true;
-    } else if (type === "application/json") {
-      const text = await readBoundedText(response, this.maxMessageBytes, `${method}: the HTTP response body`);
-      // A garbled body throws SyntaxError here: the session reads it as a transient failure.
-      this.deliverAnswer(id, method, JSON.parse(text) as unknown);
-    } else {
-      await discardBody(response);
-      throw new TransportError(`${method}: the server answered with content type ${String(type)}`, {
-        transient: false,
+  ): Promise<void> {
+    let streaming = false;
+    try {
+      const response = await this.fetch({
+        method: "POST",
+        headers,
+        body: (this.options.serialize ?? JSON.stringify)(message),
+        // A line goes down the chain as the signal: undici takes it, the chain makes a real one for a `fetch`.
+        signal: (exchange ?? this.abort?.signal) as AbortSignal,
+        redirect: "manual",
       });
+      if (handshake && response.ok) this.session = response.headers.get("mcp-session-id") ?? undefined;
+      const answered = response.ok && response.status !== 202;
+      const type = answered ? mediaType(response.headers.get("content-type")) : undefined;
+      if (type === "application/json" && id !== undefined) {
+        // The answer nearly every request gets, checked first.
+        const text = await readBoundedText(
+          response,
+          this.maxMessageBytes,
+          `${method}: the HTTP response body`,
+        );
+        // A garbled body throws SyntaxError here: the session reads it as a transient failure.
+        this.deliverAnswer(id, method, JSON.parse(text) as unknown);
+      } else if (!response.ok) {
+        await this.failedPost(method, message, response);
+      } else if (response.status === 202) {
+        await discardBody(response);
+        if (method === Method.initialized) this.openStream({}).catch((error) => this.report(error));
+      } else if (id === undefined) {
+        await discardBody(response);
+      } else if (type === "text/event-stream") {
+        const ended = options?.onRequestStreamEnd;
+        this.readStream(
+          response.body,
+          { request: { id, method }, exchange, onRequestStreamEnd: ended },
+          false,
+          exchange,
+        );
+        streaming = true;
+      } else {
+        await discardBody(response);
+        throw new TransportError(`${method}: the server answered with content type ${String(type)}`, {
+          transient: false,
+        });
+      }
+    } catch (error) {
+      throw this.options.sendFailure?.(error, message) ?? error;
+    } finally {
+      if (!streaming) this.ended(exchange);
     }
-    return false;
   }
 
   /**
