@@ -69,8 +69,11 @@ export interface Consumer {
   remove(): void;
 }
 
-/** A consumer project with the packed package installed (production dependencies linked from ours). */
-export async function packedConsumer(): Promise<Consumer> {
+/**
+ * A consumer project with the packed package installed (production dependencies linked from ours), and the
+ * packages of `alsoLink` linked from ours too (an optional peer a test gives the consumer, say).
+ */
+export async function packedConsumer(alsoLink: readonly string[] = []): Promise<Consumer> {
   assertFreshBuild();
   const dir = mkdtempSync(join(tmpdir(), "mcp-tasks-consumer-"));
   const { stdout } = await run("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", dir], {
@@ -85,7 +88,7 @@ export async function packedConsumer(): Promise<Consumer> {
   };
   // Links resolve to their real paths in our node_modules, so their own dependencies are found there; the
   // unpacked package itself is a real folder, so what it resolves is only what a consumer would have.
-  for (const name of Object.keys(manifest.dependencies)) {
+  for (const name of [...Object.keys(manifest.dependencies), ...alsoLink]) {
     const link = join(dir, "node_modules", name);
     mkdirSync(dirname(link), { recursive: true });
     symlinkSync(join(ROOT, "node_modules", name), link, "dir");
