@@ -211,7 +211,9 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
   const workers: Worker[] = [];
   let began = Date.now();
   /** Calls that found every slot being replaced: the next worker to start takes them. */
-  const waiting: string[] = [];
+  const waiting: Array<{ job: number; command: string }> = [];
+  /** The worker each call was handed to: the run settles only when none of them still has one in flight. */
+  const sentTo = new Map<number, Worker>();
   const generation = new Map<number, number>();
   const stopped = new Set<number>(); // pids under SIGSTOP
   const frozen = new Set<number>();
@@ -246,7 +248,11 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
     await ready;
     const entry: Worker = { name: workerName, slot, proc, closing: false, exited };
     workers.push(entry);
-    if (name === undefined) for (const command of waiting.splice(0)) proc.stdin?.write(command);
+    if (name === undefined)
+      for (const { job, command } of waiting.splice(0)) {
+        sentTo.set(job, entry);
+        proc.stdin?.write(command);
+      }
     return entry;
   };
   const current = (slot: number) => workers.filter((entry) => entry.slot === slot && !entry.closing).at(-1);
@@ -286,8 +292,12 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
             (_, index) => (call.slot + index) % options.workers,
           );
           const to = slots.map(current).find((entry) => entry !== undefined);
-          if (to === undefined) waiting.push(`call ${String(call.job)} ${call.tool}\n`);
-          else to.proc.stdin?.write(`call ${String(call.job)} ${call.tool}\n`);
+          const command = `call ${String(call.job)} ${call.tool}\n`;
+          if (to === undefined) waiting.push({ job: call.job, command });
+          else {
+            sentTo.set(call.job, to);
+            to.proc.stdin?.write(command);
+          }
         },
       })),
       ...plan.map((planned) => ({ at: planned.at, run: () => applyFault(planned) })),
@@ -368,7 +378,9 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
     await Promise.all(timers);
     proxy.faults = false;
 
-    // Settle: every created task reported, or the time is up.
+    // Settle: every call a running worker was handed has made its task (or failed), every created task is
+    // reported, or the time is up. A call still in flight (a worker woken from SIGSTOP sends its tools/call late)
+    // would otherwise create its task while every worker closes, with no one left to follow it.
     const settleBy = Date.now() + Math.max(15_000, 8 * leaseMs);
     for (;;) {
       const logged = readWorkerLogs(dir);
@@ -378,7 +390,15 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
           event.ev === "settled" && isReport(event) && event.taskId !== undefined ? [event.taskId] : [],
         ),
       );
-      if ([...created].every((taskId) => reported.has(taskId)) || Date.now() > settleBy) break;
+      const answered = new Set(
+        logged.flatMap((event) => (event.ev === "created" || event.ev === "callFailed" ? [event.job] : [])),
+      );
+      const inFlight = [...sentTo].some(
+        ([job, to]) => !answered.has(job) && to.proc.exitCode === null && to.proc.signalCode === null,
+      );
+      const settled =
+        waiting.length === 0 && !inFlight && [...created].every((taskId) => reported.has(taskId));
+      if (settled || Date.now() > settleBy) break;
       await pause(200);
     }
     log(
