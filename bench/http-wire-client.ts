@@ -2,7 +2,11 @@
  * One client process of the HTTP benchmark (bench/http-wire.ts): `<kind> <url> <tasks> <polls> <intervalMs>`.
  * Creates `tasks` tasks on the server of bench/scale-out-server.ts (another process, loopback HTTP), then follows
  * them for `polls` intervals and prints one `HTTP_WIRE_RESULT {json}` line: its own CPU (user + system) and wall
- * time over the polling phase and the `tasks/get` requests it sent in that phase.
+ * time over the polling phase, the `tasks/get` requests it sent in that phase, and the gaps between a task's polls
+ * as the server saw them, by this client's own rule (`gap`): from the previous poll's arrival for the raw loops,
+ * which wait the interval from a poll's start, and from its answer for a `TaskClient`, which waits it from the
+ * answer. Its mean less the interval is how late the client sent its polls. `MCP_TASKS_BENCH_WARM_MS` leaves the
+ * polling phase's first milliseconds out of the CPU, wall time and poll count (not out of the gaps).
  *
  * Kinds: `ours` (a `TaskClient`, Node's default path: undici; `MCP_TASKS_BENCH_JITTER` sets its poll jitter,
  * default the library's 0.1), `ours-fetch` (the same with `MCP_TASKS_HTTP=fetch`, set by the harness), `undici` (a raw loop over an undici `Pool` of 64 keep-alive connections) and `fetch` (the
@@ -73,7 +77,7 @@ function rawPost(): Post {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
-async function rawLoop(): Promise<{ polls: number }> {
+async function rawLoop(): Promise<void> {
   const post = rawPost();
   const ids: string[] = [];
   let next = 0;
@@ -95,21 +99,40 @@ async function rawLoop(): Promise<{ polls: number }> {
       await sleep(intervalMs - (performance.now() - started));
     }
   };
-  return measure(() =>
-    Promise.all(ids.map((id, index) => follow(id, (index * intervalMs) / ids.length))),
-  ).then((figures) => ({ ...figures, polls: sent }));
+  await measure(
+    () => Promise.all(ids.map((id, index) => follow(id, (index * intervalMs) / ids.length))),
+    () => sent,
+  );
 }
 
-let phase: { cpu: NodeJS.CpuUsage; wallMs: number } | undefined;
-async function measure<T>(run: () => Promise<T>): Promise<{ polls: number }> {
-  const cpu = process.cpuUsage();
-  const started = performance.now();
+/**
+ * `MCP_TASKS_BENCH_WARM_MS`: the first milliseconds of the polling phase left out of the figures (default 0), so
+ * they show a process past its start: its compiler's work on the hot path done, its first rounds over.
+ */
+const warmMs = Number(process.env.MCP_TASKS_BENCH_WARM_MS ?? 0);
+
+let phase: { cpu: NodeJS.CpuUsage; wallMs: number; polls: number } | undefined;
+/** Runs the polling phase and keeps its figures from `warmMs` on; `count` reads the `tasks/get` sent so far. */
+async function measure(run: () => Promise<unknown>, count: () => number | Promise<number>): Promise<void> {
+  let cpu = process.cpuUsage();
+  let started = performance.now();
+  let from = count();
+  const warm =
+    warmMs > 0
+      ? setTimeout(() => {
+          cpu = process.cpuUsage();
+          started = performance.now();
+          from = count();
+        }, warmMs)
+      : undefined;
   await run();
-  phase = { cpu: process.cpuUsage(cpu), wallMs: performance.now() - started };
-  return { polls: 0 };
+  const used = process.cpuUsage(cpu);
+  const wallMs = performance.now() - started;
+  clearTimeout(warm);
+  phase = { cpu: used, wallMs, polls: (await count()) - (await from) };
 }
 
-async function oursLoop(): Promise<{ polls: number }> {
+async function oursLoop(): Promise<void> {
   const quiet = {
     warn: () => undefined,
     error: () => undefined,
@@ -138,12 +161,9 @@ async function oursLoop(): Promise<{ polls: number }> {
     }
   };
   await Promise.all(Array.from({ length: 64 }, create));
-  const before = await stats();
   // The server completes each task on the poll after its `polls`-th (bench/http-wire.ts starts it so).
-  await measure(() => Promise.all(handles.map((handle) => handle.outcome())));
-  const after = await stats();
+  await measure(() => Promise.all(handles.map((handle) => handle.outcome())), stats);
   await client.close();
-  return { polls: after - before };
 }
 
 async function control(op: string): Promise<Record<string, unknown>> {
@@ -160,8 +180,17 @@ async function stats(): Promise<number> {
   return pollsBy[0] ?? 0;
 }
 
-const { polls: sent } = kind.startsWith("ours") ? await oursLoop() : await rawLoop();
+/** The server's gaps between a task's polls, by this kind's rule (see the file comment). */
+async function gap(): Promise<{ count: number; meanMs: number; p50Ms: number; p99Ms: number }> {
+  type Gaps = Awaited<ReturnType<typeof gap>>;
+  const { cadence } = (await control("stats")) as { cadence: { sinceArrival: Gaps; sinceAnswer: Gaps } };
+  return kind.startsWith("ours") ? cadence.sinceAnswer : cadence.sinceArrival;
+}
+
+await (kind.startsWith("ours") ? oursLoop() : rawLoop());
 if (phase === undefined) throw new Error("nothing measured");
+const sent = phase.polls;
+const gapMs = await gap();
 const cpuUs = phase.cpu.user + phase.cpu.system;
 console.log(
   `HTTP_WIRE_RESULT ${JSON.stringify({
@@ -172,6 +201,7 @@ console.log(
     wallMs: Math.round(phase.wallMs),
     cpuPerPollUs: Math.round(cpuUs / sent),
     pollsPerSecond: Math.round(sent / (phase.wallMs / 1000)),
+    gap: gapMs,
   })}`,
 );
 process.exit(0);

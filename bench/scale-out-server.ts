@@ -10,7 +10,9 @@
  *
  * Run: `node --import tsx bench/scale-out-server.ts <tasks> <pollIntervalMs> [completeAfterPolls]`; prints
  * `listening <url>`. With `completeAfterPolls` (bench/http-wire.ts), a task also completes on its poll after that
- * many.
+ * many, and `stats` also reports the cadence the server saw: for every `tasks/get` after a task's first, the time
+ * since that task's previous `tasks/get` arrived and since it was answered (a client that waits the interval from
+ * a poll's start keeps the first near the interval, one that waits it from the answer, the second).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { performance } from "node:perf_hooks";
@@ -33,6 +35,11 @@ const lastPoller = new Int16Array(capacity).fill(-1);
 const creator = new Int16Array(capacity).fill(-1);
 const waited = new Float64Array(capacity).fill(Number.NaN);
 const pollsBy: number[] = [];
+/** When each task's last `tasks/get` arrived and was answered (`performance.now()`), and the gaps seen since. */
+const lastArrival = new Float64Array(completeAfterPolls > 0 ? capacity : 0).fill(Number.NaN);
+const lastAnswer = new Float64Array(completeAfterPolls > 0 ? capacity : 0).fill(Number.NaN);
+const sinceArrival: number[] = [];
+const sinceAnswer: number[] = [];
 let finished = false;
 let victim = -1;
 let killedAt = 0;
@@ -97,14 +104,16 @@ function answer(method: string, params: Message): { result: Message } | { error:
         }
       }
       lastPoller[index] = worker;
-      const due = completeAfterPolls > 0 && ++(pollsOf as Uint16Array)[index]! > completeAfterPolls;
-      if (!finished && !due) return { result: { resultType: "complete", ...task(index, "working") } };
-      if (servedCompleted[index] === 0) {
-        servedCompleted[index] = 1;
-        completedServed++;
+      if (completeAfterPolls === 0) return poll(index, false);
+      const arrived = performance.now();
+      if (!Number.isNaN(lastArrival[index] as number)) {
+        sinceArrival.push(arrived - (lastArrival[index] as number));
+        sinceAnswer.push(arrived - (lastAnswer[index] as number));
       }
-      const result = { resultType: "complete", content: [{ type: "text", text: "done" }] };
-      return { result: { resultType: "complete", ...task(index, "completed"), result } };
+      lastArrival[index] = arrived;
+      const answered = poll(index, ++(pollsOf as Uint16Array)[index]! > completeAfterPolls);
+      lastAnswer[index] = performance.now(); // the answer is written at once, in this same turn
+      return answered;
     }
     case "tasks/cancel":
     case "tasks/update":
@@ -114,10 +123,37 @@ function answer(method: string, params: Message): { result: Message } | { error:
   }
 }
 
+/** A `tasks/get` answer: the task `working`, or (once finished or due) `completed` with its result. */
+function poll(index: number, due: boolean): { result: Message } {
+  if (!finished && !due) return { result: { resultType: "complete", ...task(index, "working") } };
+  if (servedCompleted[index] === 0) {
+    servedCompleted[index] = 1;
+    completedServed++;
+  }
+  const result = { resultType: "complete", content: [{ type: "text", text: "done" }] };
+  return { result: { resultType: "complete", ...task(index, "completed"), result } };
+}
+
+/** Count, mean, median and 99th percentile of gaps in milliseconds. */
+function gaps(values: number[]): { count: number; meanMs: number; p50Ms: number; p99Ms: number } {
+  const sorted = Float64Array.from(values).sort();
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+  const mean = sorted.reduce((sum, value) => sum + value, 0) / Math.max(1, sorted.length);
+  const round = (ms: number) => Math.round(ms * 10) / 10;
+  return { count: sorted.length, meanMs: round(mean), p50Ms: round(at(0.5)), p99Ms: round(at(0.99)) };
+}
+
 function control(body: Message): unknown {
   switch (body.op) {
     case "stats":
-      return { created: ids.length, pollsBy, completedServed };
+      return {
+        created: ids.length,
+        pollsBy,
+        completedServed,
+        ...(completeAfterPolls > 0 && {
+          cadence: { sinceArrival: gaps(sinceArrival), sinceAnswer: gaps(sinceAnswer) },
+        }),
+      };
     case "kill": {
       victim = Number(body.victim);
       killedAt = performance.now();
