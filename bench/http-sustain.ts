@@ -23,9 +23,9 @@
  * Beside that verdict, each run shows how late the client sent its polls, by its own rule, as the server saw them
  * (`late by`): the gap between two polls of a task less the interval, from the previous poll's arrival for the raw
  * loops and from its answer for a `TaskClient` (bench/scale-out-server.ts measures both). The phase can stretch
- * while most polls go out on time: a `TaskClient` polls 1,000 tasks created within a fraction of an interval in
- * lockstep at `jitter: 0`, so its first rounds queue behind its `maxInFlight`, where the raw loops spread their
- * first polls over one interval by construction.
+ * while most polls go out on time: a `TaskClient` starts polling its first tasks while it still creates the others,
+ * and those first rounds come late, where the raw loops create every task before they poll and spread their first
+ * polls over one interval by construction.
  *
  * `--tasks=10000` runs those counts once per client instead of a ramp (how the `fetch` paths are measured at
  * 10,000 tasks in minutes: fewer polls per task with `--polls=5`).
