@@ -114,9 +114,10 @@ const warmMs = Number(process.env.MCP_TASKS_BENCH_WARM_MS ?? 0);
 let phase: { cpu: NodeJS.CpuUsage; wallMs: number; polls: number } | undefined;
 /** Runs the polling phase and keeps its figures from `warmMs` on; `count` reads the `tasks/get` sent so far. */
 async function measure(run: () => Promise<unknown>, count: () => number | Promise<number>): Promise<void> {
+  // Read before the clock starts: a `TaskClient`'s count is the process's first `fetch`, which costs milliseconds.
+  let from: number | Promise<number> = await count();
   let cpu = process.cpuUsage();
   let started = performance.now();
-  let from = count();
   const warm =
     warmMs > 0
       ? setTimeout(() => {
