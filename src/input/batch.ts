@@ -31,11 +31,24 @@ export async function sendUpdate(
   channel: RpcChannel,
   taskId: string,
   batch: Batch,
-  options: { retry: RetryTiming; signal: AbortSignal; onRetry(event: RetryEvent): void },
+  options: {
+    retry: RetryTiming;
+    signal: AbortSignal;
+    onRetry(event: RetryEvent): void;
+    /** Stores the answers (and proves the lease) before they leave; rejects when they were not stored. */
+    store: (() => Promise<void>) | undefined;
+  },
 ): Promise<void> {
   const params = { taskId, inputResponses: Object.fromEntries(batch.responses) };
   const { signal } = options;
-  const ack = await withTransientRetry(() => channel.request(Method.tasksUpdate, params, { signal }), {
+  // Write-ahead before every attempt, resends included, so a crash mid-update never asks the user again, and a
+  // worker paused past its lease (its request timed out meanwhile) does not answer for a task another follows.
+  const send = async () => {
+    await options.store?.();
+    signal.throwIfAborted();
+    return channel.request(Method.tasksUpdate, params, { signal });
+  };
+  const ack = await withTransientRetry(send, {
     timing: options.retry,
     signal,
     onRetry: ({ error, attempt }) => options.onRetry({ method: Method.tasksUpdate, error, attempt }),

@@ -307,13 +307,11 @@ export class InputCoordinator implements AnsweredInput {
     }
     const keys = [...batch.responses.keys()];
     try {
-      // Write-ahead: the answers are stored before they leave, so a crash mid-update never asks the user again.
-      await this.deps.storeAnswers?.();
-      if (this.closed) throw this.lifetime.signal.reason;
       await sendUpdate(this.deps.channel, this.deps.taskId, batch, {
         retry: this.retry,
         signal: this.lifetime.signal,
         onRetry: (event) => this.deps.emitRetry?.(event),
+        store: this.deps.storeAnswers, // before each attempt (./batch.ts)
       });
     } catch (error) {
       batch.reject(error);

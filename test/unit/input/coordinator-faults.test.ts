@@ -3,7 +3,7 @@
  * rejected promise left unobserved on any failure path.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { RpcError, TransportError } from "../../../src/protocol/errors.js";
+import { LeaseLostError, RpcError, TransportError } from "../../../src/protocol/errors.js";
 import { accepted, coordinatorHarness, deferred, elicitation, inputRequired, settle } from "./helpers.js";
 
 const snapshot = inputRequired({ confirm: elicitation("Delete the file?") });
@@ -54,6 +54,49 @@ describe("tasks/update retries", () => {
     await vi.advanceTimersByTimeAsync(1);
     expect(channel.updates).toHaveLength(2);
     vi.restoreAllMocks();
+  });
+});
+
+describe("tasks/update resends are written ahead like the first send", () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  it("stores the answers (proving the lease) again before each resend, in that order", async () => {
+    const steps: string[] = [];
+    const { coordinator, channel } = coordinatorHarness({
+      handlers: { elicitation: async () => accepted },
+      retry: { retries: 3, minTimeoutMs: 5, maxTimeoutMs: 5, factor: 1 },
+      storeAnswers: async () => void steps.push("store"),
+    });
+    channel.answer = async () => {
+      steps.push("update");
+      if (steps.filter((step) => step === "update").length === 1) throw dropped();
+      return { resultType: "complete" };
+    };
+    coordinator.observe(snapshot);
+    await vi.advanceTimersByTimeAsync(10);
+    await coordinator.whenIdle();
+    expect(steps).toEqual(["store", "update", "store", "update"]);
+  });
+
+  it("sends no resend once the lease is lost (a worker woken after another took the task over)", async () => {
+    let stores = 0;
+    const lost = new LeaseLostError("another worker follows this task now");
+    const { coordinator, channel } = coordinatorHarness({
+      handlers: { elicitation: async () => accepted },
+      retry: { retries: 3, minTimeoutMs: 5, maxTimeoutMs: 5, factor: 1 },
+      storeAnswers: async () => {
+        if (++stores > 1) throw lost;
+      },
+    });
+    channel.answer = async () => {
+      throw new TransportError("tasks/update: timed out", { transient: true });
+    };
+    coordinator.observe(snapshot);
+    await vi.advanceTimersByTimeAsync(50);
+    await coordinator.whenIdle();
+    expect(stores).toBe(2);
+    expect(channel.updates).toEqual([{ confirm: accepted }]);
   });
 });
 
