@@ -50,14 +50,14 @@ const library: Options = {
   // see `noExternal`.)
   external: ["#stdio", "#http", "mcp-tasks"],
   // Bundled in, tree-shaken as a bundler would, so that `import("mcp-tasks")` in Node loads one file instead of
-  // resolving and compiling a few dozen: zod/mini (whose module graph is all of Zod's core, about 150 ms of CPU
-  // on its own), dequal and eventemitter3 (`npm run bench -- --startup-only`). dequal is therefore a
+  // resolving and compiling a few dozen: dequal and eventemitter3 (`npm run bench -- --startup-only`). The client's
+  // validators need no package at all (src/schema/kit.ts; zod/mini was bundled here before). dequal is therefore a
   // devDependency; eventemitter3 stays a dependency for its listener types only (the client, the handles and
   // the host emit through src/task/emitter.ts). `mcp-tasks/schema` keeps importing `zod/v4`.
   // (Retries and the input handlers' limit are our own code: p-retry and p-limit weighed 1.8 KB gzip.)
   // "mcp-tasks" is listed so that tsup's own external rule passes it on to the plugin "host-loads-lazily" (which
   // leaves it external everywhere but in the host's lazily loaded code); the declarations' build ignores the list.
-  noExternal: [/^zod\/mini$/, "dequal", "eventemitter3", /^mcp-tasks$/],
+  noExternal: ["dequal", "eventemitter3", /^mcp-tasks$/],
   format: ["esm", "cjs"],
   // Members marked `@internal` (the client's own seams on public classes and plug-ins) stay out of the declarations.
   dts: { entry: publicEntries, compilerOptions: { stripInternal: true } },

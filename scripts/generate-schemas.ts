@@ -1,6 +1,6 @@
 /**
  * `npm run generate:schemas`: regenerates `schema/draft/generated/schema.ts` and `schema/draft/schema.json`
- * from `schema/draft/schema.ts`, and the client's zod/mini validators (`src/schema/generated/validators.ts`)
+ * from `schema/draft/schema.ts`, and the client's validators (`src/schema/generated/validators.ts`, zod/mini's API on src/schema/kit.ts)
  * from the released revision the client speaks. Released versions are snapshots and are never regenerated.
  */
 import { regenerateDraft, writeDraft } from "./schema-lib/draft.js";

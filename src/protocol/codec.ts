@@ -1,13 +1,13 @@
 /**
- * Validation at the boundary: every frame a server sends is checked against the generated schemas (in their
- * zod/mini form, src/schema/generated/validators.ts: the same shapes as `mcp-tasks/schema`) before any other
+ * Validation at the boundary: every frame a server sends is checked against the generated schemas (in zod/mini's
+ * API on the kit of src/schema/kit.ts, src/schema/generated/validators.ts: the same shapes as `mcp-tasks/schema`) before any other
  * code reads it, and a violation becomes a `ProtocolError` naming the method and carrying the frame.
  *
  * The schemas keep unknown keys, and these functions go one step further: they validate and then return the
- * object they were given, never Zod's rebuilt copy. Fields from newer revisions (or the SDK server's stray
+ * object they were given, never the validator's rebuilt copy. Fields from newer revisions (or the SDK server's stray
  * `content: []` on a task result) reach the caller untouched, and the poll path allocates nothing of its own.
  */
-import * as z from "zod/mini";
+import * as z from "../schema/kit.js";
 import { validators } from "../schema/validators.js";
 import type {
   CallToolResult,

@@ -1,10 +1,10 @@
 /**
- * Words for a validation failure. The client validates with zod/mini, which carries no message texts (they
- * would weigh more than the validators); these name the first issue's path and what was expected there, from the
- * schema alone, so no server value (which may quote a task id) reaches a message.
+ * Words for a validation failure. The client's validators (src/schema/kit.ts, zod/mini's API) carry no message
+ * texts (they would weigh more than the validators); these name the first issue's path and what was expected
+ * there, from the schema alone, so no server value (which may quote a task id) reaches a message.
  */
 
-/** The part of a Zod issue read here (full Zod and zod/mini issues both have it). */
+/** The part of an issue read here (the kit's, full Zod's and zod/mini's issues all have it). */
 interface Issue {
   readonly path: readonly PropertyKey[];
   readonly code?: string;

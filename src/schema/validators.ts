@@ -1,7 +1,7 @@
 /**
- * The client's validators (zod/mini, generated: ./generated/validators.ts), built on first use: constructing
- * some 150 schemas is most of what importing the client would otherwise cost, and a process that never gets an
- * answer (or only prints its help) never pays it.
+ * The client's validators (generated: ./generated/validators.ts, on the kit of ./kit.ts), built on first use:
+ * constructing some 150 schemas (0.15 ms on the kit, 1.3–1.9 ms on zod/mini before it) is work a process that never
+ * gets an answer (or only prints its help) need not do.
  */
 import { createValidators, type Validators } from "./generated/validators.js";
 

@@ -17,7 +17,7 @@
  * Then, together 416 KB (measured with `npm pack --dry-run` at each merge): the seams work (store contract,
  * cadence owner, their README sections; main went to 327 KB), telemetry (its own `#telemetry` file in both
  * formats and the reference server's spans, about 10 KB, and the Observability section), and the start-up work,
- * which bundles zod/mini, p-retry, p-limit, dequal and eventemitter3 into the main entry's ESM and CJS files so
+ * which bundles zod/mini (since replaced by the client's own kit), p-retry, p-limit, dequal and eventemitter3 into the main entry's ESM and CJS files so
  * that Node loads one file (`dist/index.js` 169 -> 250 KB unpacked, about 40 KB packed for both formats; p-retry,
  * p-limit and dequal are no longer installed beside it).
  *

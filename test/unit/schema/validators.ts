@@ -1,7 +1,7 @@
 /**
  * The validators of each schema version, behind one interface so every test runs against all of them:
  * the JSON Schema (`schema/<version>/schema.json`, ajv 2020-12), the Zod schemas exported by
- * `mcp-tasks/schema` (`src/schema/index.ts`), and for the revision the client speaks, the zod/mini validators
+ * `mcp-tasks/schema` (`src/schema/index.ts`), and for the revision the client speaks, the validators
  * the client itself uses (`src/schema/generated/validators.ts`, derived by `generate:schemas`).
  */
 import { readFileSync } from "node:fs";
@@ -17,7 +17,7 @@ export type SchemaVersion = (typeof VERSIONS)[number];
 const ZOD_MODULES: Record<SchemaVersion, Record<string, unknown>> = { "2026-07-28": v2026_07_28, draft };
 
 export interface Validator {
-  name: "JSON Schema" | "Zod" | "client (zod/mini)";
+  name: "JSON Schema" | "Zod" | "client (kit)";
   /** True when `value` satisfies the definition `def` (a type name such as `GetTaskResult`). */
   accepts(def: string, value: unknown): boolean;
   /** A short reason for the last rejection, for assertion messages. */
@@ -71,7 +71,7 @@ function zodValidator(version: SchemaVersion): Validator {
   };
 }
 
-/** The client's zod/mini validator of a type, found by the same naming rule. */
+/** The client's validator of a type (src/schema/kit.ts), found by the same naming rule. */
 function miniSchemaFor(def: string): { safeParse(value: unknown): { success: boolean; error?: unknown } } {
   const moduleExports = clientValidators() as Record<string, unknown>;
   const key = Object.keys(moduleExports).find((name) => name.toLowerCase() === `${def}Schema`.toLowerCase());
@@ -81,7 +81,7 @@ function miniSchemaFor(def: string): { safeParse(value: unknown): { success: boo
 
 function miniValidator(): Validator {
   return {
-    name: "client (zod/mini)",
+    name: "client (kit)",
     accepts: (def, value) => miniSchemaFor(def).safeParse(value).success,
     explain: (def, value) => {
       const parsed = miniSchemaFor(def).safeParse(value);
