@@ -1,8 +1,8 @@
 /**
  * The requests of a session that await an answer. Every poll of every task passes through here, so an entry
- * costs one object, one timer and (only when the caller gave a signal) one abort listener: the entry itself is
- * the listener (`handleEvent`), the timer gets the entry as its argument, and the caller hears the outcome
- * through a `ReplyTarget` it made (a poll's is made once per task), so no closure is made per request.
+ * costs one object and (only when the caller gave a signal) one abort listener: the entry itself is the listener
+ * (`handleEvent`), requests with the same timeout share one timer (see `TimeoutLane`), and the caller hears the
+ * outcome through a `ReplyTarget` it made (a poll's is made once per task), so no closure is made per request.
  * With telemetry on, the entry also tells the request's watch how it ended (again without a closure).
  * On a transport with one HTTP exchange per request the entry also owns that exchange's abort (`exchange`, a
  * line that makes an `AbortSignal` only when asked: ./abort-line.ts):
@@ -16,7 +16,11 @@ import type { AbortLine } from "./abort-line.js";
 
 /** One request in flight. */
 export class PendingRequest {
-  timer: ReturnType<typeof setTimeout> | undefined;
+  /** The lane whose timer ends this request (none for an infinite timeout), its deadline and neighbours there. */
+  lane: TimeoutLane | undefined = undefined;
+  deadline = 0;
+  older: PendingRequest | undefined = undefined;
+  newer: PendingRequest | undefined = undefined;
   /** Aborts this request's own HTTP exchange; set by the session on per-request-stream transports. */
   exchange: AbortLine | undefined;
 
@@ -75,14 +79,80 @@ export class PendingRequest {
   }
 }
 
-function expire(entry: PendingRequest, timeoutMs: number): void {
-  if (entry.table.take(entry.id) !== entry) return;
-  entry.exchange?.abort();
-  entry.fail(requestTimeout(entry.method, timeoutMs));
+/**
+ * The waiting requests that have one timeout, oldest first. They were sent in that order on a clock that only
+ * goes forward, so it is also the order they time out in, and one timer, set for the oldest, serves them all. A
+ * timer per request (an object, a timer list insert and a removal for every poll) cost a poll about 4 % of its
+ * instructions and 0.2 KB of allocation (docs/performance.md).
+ */
+class TimeoutLane {
+  private oldest: PendingRequest | undefined = undefined;
+  private newest: PendingRequest | undefined = undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined = undefined;
+  /** The deadline the live timer was set for; Infinity when there is none. */
+  private timerAt = Infinity;
+  private readonly onTimer = (): void => {
+    this.timer = undefined;
+    this.timerAt = Infinity;
+    this.expireDue();
+  };
+
+  constructor(
+    private readonly table: PendingTable,
+    readonly timeoutMs: number,
+  ) {}
+
+  add(entry: PendingRequest): void {
+    entry.lane = this;
+    entry.deadline = performance.now() + this.timeoutMs;
+    entry.older = this.newest;
+    if (this.newest === undefined) this.oldest = entry;
+    else this.newest.newer = entry;
+    this.newest = entry;
+    if (this.oldest === entry) this.arm();
+  }
+
+  /** Takes an entry out. The timer stays set for an earlier deadline (it finds nothing due, and is set again). */
+  remove(entry: PendingRequest): void {
+    const { older, newer } = entry;
+    if (older === undefined) this.oldest = newer;
+    else older.newer = newer;
+    if (newer === undefined) this.newest = older;
+    else newer.older = older;
+    entry.lane = entry.older = entry.newer = undefined;
+    if (this.oldest === undefined) this.disarm();
+  }
+
+  /** Fails every request whose deadline has passed (a timer may fire early: the rest wait for the next). */
+  private expireDue(): void {
+    const now = performance.now();
+    for (let entry = this.oldest; entry !== undefined && entry.deadline <= now; entry = this.oldest) {
+      this.table.take(entry.id);
+      entry.exchange?.abort();
+      entry.fail(requestTimeout(entry.method, this.timeoutMs));
+    }
+    this.arm();
+  }
+
+  /** Makes sure the timer fires by the oldest entry's deadline (whole milliseconds, rounded up). */
+  private arm(): void {
+    const oldest = this.oldest;
+    if (oldest === undefined || this.timerAt <= oldest.deadline) return;
+    this.disarm();
+    this.timerAt = oldest.deadline;
+    this.timer = setTimeout(this.onTimer, Math.max(0, Math.ceil(oldest.deadline - performance.now())));
+  }
+
+  private disarm(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.timerAt = Infinity;
+  }
 }
 
 export class PendingTable {
   private readonly entries = new Map<string, PendingRequest>();
+  private readonly lanes = new Map<number, TimeoutLane>();
 
   /** `report` hears what a reply target threw. */
   constructor(readonly report: (error: unknown) => void) {}
@@ -110,7 +180,7 @@ export class PendingTable {
       return undefined;
     }
     // A listen waits as long as its stream lasts: an infinite timeout sets no timer.
-    if (Number.isFinite(timeoutMs)) entry.timer = setTimeout(expire, timeoutMs, entry, timeoutMs);
+    if (Number.isFinite(timeoutMs)) this.laneFor(timeoutMs).add(entry);
     signal?.addEventListener("abort", entry, { once: true });
     this.entries.set(id, entry);
     return entry;
@@ -121,9 +191,18 @@ export class PendingTable {
     const entry = this.entries.get(id);
     if (entry === undefined) return undefined;
     this.entries.delete(id);
-    clearTimeout(entry.timer);
+    entry.lane?.remove(entry);
     entry.signal?.removeEventListener("abort", entry);
     return entry;
+  }
+
+  private laneFor(timeoutMs: number): TimeoutLane {
+    let lane = this.lanes.get(timeoutMs);
+    if (lane === undefined) {
+      lane = new TimeoutLane(this, timeoutMs);
+      this.lanes.set(timeoutMs, lane);
+    }
+    return lane;
   }
 
   abort(entry: PendingRequest): void {

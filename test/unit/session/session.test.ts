@@ -100,6 +100,35 @@ describe("a session's requests", () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
+  it("time out each at its own deadline while those with one timeout share a single timer", async () => {
+    const { session, transport } = await connected(undefined, { requestTimeoutMs: 1_000 });
+    vi.useFakeTimers();
+    const ended: Array<[string, number]> = [];
+    const start = performance.now();
+    const send = (taskId: string, options?: { timeoutMs: number }) =>
+      void session.request("tasks/get", { taskId }, options).then(
+        () => ended.push([`${taskId} answered`, performance.now() - start]),
+        (error: unknown) =>
+          ended.push([`${taskId} ${(error as { kind?: string }).kind}`, performance.now() - start]),
+      );
+    send("a");
+    await vi.advanceTimersByTimeAsync(100);
+    send("b");
+    send("short", { timeoutMs: 300 });
+    await vi.advanceTimersByTimeAsync(100);
+    send("c");
+    expect(vi.getTimerCount()).toBe(2); // one per timeout in use
+    transport.answer(transport.last("tasks/get").id, {}); // "c"
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(ended).toEqual([
+      ["c answered", 200],
+      ["short timeout", 400],
+      ["a timeout", 1_000],
+      ["b timeout", 1_100],
+    ]);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
   it("leave no timer behind once answered", async () => {
     const { session, transport } = await connected();
     vi.useFakeTimers();
