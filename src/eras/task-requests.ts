@@ -45,26 +45,39 @@ export class TaskRequests {
 
   /**
    * `tasks/cancel`, retrying transient faults until `signal` aborts or the retries run out. Resolves with the
-   * server's acknowledgement. `onRetry` hears of each retry before its wait.
+   * server's acknowledgement. `onRetry` hears of each retry before its wait. `retryUntil`, when given, stops the
+   * retries instead of `signal` (which then aborts only the request on the wire): an attempt already sent is
+   * still answered.
    */
   async cancel(
     taskId: string,
     signal: AbortSignal | undefined,
     onRetry?: (attempt: number, error: unknown) => void,
+    retryUntil: AbortSignal | undefined = signal,
   ): Promise<Record<string, unknown>> {
-    const send = () => this.channel.request(Method.tasksCancel, { taskId }, signal ? { signal } : undefined);
-    let raw: Record<string, unknown>;
+    // The last answer that came: one to a retry sent before `retryUntil` fired is kept (the retry loop drops it).
+    let answered: Record<string, unknown> | undefined;
+    const send = async () =>
+      (answered = await this.channel.request(
+        Method.tasksCancel,
+        { taskId },
+        signal ? { signal } : undefined,
+      ));
     try {
-      raw = await send();
+      await send();
     } catch (error) {
       if (!isTransientError(error)) throw error;
-      raw = await retryAfterFault(send, error, {
-        timing: this.retry,
-        ...(signal !== undefined && { signal }),
-        onRetry: ({ attempt, error: fault }) => onRetry?.(attempt, fault),
-      });
+      try {
+        await retryAfterFault(send, error, {
+          timing: this.retry,
+          ...(retryUntil !== undefined && { signal: retryUntil }),
+          onRetry: ({ attempt, error: fault }) => onRetry?.(attempt, fault),
+        });
+      } catch (fault) {
+        if (answered === undefined) throw fault;
+      }
     }
-    return parseAck(Method.tasksCancel, raw);
+    return parseAck(Method.tasksCancel, answered as Record<string, unknown>);
   }
 }
 

@@ -29,14 +29,15 @@ export function cancelOrphan(context: RunContext, taskId: string): void {
 }
 
 /**
- * The handle's own `tasks/cancel`, retrying transient faults until `signal` aborts. Never rejects: a refusal is
- * the reply's `error`; when the handle ended first (the grace period ran out while retrying), the last transient
- * fault is, so the caller learns why no acknowledgement came.
+ * The handle's own `tasks/cancel`, retrying transient faults until `stop.retries` aborts (the handle ended); an
+ * attempt already sent is answered until `stop.request` aborts it. Never rejects: a refusal is the reply's `error`;
+ * when no answer came in time (the grace period ran out while retrying, or while the last attempt waited), the last
+ * transient fault is, so the caller learns why no acknowledgement came.
  */
 export function cancelWithRetries(
   context: RunContext,
   taskId: string,
-  signal: AbortSignal,
+  stop: { request: AbortSignal; retries: AbortSignal },
   hooks: { retrying(attempt: number, error: unknown): void; answered(): void; refused(error: unknown): void },
 ): Promise<CancelReply> {
   let lastFault: unknown;
@@ -44,13 +45,15 @@ export function cancelWithRetries(
     lastFault = error;
     hooks.retrying(attempt, error);
   };
-  return context.tasks.cancel(taskId, signal, retrying).then(
+  return context.tasks.cancel(taskId, stop.request, retrying, stop.retries).then(
     (ack) => {
       hooks.answered();
       return { ack };
     },
     (error: unknown) => {
-      if (signal.aborted) return lastFault === undefined ? {} : { error: lastFault };
+      if (error === stop.request.reason || error === stop.retries.reason) {
+        return lastFault === undefined ? {} : { error: lastFault };
+      }
       hooks.refused(error);
       return { error };
     },

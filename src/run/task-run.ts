@@ -51,7 +51,9 @@ export class TaskRun
   private created: CreateTaskResult | undefined;
   /** The `tasks/cancel` of this handle: its acknowledgement, or why there is none. */
   private cancelReply: Promise<CancelReply> | undefined;
+  /** Stop the `tasks/cancel` retries (when the handle ends), and the attempt on the wire (when the grace ends). */
   private cancelRetries: AbortController | undefined;
+  private cancelRequest: AbortController | undefined;
   private removeAbortListener: (() => void) | undefined;
   /** Writes to the client's store, in order (only with a store). */
   private readonly refs: RefKeeper | undefined;
@@ -542,10 +544,16 @@ export class TaskRun
     if (snapshot.status === "input_required" || this.input) this.inputCoordinator().observe(snapshot);
   }
 
-  /** `tasks/cancel` with transient retries; the retries stop when the handle ends (the grace bounds them). */
+  /**
+   * `tasks/cancel` with transient retries. The retries stop when the handle ends (the grace bounds them); an
+   * attempt on the wire then is still answered, until the grace ends, so `cancel()` reports the acknowledgement
+   * of a server whose final word came first.
+   */
   private sendCancel(taskId: string): Promise<CancelReply> {
     this.cancelRetries = new AbortController();
-    return cancelWithRetries(this.context, taskId, this.cancelRetries.signal, {
+    this.cancelRequest = new AbortController();
+    const stop = { request: this.cancelRequest.signal, retries: this.cancelRetries.signal };
+    return cancelWithRetries(this.context, taskId, stop, {
       // Polls keep their cadence meanwhile: a retry brings none forward (the task may end on its own anyway).
       retrying: (attempt, error) => this.sink.emitRetry({ method: Method.tasksCancel, error, attempt }),
       answered: () => this.dispatch({ type: "cancelAnswered" }),
@@ -622,6 +630,14 @@ export class TaskRun
     else if (this.alarm !== undefined) this.context.alarms.clear(this.alarm);
   }
 
+  /** Aborts the `tasks/cancel` on the wire when the cancel's grace ends (at once if it has), unless answered first. */
+  private endCancelRequest(request: AbortController, reason: unknown): void {
+    const left = (this.state.cancel?.graceUntil ?? 0) - this.context.now();
+    if (left <= 0 || this.cancelReply === undefined) return request.abort(reason);
+    const timer = setTimeout(() => request.abort(reason), left);
+    void this.cancelReply.finally(() => clearTimeout(timer));
+  }
+
   /** Lets go of everything the run holds; a `tasks/cancel` already sent is not withdrawn. */
   private release(): void {
     this.context.scheduler.unschedule(this);
@@ -629,7 +645,9 @@ export class TaskRun
     this.removeAbortListener?.();
     this.removeAbortListener = undefined;
     this.rounds?.abort.abort(new McpTasksError("the task handle ended"));
-    this.cancelRetries?.abort(new McpTasksError("the task handle ended"));
+    const ended = new McpTasksError("the task handle ended");
+    this.cancelRetries?.abort(ended);
+    if (this.cancelRequest !== undefined) this.endCancelRequest(this.cancelRequest, ended);
     this.input?.dispose();
     this.inbox?.dispose();
     this.refs?.ended(this.ending, this.ref());

@@ -105,7 +105,8 @@ export class TaskHandle<T = CallToolResult, Name extends string = string>
    * Asks the server to cancel the task (`tasks/cancel`, sent once) and resolves with what happened: the
    * server's acknowledgement and how the handle ended. Cancellation is cooperative, so the outcome may still be
    * `completed`; if the server says nothing final within `cancelGraceMs` (counted from this call, whatever the
-   * cancel request does), the outcome is an unconfirmed cancellation. Before the task id is known, the cancel
+   * cancel request does), the outcome is an unconfirmed cancellation. An acknowledgement still on its way when the
+   * server's final word arrives is waited for until that same grace ends. Before the task id is known, the cancel
    * goes out the moment the call's answer brings it. After the handle ended without the server's last word
    * (detached, deadline, unconfirmed cancel, error), this still sends `tasks/cancel` when the task id is known.
    * Never rejects: a refused cancel is in `error`.

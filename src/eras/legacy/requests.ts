@@ -81,10 +81,11 @@ export class LegacyTaskRequests extends TaskRequests {
     taskId: string,
     signal: AbortSignal | undefined,
     onRetry?: (attempt: number, error: unknown) => void,
+    retryUntil: AbortSignal | undefined = signal,
   ): Promise<Record<string, unknown>> {
     if (!this.support.cancel)
       throw new UnsupportedError("tasks/cancel", "cancelling tasks (capabilities.tasks.cancel)");
-    const ack = await super.cancel(taskId, signal, onRetry);
+    const ack = await super.cancel(taskId, signal, onRetry, retryUntil);
     parseLegacyTask(LegacyMethod.tasksCancel, ack, this.warn); // a 2025 cancel answers with the task
     return ack;
   }

@@ -216,6 +216,78 @@ describe("cancel()", () => {
   });
 });
 
+describe("cancel() when the server's final word comes before its acknowledgement", () => {
+  /** A task reported cancelled on its first poll (at 1,000 ms), whose `tasks/cancel` is answered after `ackMs`. */
+  function finalWordFirst(ack: { afterMs: number } | "never") {
+    return new ScriptedServer({
+      "tools/call": () => frame.created({ pollIntervalMs: 1000 }),
+      "tasks/get": () => frame.cancelled(),
+      "tasks/cancel": () =>
+        ack === "never"
+          ? { silent: true }
+          : { afterMs: ack.afterMs, reply: { result: { note: "stopping" } } },
+    });
+  }
+
+  it("still reports the acknowledgement, which comes after the handle ended", async () => {
+    const client = await connect(finalWordFirst({ afterMs: 1500 }), { cancelGraceMs: 5000 });
+    const handle = client.callTool("compute");
+    await vi.advanceTimersByTimeAsync(0);
+    const cancelling = settle(handle.cancel());
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(handle.isSettled).toBe(true); // the poll at 1,000 ms brought the final word
+    await vi.advanceTimersByTimeAsync(500);
+    await expect(cancelling).resolves.toMatchObject({
+      ack: { note: "stopping" },
+      error: undefined,
+      outcome: { kind: "cancelled", taskId: TASK_ID, error: { confirmed: true } },
+    });
+  });
+
+  it("still reports an acknowledgement to a retry sent before the handle ended", async () => {
+    vi.spyOn(Math, "random").mockReturnValue(1);
+    const server = finalWordFirst({ afterMs: 1500 });
+    let attempts = 0;
+    server.on("tasks/cancel", () =>
+      ++attempts === 1
+        ? { throws: new TransportError("tasks/cancel: HTTP 503", { status: 503, transient: true }) }
+        : { afterMs: 1500, reply: { result: { note: "stopping" } } },
+    );
+    const client = await connect(server, {
+      cancelGraceMs: 5000,
+      retry: { retries: 3, minTimeoutMs: 100, maxTimeoutMs: 100 },
+    });
+    const handle = client.callTool("compute");
+    await vi.advanceTimersByTimeAsync(0);
+    const cancelling = settle(handle.cancel());
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(server.sent("tasks/cancel")).toHaveLength(2); // the retry is on the wire when the final word comes
+    expect(handle.isSettled).toBe(true);
+    await vi.advanceTimersByTimeAsync(1000);
+    await expect(cancelling).resolves.toMatchObject({ ack: { note: "stopping" }, error: undefined });
+    expect(server.sent("tasks/cancel")).toHaveLength(2);
+  });
+
+  it("waits for it no longer than the cancel's grace, and leaves no timer behind", async () => {
+    const client = await connect(finalWordFirst("never"), { cancelGraceMs: 3000, requestTimeoutMs: 60_000 });
+    const handle = client.callTool("compute");
+    await vi.advanceTimersByTimeAsync(0);
+    let resolvedAt: number | undefined;
+    const cancelling = handle.cancel().then((result) => {
+      resolvedAt = Date.now();
+      return result;
+    });
+    const start = Date.now();
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(handle.isSettled).toBe(true);
+    await vi.advanceTimersByTimeAsync(2000);
+    await expect(cancelling).resolves.toMatchObject({ ack: undefined, outcome: { kind: "cancelled" } });
+    expect((resolvedAt as number) - start).toBe(3000);
+    await client.close();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
 describe("detach()", () => {
   it("stops polling without cancelling, and the outcome is detached", async () => {
     const server = cancellableTask(() => frame.cancelled());
