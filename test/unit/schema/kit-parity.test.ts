@@ -2,7 +2,10 @@
  * The client's validation kit (src/schema/kit.ts) against zod/mini, whose API and behaviour it keeps. Every
  * validator of src/schema/generated/validators.ts is built twice from the same generated text, once on each
  * library, and for the same value both must give the same verdict, the same output and the same issues (code,
- * path, expected, values, message, and a union's inner issues), in the same order.
+ * path, expected, values, and a union's inner issues), in the same order. Not the message: zod's depends on
+ * whether some other import loaded its English locale (full Zod does, as in this process); the kit's is always
+ * zod/mini's own "Invalid input", and src/protocol/issues.ts words every issue the client reports from the
+ * fields compared here.
  *
  * The values: the spec's example messages and their parts, each changed at one place (a key removed, a value
  * replaced by another JSON value or by one chosen to sit on a rule's edge), and JSON values of any shape.
