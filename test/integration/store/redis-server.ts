@@ -26,39 +26,72 @@ export interface RedisCluster {
   stop(): Promise<void>;
 }
 
+/** Whether a Redis answers PING on `port` (not merely something listening: another process may hold the port). */
 function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect(port, "127.0.0.1");
-    socket.once("connect", () => {
-      socket.end();
-      resolve(true);
+    let answer = "";
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(1000, () => done(false));
+    socket.once("connect", () => socket.write("PING\r\n"));
+    socket.on("data", (chunk) => {
+      answer += chunk.toString("latin1");
+      if (answer.includes("\r\n")) done(answer.startsWith("+PONG"));
     });
-    socket.once("error", () => resolve(false));
+    socket.once("error", () => done(false));
+    socket.once("close", () => done(false));
   });
 }
 
-/** Starts `redis-server` with `extra` arguments on a free port; resolves once it accepts connections. */
-async function startNode(extra: string[] = [], onPort?: number): Promise<RedisServer & { port: number }> {
-  const port = onPort ?? (await freePort());
-  const args = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", ...extra];
-  const proc: ChildProcess = spawn("redis-server", args, { stdio: "ignore" });
-  let failed: Error | undefined;
-  proc.once("error", (error) => (failed = error));
-  const exited = new Promise<void>((resolve) => proc.once("close", () => resolve()));
-  for (let tries = 0; !(await accepts(port)); tries++) {
+/**
+ * Starts `redis-server` on a free port (or `onPort`), with the arguments `extra` gives for it; resolves once it
+ * accepts connections. A port is free when asked for, not when Redis binds it: another process of the suite may
+ * take it (or the cluster bus port `extra` picked) in between, and Redis then exits at once. On ports it picked
+ * itself it starts again on new ones, at most three times; the error says what Redis printed last.
+ */
+async function startNode(
+  extra: () => Promise<string[]> = async () => [],
+  onPort?: number,
+): Promise<RedisServer & { port: number }> {
+  for (let attempt = 1; ; attempt++) {
+    const port = onPort ?? (await freePort());
+    const args = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"];
+    const proc: ChildProcess = spawn("redis-server", [...args, ...(await extra())], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let printed = "";
+    const keep = (chunk: Buffer) => (printed = (printed + chunk.toString("utf8")).slice(-2000));
+    proc.stdout?.on("data", keep);
+    proc.stderr?.on("data", keep);
+    let failed: Error | undefined;
+    proc.once("error", (error) => (failed = error));
+    const exited = new Promise<void>((resolve) => proc.once("close", () => resolve()));
+    let accepted = false;
+    for (let tries = 0; tries <= 200 && proc.exitCode === null && failed === undefined; tries++) {
+      if ((accepted = await accepts(port))) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     if (failed !== undefined) throw new Error(`redis-server did not start: ${failed.message}`);
-    if (tries > 200 || proc.exitCode !== null) throw new Error("redis-server did not start");
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    if (accepted && proc.exitCode === null) {
+      return {
+        port,
+        url: `redis://127.0.0.1:${port}`,
+        pid: proc.pid,
+        stop: async () => {
+          if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGTERM");
+          await exited;
+        },
+      };
+    }
+    if (proc.exitCode === null) proc.kill("SIGKILL");
+    await exited;
+    if (onPort !== undefined || attempt >= 3) {
+      throw new Error(`redis-server did not start (attempt ${attempt}, port ${port}): ${printed.trim()}`);
+    }
   }
-  return {
-    port,
-    url: `redis://127.0.0.1:${port}`,
-    pid: proc.pid,
-    stop: async () => {
-      if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGTERM");
-      await exited;
-    },
-  };
 }
 
 export function startRedis(): Promise<RedisServer> {
@@ -76,7 +109,7 @@ export interface RestartableRedis extends RedisServer {
 /** One node that keeps its data across `restart()` (an append-only file in a private temporary directory). */
 export async function startRestartableRedis(): Promise<RestartableRedis> {
   const dir = mkdtempSync(join(tmpdir(), "mcp-tasks-redis-"));
-  const extra = ["--appendonly", "yes", "--appendfsync", "always", "--dir", dir];
+  const extra = async () => ["--appendonly", "yes", "--appendfsync", "always", "--dir", dir];
   let node = await startNode(extra);
   return {
     url: node.url,
@@ -109,21 +142,23 @@ export async function startRedisCluster(nodes = 3): Promise<RedisCluster> {
   };
   try {
     for (let index = 0; index < nodes; index++) {
-      const bus = await freePort();
-      buses.push(bus);
       started.push(
-        await startNode([
-          "--cluster-enabled",
-          "yes",
-          "--cluster-port",
-          String(bus),
-          "--cluster-config-file",
-          join(dir, `nodes-${index}.conf`),
-          "--cluster-node-timeout",
-          "2000",
-          "--dir",
-          dir,
-        ]),
+        await startNode(async () => {
+          const bus = await freePort();
+          buses[index] = bus;
+          return [
+            "--cluster-enabled",
+            "yes",
+            "--cluster-port",
+            String(bus),
+            "--cluster-config-file",
+            join(dir, `nodes-${index}.conf`),
+            "--cluster-node-timeout",
+            "2000",
+            "--dir",
+            dir,
+          ];
+        }),
       );
     }
     const clients = await Promise.all(started.map((node) => createClient({ url: node.url }).connect()));
