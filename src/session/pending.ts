@@ -13,6 +13,8 @@
 import { redactError, requestTimeout } from "../protocol/errors.js";
 import type { ReplyTarget, RequestWatch } from "./types.js";
 import type { AbortLine } from "./abort-line.js";
+import { systemClock } from "../scheduler/scheduler.js";
+import { WakeTimer } from "../scheduler/wake-timer.js";
 
 /** One request in flight. */
 export class PendingRequest {
@@ -81,21 +83,16 @@ export class PendingRequest {
 
 /**
  * The waiting requests that have one timeout, oldest first. They were sent in that order on a clock that only
- * goes forward, so it is also the order they time out in, and one timer, set for the oldest, serves them all. A
- * timer per request (an object, a timer list insert and a removal for every poll) cost a poll 4–5 % of its
- * instructions and 0.2 KB of allocation (docs/performance.md).
+ * goes forward, so it is also the order they time out in, and one timer, set for the oldest, serves them all
+ * (the scheduler's `WakeTimer`, whose rule it is: a timer set for an earlier time is kept). A timer per request (an
+ * object, a timer list insert and a removal for every poll) cost a poll 3–5 % of its instructions and 0.2 KB of
+ * allocation (docs/performance.md).
  */
 class TimeoutLane {
   private oldest: PendingRequest | undefined = undefined;
   private newest: PendingRequest | undefined = undefined;
-  private timer: ReturnType<typeof setTimeout> | undefined = undefined;
-  /** The deadline the live timer was set for; Infinity when there is none. */
-  private timerAt = Infinity;
-  private readonly onTimer = (): void => {
-    this.timer = undefined;
-    this.timerAt = Infinity;
-    this.expireDue();
-  };
+  /** Set for the oldest deadline; left set when that entry goes (firing early, it finds nothing due). */
+  private readonly timer = new WakeTimer(systemClock, () => this.expireDue());
 
   constructor(
     private readonly table: PendingTable,
@@ -104,15 +101,15 @@ class TimeoutLane {
 
   add(entry: PendingRequest): void {
     entry.lane = this;
-    entry.deadline = performance.now() + this.timeoutMs;
+    entry.deadline = systemClock.now() + this.timeoutMs;
     entry.older = this.newest;
     if (this.newest === undefined) this.oldest = entry;
     else this.newest.newer = entry;
     this.newest = entry;
-    if (this.oldest === entry) this.arm();
+    if (this.oldest === entry) this.timer.wakeBy(entry.deadline);
   }
 
-  /** Takes an entry out. The timer stays set for an earlier deadline (it finds nothing due, and is set again). */
+  /** Takes an entry out; no timer is left once none waits. */
   remove(entry: PendingRequest): void {
     const { older, newer } = entry;
     if (older === undefined) this.oldest = newer;
@@ -120,33 +117,18 @@ class TimeoutLane {
     if (newer === undefined) this.newest = older;
     else newer.older = older;
     entry.lane = entry.older = entry.newer = undefined;
-    if (this.oldest === undefined) this.disarm();
+    if (this.oldest === undefined) this.timer.clear();
   }
 
-  /** Fails every request whose deadline has passed (a timer may fire early: the rest wait for the next). */
+  /** Fails every request whose deadline has passed; the timer is set again for the oldest one left. */
   private expireDue(): void {
-    const now = performance.now();
+    const now = systemClock.now();
     for (let entry = this.oldest; entry !== undefined && entry.deadline <= now; entry = this.oldest) {
       this.table.take(entry.id);
       entry.exchange?.abort();
       entry.fail(requestTimeout(entry.method, this.timeoutMs));
     }
-    this.arm();
-  }
-
-  /** Makes sure the timer fires by the oldest entry's deadline (whole milliseconds, rounded up). */
-  private arm(): void {
-    const oldest = this.oldest;
-    if (oldest === undefined || this.timerAt <= oldest.deadline) return;
-    this.disarm();
-    this.timerAt = oldest.deadline;
-    this.timer = setTimeout(this.onTimer, Math.max(0, Math.ceil(oldest.deadline - performance.now())));
-  }
-
-  private disarm(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
-    this.timerAt = Infinity;
+    if (this.oldest !== undefined) this.timer.wakeBy(this.oldest.deadline);
   }
 }
 
